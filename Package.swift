@@ -1,0 +1,43 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "ViewLog",
+    products: [
+        .library(name: "ViewLog", targets: ["ViewLog"]),
+        .library(name: "ViewLogTesting", targets: ["ViewLogTesting"]),
+        .executable(name: "viewlog", targets: ["viewlog"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // Debian's liblmdb-dev. Only the LMDB target imports this module.
+        .systemLibrary(
+            name: "CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"])]
+        ),
+        // Safe Swift layer over LMDB. Knows nothing of events.
+        .target(name: "LMDB", dependencies: ["CLMDB"]),
+        // The engine: model, log, query, views, context.
+        .target(name: "ViewLog", dependencies: ["LMDB"]),
+        // Helpers for users' own tests: change-set validation, recording, golden rendering.
+        .target(name: "ViewLogTesting", dependencies: ["ViewLog"]),
+        // The CLI: thin, parse -> call the library -> print.
+        .executableTarget(
+            name: "viewlog",
+            dependencies: [
+                "ViewLog",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Generators, models and fixtures shared by the test targets.
+        .target(name: "TestSupport", dependencies: ["ViewLog", "ViewLogTesting"], path: "Tests/TestSupport"),
+        .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
+        .testTarget(name: "ViewLogTests", dependencies: ["ViewLog", "ViewLogTesting", "TestSupport"]),
+        .testTarget(name: "ViewLogTestingTests", dependencies: ["ViewLogTesting", "TestSupport"]),
+        .testTarget(name: "viewlogTests", dependencies: ["ViewLog", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,39 @@
+/// One attribute of an entity.
+public struct Attribute: Sendable, Hashable {
+    /// The attribute's name, unique within its entity.
+    public var name: String
+    /// The type of its non-null values.
+    public var type: AttributeType
+    /// Whether `null` is a value of this attribute.
+    public var isOptional: Bool
+    /// The value an insert gets when it does not give one. `nil` means no default (a required attribute
+    /// without a default must be given; an optional one becomes `null`).
+    public var defaultValue: Value?
+
+    /// Makes an attribute; `defaultValue` must be of `type` (or `null` for an optional attribute).
+    public init(name: String, type: AttributeType, isOptional: Bool = false, defaultValue: Value? = nil) {
+        self.name = name
+        self.type = type
+        self.isOptional = isOptional
+        self.defaultValue = defaultValue
+    }
+
+    /// Whether `value` may be stored in this attribute: its type, or `null` when optional.
+    /// An `int` is accepted for a `double` attribute only after ``coerce(_:)``.
+    public func accepts(_ value: Value) -> Bool {
+        switch value {
+        case .null: return isOptional
+        default: return value.type == type
+        }
+    }
+
+    /// Converts a value to this attribute's stored type where the conversion is exact and documented:
+    /// an integer given for a `double` attribute becomes a double. Returns `nil` when the value does not fit.
+    public func coerce(_ value: Value) -> Value? {
+        switch (type, value) {
+        case (_, .null): return isOptional ? .null : nil
+        case (.double, .int(let i)): return .double(Double(i))
+        default: return value.type == type ? value : nil
+        }
+    }
+}

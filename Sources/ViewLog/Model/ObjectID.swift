@@ -1,0 +1,60 @@
+/// The identity of an object within its entity. Ids keep their schema type: a string id is never given as
+/// a number, nor an int id as a string.
+public enum ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    case string(String)
+    case int(Int64)
+
+    /// The schema type of this id.
+    public var type: IDType {
+        switch self {
+        case .string: return .string
+        case .int: return .int
+        }
+    }
+
+    /// Ascending id order, the tie-breaker of every view: integers numerically, strings by code point.
+    @inlinable
+    public static func < (a: ObjectID, b: ObjectID) -> Bool {
+        switch (a, b) {
+        case let (.int(x), .int(y)): return x < y
+        case let (.string(x), .string(y)): return Value.compareUTF8(x, y) < 0
+        case (.int, .string): return true
+        case (.string, .int): return false
+        }
+    }
+
+    /// The id as a ``Value`` (for predicates and sorts on `id`).
+    public var value: Value {
+        switch self {
+        case .string(let s): return .string(s)
+        case .int(let i): return .int(i)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .string(let s): return s
+        case .int(let i): return String(i)
+        }
+    }
+}
+
+/// Identifies one object in the store: its entity and its id.
+public struct ObjectKey: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The entity's name.
+    public var entity: String
+    /// The object's id within the entity.
+    public var id: ObjectID
+
+    /// Makes a key.
+    public init(entity: String, id: ObjectID) {
+        self.entity = entity
+        self.id = id
+    }
+
+    public static func < (a: ObjectKey, b: ObjectKey) -> Bool {
+        a.entity != b.entity ? Value.compareUTF8(a.entity, b.entity) < 0 : a.id < b.id
+    }
+
+    public var description: String { "\(entity)/\(id)" }
+}

@@ -1,0 +1,68 @@
+/// The schema of a store: its entities and named views. Loaded from a JSON schema file (DESIGN §2).
+public struct Schema: Sendable, Hashable {
+    /// Entities by name.
+    public var entities: [String: EntityDescription]
+    /// Named views by name.
+    public var views: [String: ViewDefinition]
+
+    /// Makes a schema. Call ``validate()`` before use.
+    public init(entities: [String: EntityDescription], views: [String: ViewDefinition] = [:]) {
+        self.entities = entities
+        self.views = views
+    }
+
+    /// The entity named `name`, or a ``SchemaError`` that names it.
+    public func entity(named name: String) throws(SchemaError) -> EntityDescription {
+        guard let e = entities[name] else { throw .unknownEntity(name) }
+        return e
+    }
+
+    /// Entity names in code-point order (the order of listings and encodings).
+    public var entityNames: [String] { entities.keys.sorted { Value.compareUTF8($0, $1) < 0 } }
+
+    /// Checks what the type system cannot: names are well-formed and unique, defaults fit their attribute,
+    /// views name known entities and attributes.
+    public func validate() throws(SchemaError) {
+        guard !entities.isEmpty else { throw .invalid("a schema needs at least one entity") }
+        for name in entityNames {
+            let entity = entities[name]!
+            guard Schema.isIdentifier(name) else { throw .invalidName(entity: name, attribute: nil) }
+            var seen = Set<String>()
+            for attribute in entity.attributes {
+                guard Schema.isIdentifier(attribute.name) else {
+                    throw .invalidName(entity: name, attribute: attribute.name)
+                }
+                guard attribute.name != "id" else {
+                    throw .invalid("entity '\(name)': 'id' is reserved for the object's id, not an attribute")
+                }
+                guard seen.insert(attribute.name).inserted else {
+                    throw .duplicateAttribute(entity: name, attribute: attribute.name)
+                }
+                if let d = attribute.defaultValue, !attribute.accepts(d) {
+                    throw .invalidDefault(entity: name, attribute: attribute.name, expected: attribute.type)
+                }
+            }
+        }
+        for viewName in views.keys.sorted() {
+            let view = views[viewName]!
+            guard let entity = entities[view.entity] else {
+                throw .invalidView(view: viewName, reason: "unknown entity '\(view.entity)'")
+            }
+            if let key = view.sectionKey, key != "id", entity.attribute(named: key) == nil {
+                throw .invalidView(view: viewName, reason: "unknown section attribute '\(key)' of \(entity.name)")
+            }
+            if let limit = view.limit, limit < 0 { throw .invalidView(view: viewName, reason: "negative limit") }
+            if let offset = view.offset, offset < 0 { throw .invalidView(view: viewName, reason: "negative offset") }
+        }
+    }
+
+    /// Letters, digits and `_`, not starting with a digit, at most 128 bytes.
+    static func isIdentifier(_ s: String) -> Bool {
+        guard let first = s.utf8.first, s.utf8.count <= Limits.nameBytesMax, !(48...57).contains(first) else {
+            return false
+        }
+        return s.utf8.allSatisfy { c in
+            (48...57).contains(c) || (65...90).contains(c) || (97...122).contains(c) || c == 95
+        }
+    }
+}

@@ -1,0 +1,123 @@
+extension Value {
+    /// The JSON form of the value: dates as ISO-8601 UTC strings with milliseconds.
+    public var json: JSONValue {
+        switch self {
+        case .null: return .null
+        case .string(let s): return .string(s)
+        case .int(let i): return .int(i)
+        case .double(let d): return .double(d)
+        case .bool(let b): return .bool(b)
+        case .date(let t): return .string(t.iso8601)
+        }
+    }
+}
+
+extension ObjectID {
+    /// The JSON form: a string or an integer, as the schema types it.
+    public var json: JSONValue {
+        switch self {
+        case .string(let s): return .string(s)
+        case .int(let i): return .int(i)
+        }
+    }
+
+    /// Reads an id of type `type` from JSON; a string id must be a string, an int id an integer.
+    /// - Returns: `nil` when the JSON value is not of the id's type.
+    public init?(json: JSONValue, type: IDType) {
+        switch (type, json) {
+        case (.string, .string(let s)): self = .string(s)
+        case (.int, .int(let i)): self = .int(i)
+        default: return nil
+        }
+    }
+
+    /// Reads an id of type `type` from command-line text (`e1`, `42`).
+    public init?(text: String, type: IDType) {
+        switch type {
+        case .string: self = .string(text)
+        case .int:
+            guard let i = Int64(text) else { return nil }
+            self = .int(i)
+        }
+    }
+}
+
+/// Why a value does not fit its attribute.
+public enum ValueError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The value is not of the attribute's type.
+    case typeMismatch(attribute: String, expected: AttributeType, got: String)
+    /// `null` for a required attribute.
+    case nullForRequired(attribute: String)
+    /// A date that is not ISO-8601.
+    case malformedDate(attribute: String, text: String)
+
+    public var description: String {
+        switch self {
+        case let .typeMismatch(a, t, g): return "attribute '\(a)' is \(t.rawValue), got \(g)"
+        case .nullForRequired(let a): return "attribute '\(a)' is required and cannot be null"
+        case let .malformedDate(a, t): return "attribute '\(a)': '\(t)' is not an ISO-8601 date"
+        }
+    }
+}
+
+extension Attribute {
+    /// Reads a value of this attribute from JSON, by its type: an int takes only integers (`1.5` is an
+    /// error), a double takes any number, a date an ISO-8601 string, `null` only when optional.
+    public func value(fromJSON json: JSONValue) throws(ValueError) -> Value {
+        switch (type, json) {
+        case (_, .null):
+            guard isOptional else { throw .nullForRequired(attribute: name) }
+            return .null
+        case (.string, .string(let s)): return .string(s)
+        case (.int, .int(let i)): return .int(i)
+        case (.double, .int(let i)): return .double(Double(i))
+        case (.double, .double(let d)): return .double(d)
+        case (.bool, .bool(let b)): return .bool(b)
+        case (.date, .string(let s)):
+            guard let t = Timestamp(iso8601: s) else { throw .malformedDate(attribute: name, text: s) }
+            return .date(t)
+        default:
+            var got = json.typeName
+            if case .double(let d) = json { got = "\(d.shortestText) (not an integer)" }
+            throw .typeMismatch(attribute: name, expected: type, got: got)
+        }
+    }
+
+    /// Reads a value of this attribute from command-line text (`KEY=VALUE`), by its type.
+    /// Strings are taken as they are; use `KEY:=JSON` for `null` or exact JSON.
+    public func value(fromText text: String) throws(ValueError) -> Value {
+        switch type {
+        case .string: return .string(text)
+        case .int:
+            guard let i = Int64(text) else { throw .typeMismatch(attribute: name, expected: .int, got: "'\(text)'") }
+            return .int(i)
+        case .double:
+            guard let d = Double(text), d.isFinite else {
+                throw .typeMismatch(attribute: name, expected: .double, got: "'\(text)'")
+            }
+            return .double(d)
+        case .bool:
+            switch text.lowercased() {
+            case "true", "yes", "1": return .bool(true)
+            case "false", "no", "0": return .bool(false)
+            default: throw .typeMismatch(attribute: name, expected: .bool, got: "'\(text)'")
+            }
+        case .date:
+            guard let t = Timestamp(iso8601: text) else { throw .malformedDate(attribute: name, text: text) }
+            return .date(t)
+        }
+    }
+}
+
+extension EntityDescription {
+    /// The JSON object of `values`, keys in attribute order (then any unknown keys, sorted).
+    public func json(_ values: ObjectValues) -> JSONValue {
+        var members: [(String, JSONValue)] = []
+        members.reserveCapacity(values.count)
+        for a in attributes { if let v = values[a.name] { members.append((a.name, v.json)) } }
+        if members.count < values.count {
+            for k in values.keys.sorted() where index(ofAttribute: k) == nil { members.append((k, values[k]!.json)) }
+        }
+        return .object(members)
+    }
+}

@@ -1,0 +1,40 @@
+/// What a results controller shows: entity, predicate, sort, section key, and an optional window
+/// (`limit`/`offset`) over the view order (DESIGN §4).
+public struct FetchRequest: Sendable, Hashable {
+    /// The entity's name.
+    public var entity: String
+    /// Which objects are rows.
+    public var predicate: Predicate
+    /// Row order before the implicit id tie-breaker.
+    public var sortDescriptors: [SortDescriptor]
+    /// The attribute (or `id`) that groups rows into sections; `nil` for one section named `null`.
+    public var sectionKey: String?
+    /// At most this many rows of the view order, or `nil` for all.
+    public var limit: Int?
+    /// Rows of the view order skipped before the window.
+    public var offset: Int
+    /// Values of the predicate's `$variables`.
+    public var variables: [String: Value]
+
+    /// Makes a fetch request.
+    public init(entity: String, predicate: Predicate = .all, sortDescriptors: [SortDescriptor] = [],
+                sectionKey: String? = nil, limit: Int? = nil, offset: Int = 0, variables: [String: Value] = [:]) {
+        precondition(offset >= 0, "FetchRequest offset must not be negative")
+        precondition(limit.map { $0 >= 0 } ?? true, "FetchRequest limit must not be negative")
+        self.entity = entity
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+        self.sectionKey = sectionKey
+        self.limit = limit
+        self.offset = offset
+        self.variables = variables
+    }
+
+    /// Makes a fetch request from a named view's definition, parsing its predicate and sort.
+    public init(_ view: ViewDefinition, variables: [String: Value] = [:]) throws(QueryError) {
+        self.init(entity: view.entity,
+                  predicate: try view.predicate.map { (p) throws(QueryError) in try Predicate(p) } ?? .all,
+                  sortDescriptors: try SortDescriptor.parse(view.sort ?? ""),
+                  sectionKey: view.sectionKey, limit: view.limit, offset: view.offset ?? 0, variables: variables)
+    }
+}

@@ -1,0 +1,25 @@
+/// Every bound of ViewLog in one place. Units and qualifiers come last in each name.
+public enum Limits {
+    /// Longest entity, attribute or view name.
+    public static let nameBytesMax = 128
+    /// Longest string value (one attribute) in the log.
+    public static let stringBytesMax = 16 * 1024 * 1024
+    /// Longest input line of `append` / `import` (one transaction as JSON).
+    public static let lineBytesMax = 16 * 1024 * 1024
+    /// Most changes in one transaction.
+    public static let transactionChangesMax = 1_000_000
+    /// Most attributes of one entity.
+    public static let attributesMax = 1024
+    /// Deepest nesting of a JSON document ViewLog reads.
+    public static let jsonDepthMax = 64
+    /// Deepest nesting of a predicate.
+    public static let predicateDepthMax = 256
+    /// Largest encoded transaction in the log.
+    public static let transactionBytesMax = 256 * 1024 * 1024
+    /// Initial LMDB map size; the map grows by itself when full.
+    public static let mapSizeBytesInitial = 64 * 1024 * 1024
+    /// Largest LMDB map size the store grows to.
+    public static let mapSizeBytesMax = 1 << 40
+    /// Most named LMDB databases in a store environment.
+    public static let namedDatabasesMax: UInt32 = 8
+}
