@@ -44,7 +44,6 @@ public struct CompiledPredicate: Sendable {
     public var referencedKeys: Set<String> { [] }
 
     /// Whether the object with `id` and `values` matches.
-    @inlinable
     public func evaluate(_ values: ObjectValues, id: ObjectID) -> Bool { isTrue }
 }
 

@@ -25,7 +25,7 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
                 throw QueryError("empty sort key", column: column)
             }
             guard words.count <= 2 else {
-                throw QueryError("expected 'KEY [ASC|DESC]', got '\(part.trimmingSpaces)'", column: column)
+                throw QueryError("expected 'KEY [ASC|DESC]', got '\(String(part).trimmingSpaces)'", column: column)
             }
             var ascending = true
             if words.count == 2 {
