@@ -1,0 +1,235 @@
+import CLMDB
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An LMDB environment: one store directory holding `data.mdb` and `lock.mdb`.
+///
+/// LMDB allows one environment per path per process; ``open(path:options:)`` enforces it by handing out the
+/// environment already open for the same directory. It is opened with `MDB_NOTLS`, so read transactions are
+/// not tied to threads, and stale reader slots left by dead processes are cleared on open (`mdb_reader_check`).
+///
+/// Transactions are scoped closures (``read(_:)``, ``write(_:)``): a transaction never outlives its closure,
+/// so no reader is held open by accident (long-lived readers keep LMDB from reusing pages and the file grows
+/// without bound). Closures are synchronous: nothing may await while a transaction is open.
+///
+/// The map grows by itself: when a write fills it (`MDB_MAP_FULL`, which poisons the transaction), the
+/// transaction is aborted, the map size doubled with no transaction open in this process, and the whole
+/// write closure run again. **A write closure may therefore run more than once**; it must only act through
+/// its transaction (or be idempotent).
+public final class LMDBEnvironment: @unchecked Sendable {
+    // Safety: `env` is thread-safe under MDB_NOTLS for the calls we make; mutable state is behind `state`,
+    // and map resizing is serialized against all transactions by `resizeLock`.
+    @usableFromInline let env: OpaquePointer
+    /// The directory of the environment, resolved (`realpath`).
+    public let path: String
+    /// The options it was opened with.
+    public let options: EnvironmentOptions
+    let resizeLock = ReadWriteLock()
+    private let state: Mutex<State>
+
+    private struct State {
+        var mapSize: Int
+        var databases: [String: LMDBDatabase] = [:]
+        var growCount = 0
+    }
+
+    private static let registry = Mutex<[String: WeakEnvironment]>([:])
+
+    private struct WeakEnvironment {
+        weak var environment: LMDBEnvironment?
+    }
+
+    /// Opens (or returns the already open) environment of the directory at `path`, which must exist.
+    /// - Throws: ``LMDBError`` naming the path: `ENOENT` for a missing directory, ``LMDBError/invalid`` for a
+    ///   file that is not an LMDB environment, ``LMDBError/versionMismatch`` for another LMDB version's file.
+    public static func open(path: String, options: EnvironmentOptions = EnvironmentOptions()) throws(LMDBError) -> LMDBEnvironment {
+        guard let resolved = realpath(path, nil) else {
+            throw LMDBError(code: errno, context: "open \(path)")
+        }
+        let canonical = String(cString: resolved)
+        free(resolved)
+        return try registry.withLock { (entries) throws(LMDBError) -> LMDBEnvironment in
+            if let existing = entries[canonical]?.environment { return existing }
+            let environment = try LMDBEnvironment(canonicalPath: canonical, options: options)
+            entries[canonical] = WeakEnvironment(environment: environment)
+            return environment
+        }
+    }
+
+    private init(canonicalPath: String, options: EnvironmentOptions) throws(LMDBError) {
+        precondition(options.mapSizeBytes > 0 && options.mapSizeBytes <= options.mapSizeBytesMax,
+                     "map size must be positive and at most mapSizeBytesMax")
+        var handle: OpaquePointer?
+        try LMDBError.check(mdb_env_create(&handle), "mdb_env_create")
+        guard let handle else { throw LMDBError(code: ENOMEM, context: "mdb_env_create") }
+        var flags = UInt32(MDB_NOTLS)
+        if !options.durable { flags |= UInt32(MDB_NOSYNC) }
+        if options.readOnly { flags |= UInt32(MDB_RDONLY) }
+        do {
+            try LMDBError.check(mdb_env_set_maxdbs(handle, options.maxDatabases), "mdb_env_set_maxdbs")
+            try LMDBError.check(mdb_env_set_mapsize(handle, options.mapSizeBytes), "mdb_env_set_mapsize")
+            try LMDBError.check(mdb_env_open(handle, canonicalPath, flags, mdb_mode_t(options.fileMode)),
+                                "open LMDB environment \(canonicalPath)")
+        } catch {
+            mdb_env_close(handle)
+            throw error
+        }
+        var dead: Int32 = 0
+        _ = mdb_reader_check(handle, &dead)  // clear reader slots of dead processes
+        var info = MDB_envinfo()
+        mdb_env_info(handle, &info)
+        self.env = handle
+        self.path = canonicalPath
+        self.options = options
+        self.state = Mutex(State(mapSize: max(info.me_mapsize, options.mapSizeBytes)))
+    }
+
+    deinit {
+        mdb_env_close(env)
+    }
+
+    /// The current map size in bytes.
+    public var mapSizeBytes: Int { state.withLock { $0.mapSize } }
+
+    /// How many times this process grew the map.
+    public var mapGrowCount: Int { state.withLock { $0.growCount } }
+
+    /// Opens (creating it if `create`) the named database. Handles are cached: later calls are cheap.
+    public func database(named name: String, create: Bool = true) throws(LMDBError) -> LMDBDatabase {
+        if let db = state.withLock({ $0.databases[name] }) { return db }
+        let open = { (txn: LMDBTransaction) throws -> LMDBDatabase in
+            var dbi = MDB_dbi()
+            let flags = create && !self.options.readOnly ? UInt32(MDB_CREATE) : 0
+            try LMDBError.check(mdb_dbi_open(txn.live, name, flags, &dbi), "open database '\(name)'")
+            return LMDBDatabase(dbi: dbi, name: name)
+        }
+        let db: LMDBDatabase
+        do {
+            db = options.readOnly ? try read(open) : try write(open)
+        } catch let error as LMDBError {
+            throw error
+        } catch {
+            preconditionFailure("unexpected error opening a database: \(error)")
+        }
+        state.withLock { $0.databases[name] = db }
+        return db
+    }
+
+    /// Runs `body` in a read-only transaction and ends the transaction when it returns.
+    /// Keep it short: an open reader pins pages (see the type's documentation).
+    @available(*, noasync, message: "no await may happen while an LMDB transaction is open")
+    public func read<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+        resizeLock.lockShared()
+        defer { resizeLock.unlock() }
+        let txn = try begin(readOnly: true)
+        defer { txn.abort() }
+        return try body(txn)
+    }
+
+    /// Runs `body` in a write transaction and commits it when `body` returns; aborts it when `body` throws.
+    /// LMDB serializes write transactions, across processes too. On `MDB_MAP_FULL` the map grows and `body`
+    /// runs again (see the type's documentation).
+    @available(*, noasync, message: "no await may happen while an LMDB transaction is open")
+    public func write<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+        precondition(!options.readOnly, "write transaction on a read-only environment")
+        while true {
+            resizeLock.lockShared()
+            var needsGrowth = false
+            do {
+                defer { resizeLock.unlock() }
+                let txn = try begin(readOnly: false)
+                do {
+                    let result = try body(txn)
+                    guard !txn.hitMapFull else { throw LMDBError(code: MDB_MAP_FULL, context: "write") }
+                    try txn.commit()
+                    return result
+                } catch {
+                    txn.abort()
+                    if txn.hitMapFull || (error as? LMDBError)?.code == MDB_MAP_FULL {
+                        needsGrowth = true
+                    } else {
+                        throw error
+                    }
+                }
+            }
+            if needsGrowth { try grow() }
+        }
+    }
+
+    /// Begins a transaction, adopting a map size grown by another process (`MDB_MAP_RESIZED`).
+    private func begin(readOnly: Bool) throws(LMDBError) -> LMDBTransaction {
+        for _ in 0..<8 {
+            var txn: OpaquePointer?
+            let rc = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+            if rc == MDB_MAP_RESIZED {
+                // Another process grew the map; adopt its size. set_mapsize needs no txn open in this
+                // process, so trade our shared hold for an exclusive one.
+                resizeLock.unlock()
+                resizeLock.lockExclusive()
+                _ = mdb_env_set_mapsize(env, 0)
+                var info = MDB_envinfo()
+                mdb_env_info(env, &info)
+                state.withLock { $0.mapSize = info.me_mapsize }
+                resizeLock.unlock()
+                resizeLock.lockShared()
+                continue
+            }
+            try LMDBError.check(rc, readOnly ? "begin read transaction" : "begin write transaction")
+            guard let txn else { throw LMDBError(code: EINVAL, context: "mdb_txn_begin") }
+            return LMDBTransaction(handle: txn, readOnly: readOnly)
+        }
+        throw LMDBError(code: MDB_MAP_RESIZED, context: "begin transaction: the map keeps being resized")
+    }
+
+    /// Doubles the map (up to ``EnvironmentOptions/mapSizeBytesMax``) with no transaction open in this process.
+    private func grow() throws(LMDBError) {
+        resizeLock.lockExclusive()
+        defer { resizeLock.unlock() }
+        var info = MDB_envinfo()
+        mdb_env_info(env, &info)
+        let current = max(info.me_mapsize, state.withLock { $0.mapSize })
+        guard current < options.mapSizeBytesMax else {
+            throw LMDBError(code: MDB_MAP_FULL, context: "the store reached its maximum size of \(options.mapSizeBytesMax) bytes")
+        }
+        let next = min(current.multipliedReportingOverflow(by: 2).overflow ? options.mapSizeBytesMax : current * 2,
+                       options.mapSizeBytesMax)
+        try LMDBError.check(mdb_env_set_mapsize(env, next), "grow map to \(next) bytes")
+        state.withLock {
+            $0.mapSize = next
+            $0.growCount += 1
+        }
+    }
+
+    /// Flushes buffered commits to disk (for environments opened with `durable: false`).
+    public func sync() throws(LMDBError) {
+        try LMDBError.check(mdb_env_sync(env, 1), "mdb_env_sync \(path)")
+    }
+
+    /// Clears reader slots of dead processes; returns how many were cleared.
+    @discardableResult
+    public func clearStaleReaders() -> Int {
+        var dead: Int32 = 0
+        _ = mdb_reader_check(env, &dead)
+        return Int(dead)
+    }
+
+    /// Bytes LMDB uses in the map: (last page + 1) × page size.
+    public var usedBytes: Int {
+        var info = MDB_envinfo()
+        mdb_env_info(env, &info)
+        var stat = MDB_stat()
+        mdb_env_stat(env, &stat)
+        return (info.me_last_pgno + 1) * Int(stat.ms_psize)
+    }
+
+    /// Number of reader slots in use (live read transactions of every process).
+    public var readersInUse: Int {
+        var info = MDB_envinfo()
+        mdb_env_info(env, &info)
+        return Int(info.me_numreaders)
+    }
+}

@@ -1,0 +1,48 @@
+import CLMDB
+
+/// An error from LMDB, carrying its result code and LMDB's message, plus what we were doing.
+///
+/// Codes are matchable like GRDB's `ResultCode`: `catch let e as LMDBError where e.code == LMDBError.mapFull.code`.
+/// `MDB_NOTFOUND` is never thrown by this module's lookups: a missing key is `nil`.
+public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// LMDB's result code (or an `errno` value for system errors).
+    public let code: Int32
+    /// What the wrapper was doing, e.g. `"mdb_env_open /tmp/store"`.
+    public let context: String
+
+    /// Makes an error for `code`.
+    public init(code: Int32, context: String = "") {
+        self.code = code
+        self.context = context
+    }
+
+    /// LMDB's own text for the code.
+    public var message: String { String(cString: mdb_strerror(code)) }
+
+    public var description: String {
+        context.isEmpty ? "LMDB error \(code): \(message)" : "\(context): \(message) (LMDB error \(code))"
+    }
+
+    /// Errors are equal when their codes are (the context is for people).
+    public static func == (a: LMDBError, b: LMDBError) -> Bool { a.code == b.code }
+    public func hash(into h: inout Hasher) { h.combine(code) }
+
+    public static let keyExists = LMDBError(code: MDB_KEYEXIST)
+    public static let notFound = LMDBError(code: MDB_NOTFOUND)
+    public static let corrupted = LMDBError(code: MDB_CORRUPTED)
+    public static let panic = LMDBError(code: MDB_PANIC)
+    public static let versionMismatch = LMDBError(code: MDB_VERSION_MISMATCH)
+    public static let invalid = LMDBError(code: MDB_INVALID)
+    public static let mapFull = LMDBError(code: MDB_MAP_FULL)
+    public static let databasesFull = LMDBError(code: MDB_DBS_FULL)
+    public static let readersFull = LMDBError(code: MDB_READERS_FULL)
+    public static let transactionFull = LMDBError(code: MDB_TXN_FULL)
+    public static let mapResized = LMDBError(code: MDB_MAP_RESIZED)
+    public static let badTransaction = LMDBError(code: MDB_BAD_TXN)
+
+    /// Throws an ``LMDBError`` for a non-zero result code.
+    @inlinable
+    static func check(_ rc: Int32, _ context: @autoclosure () -> String) throws(LMDBError) {
+        if rc != 0 { throw LMDBError(code: rc, context: context()) }
+    }
+}
