@@ -125,3 +125,18 @@ public struct Timestamp: Sendable, Hashable, Comparable {
 extension Timestamp: CustomStringConvertible {
     public var description: String { iso8601 }
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Timestamp {
+    /// The current time of the system clock.
+    public static var now: Timestamp {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Timestamp(milliseconds: Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000)
+    }
+}

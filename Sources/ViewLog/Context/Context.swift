@@ -1,0 +1,204 @@
+/// A projection of the log at a position, with unsaved changes: how applications read and write a store,
+/// the way they use a managed object context in Core Data — but every view sees every logged change
+/// (DESIGN §6).
+///
+/// - Position: the context shows the store as it was after transaction ``position``. ``refresh()`` moves it
+///   to the head, ``move(to:)`` anywhere, backwards too; each move is **one** batch for every results
+///   controller of the context.
+/// - Staged changes: ``insert(_:id:values:)``, ``update(_:id:values:)`` and ``delete(_:id:)`` change only this
+///   context; ``processPendingChanges()`` shows them to its controllers as one batch; ``save()`` appends them
+///   as one transaction at the head (conflicts decided by ``mergePolicy``) and moves the context to the head.
+/// - The position is pinned by seq, never by an open LMDB reader, so a context may sit at an old position
+///   for as long as it likes without making the store file grow.
+///
+/// Concurrency: a `Context` is not `Sendable`. It is confined to the isolation domain that created it (the
+/// main actor for a UI, or one task), like a Core Data context to its queue; its results controllers share
+/// that confinement. The ``LogStore`` is `Sendable`: give each task its own context on the same store.
+public final class Context {
+    /// The store this context projects.
+    public let store: LogStore
+    /// The author of this context's saves.
+    public let name: String
+    /// The seq this context shows (0: the empty store).
+    public private(set) var position: UInt64
+    /// What ``save()`` does when another transaction changed an object this context changes.
+    public var mergePolicy: MergePolicy = .error
+
+    var staged = StagedChanges()
+    /// The staged state the controllers have been shown (by ``processPendingChanges()``).
+    var processed = StagedChanges()
+    var observers: [WeakObserver] = []
+    var schemaCache: (position: UInt64, schema: Schema)?
+
+    /// Makes a context on `store` at `position` (default: the head).
+    public init(store: LogStore, name: String, at position: UInt64? = nil) throws(StoreError) {
+        self.store = store
+        self.name = name
+        let head = try store.head
+        if let position, position > head { throw .positionPastHead(position: position, head: head) }
+        self.position = position ?? head
+    }
+
+    /// Whether the context has unsaved changes.
+    public var hasChanges: Bool { !staged.isEmpty }
+
+    /// The schema at the context's position.
+    public var schema: Schema {
+        get throws(StoreError) {
+            if let cache = schemaCache, cache.position == position { return cache.schema }
+            let s = try store.schema(at: position)
+            schemaCache = (position, s)
+            return s
+        }
+    }
+
+    // MARK: Staging
+
+    /// Stages the insert of a new object; absent attributes get their defaults when saved.
+    public func insert(_ entity: String, id: ObjectID, values: ObjectValues) throws(StoreError) {
+        try stage(.insert(entity: entity, id: id, values: values))
+    }
+
+    /// Stages setting `values` on an existing object.
+    public func update(_ entity: String, id: ObjectID, values: ObjectValues) throws(StoreError) {
+        try stage(.update(entity: entity, id: id, values: values))
+    }
+
+    /// Stages the delete of an existing object.
+    public func delete(_ entity: String, id: ObjectID) throws(StoreError) {
+        try stage(.delete(entity: entity, id: id))
+    }
+
+    /// Stages `request` after checking it against the schema and the context's state.
+    public func stage(_ request: ChangeRequest) throws(StoreError) {
+        let resolver = ChangeResolver(schema: try schema)
+        let key = request.key
+        let current = try object(key)
+        do { _ = try resolver.resolve(request, current: current) } catch {
+            throw .invalidChange(transaction: 0, change: 0, reason: error.reason)
+        }
+        let base = try store.object(key, at: position)
+        try staged.stage(request, existsInBase: base != nil)
+    }
+
+    /// Discards unsaved changes; controllers that were shown them get one batch back.
+    public func rollback() throws(StoreError) {
+        staged.removeAll()
+        try processPendingChanges()
+    }
+
+    // MARK: Reading
+
+    /// The object's values in this context (its position plus unsaved changes), or `nil`.
+    public func object(_ key: ObjectKey) throws(StoreError) -> ObjectValues? {
+        let base = try store.object(key, at: position)
+        switch staged.apply(to: key, base: base) {
+        case .none: return base
+        case .some(let v): return v
+        }
+    }
+
+    /// Every object of `entity` in this context (position plus unsaved changes), in id order.
+    public func objects(of entity: String) throws(StoreError) -> [(id: ObjectID, values: ObjectValues)] {
+        try objects(of: entity, staged: staged)
+    }
+
+    func objects(of entity: String, staged: StagedChanges) throws(StoreError) -> [(id: ObjectID, values: ObjectValues)] {
+        var base = try store.objects(of: entity, at: position)
+        let touched = staged.keys.filter { $0.entity == entity }
+        guard !touched.isEmpty else { return base }
+        var byID = Dictionary(uniqueKeysWithValues: base.map { ($0.id, $0.values) })
+        for key in touched {
+            if case .some(let v) = staged.apply(to: key, base: byID[key.id]) { byID[key.id] = v }
+        }
+        base = byID.sorted { $0.key < $1.key }.map { (id: $0.key, values: $0.value) }
+        return base
+    }
+
+    // MARK: Moving
+
+    /// Shows the unsaved changes to this context's controllers as one batch (Core Data's
+    /// `processPendingChanges`). Saving does it too.
+    public func processPendingChanges() throws(StoreError) {
+        let delta = try batch(to: position, staged: staged)
+        processed = staged
+        deliver(delta)
+    }
+
+    /// Saves the unsaved changes as one transaction at the head and moves the context there; its controllers
+    /// get one batch covering everything between (other contexts' transactions included).
+    /// - Returns: the appended transaction, or `nil` when there was nothing to save (or the merge policy
+    ///   dropped every change).
+    /// - Throws: ``StoreError/conflict(_:)`` under ``MergePolicy/error`` (nothing appended, nothing lost:
+    ///   the changes stay staged).
+    @discardableResult
+    public func save() throws(StoreError) -> Transaction? {
+        guard hasChanges else { return nil }
+        let transaction = try store.save(staged.requests, author: name, basedOn: position, policy: mergePolicy)
+        let head = try store.head
+        let delta = try batch(to: transaction?.seq ?? head, staged: StagedChanges())
+        staged.removeAll()
+        processed.removeAll()
+        position = delta.to
+        deliver(delta)
+        return transaction
+    }
+
+    /// Moves to the head (a merge of everything saved since the position). Unsaved changes are kept.
+    public func refresh() throws(StoreError) {
+        try move(to: try store.head)
+    }
+
+    /// Moves to `target`, forwards or backwards; one batch for every controller. Unsaved changes are kept
+    /// and stay applied on top of the new position.
+    public func move(to target: UInt64) throws(StoreError) {
+        let head = try store.head
+        guard target <= head else { throw .positionPastHead(position: target, head: head) }
+        guard target != position || processed != staged else { return }
+        let delta = try batch(to: target, staged: staged)
+        position = target
+        processed = staged
+        deliver(delta)
+    }
+
+    /// The delta from (position, processed changes) to (`target`, `staged`).
+    func batch(to target: UInt64, staged next: StagedChanges) throws(StoreError) -> Delta {
+        let base = try store.delta(from: position, to: target)
+        var objects: [ObjectKey: ObjectDelta] = [:]
+        for d in base.objects { objects[d.key] = d }
+        for key in Set(processed.keys).union(next.keys) where objects[key] == nil {
+            let values = try store.object(key, at: target)
+            objects[key] = ObjectDelta(key: key, before: values, after: values, seq: target)
+        }
+        var result: [ObjectDelta] = []
+        result.reserveCapacity(objects.count)
+        for (key, var d) in objects {
+            if case .some(let v) = processed.apply(to: key, base: d.before) { d.before = v }
+            if case .some(let v) = next.apply(to: key, base: d.after) { d.after = v }
+            if d.before != d.after { result.append(d) }
+        }
+        result.sort { $0.key < $1.key }
+        return Delta(from: position, to: target, objects: result, schemaChange: base.schemaChange)
+    }
+}
+
+extension Context {
+    /// Something that follows the context's moves: its results controllers.
+    struct WeakObserver {
+        weak var observer: (any ContextObserver)?
+    }
+
+    func deliver(_ delta: Delta) {
+        observers.removeAll { $0.observer == nil }
+        for o in observers { o.observer?.context(self, didMoveWith: delta) }
+    }
+
+    func addObserver(_ observer: any ContextObserver) {
+        observers.append(WeakObserver(observer: observer))
+    }
+}
+
+/// Follows a context's moves (results controllers).
+protocol ContextObserver: AnyObject {
+    func context(_ context: Context, didMoveWith delta: Delta)
+}

@@ -1,0 +1,94 @@
+/// Turns a ``ChangeRequest`` into the ``Change`` the log holds, checking it against the schema and the object's
+/// current state: inserts get their defaults and must not exist yet, updates and deletes need an existing
+/// object and record what they overwrite.
+struct ChangeResolver {
+    let schema: Schema
+
+    /// Why a request was refused (the store adds the transaction and change index).
+    struct Refusal: Error {
+        let reason: String
+    }
+
+    func entity(_ name: String) throws(Refusal) -> EntityDescription {
+        guard let e = schema.entities[name] else { throw Refusal(reason: "unknown entity '\(name)'") }
+        return e
+    }
+
+    func checkID(_ id: ObjectID, of entity: EntityDescription) throws(Refusal) {
+        guard id.type == entity.idType else {
+            throw Refusal(reason: "\(entity.name) ids are \(entity.idType.rawValue)s, got \(id.json.text)")
+        }
+        if case .string(let s) = id, s.utf8.count > Limits.stringBytesMax {
+            throw Refusal(reason: "\(entity.name) id is longer than \(Limits.stringBytesMax) bytes")
+        }
+    }
+
+    /// Checks and converts given values: every key an attribute, every value of its type.
+    func checkedValues(_ values: ObjectValues, of entity: EntityDescription) throws(Refusal) -> ObjectValues {
+        var out = values
+        for (name, value) in values {
+            guard let attribute = entity.attribute(named: name) else {
+                throw Refusal(reason: "unknown attribute '\(name)' of \(entity.name)")
+            }
+            guard let converted = attribute.coerce(value) else {
+                if value.isNull { throw Refusal(reason: "attribute '\(name)' of \(entity.name) is required and cannot be null") }
+                throw Refusal(reason: "attribute '\(name)' of \(entity.name) is \(attribute.type.rawValue), got \(value.type?.rawValue ?? "null") \(value.json.text)")
+            }
+            if case .string(let s) = converted, s.utf8.count > Limits.stringBytesMax {
+                throw Refusal(reason: "attribute '\(name)' of \(entity.name) is longer than \(Limits.stringBytesMax) bytes")
+            }
+            if converted != value { out[name] = converted }
+        }
+        return out
+    }
+
+    /// Resolves `request` against `current`, the object's values now (`nil` when absent).
+    func resolve(_ request: ChangeRequest, current: ObjectValues?) throws(Refusal) -> Change {
+        switch request {
+        case let .insert(entityName, id, values):
+            let entity = try entity(entityName)
+            try checkID(id, of: entity)
+            guard current == nil else { throw Refusal(reason: "insert of \(entityName) \(id.json.text): the id exists already") }
+            var full = try checkedValues(values, of: entity)
+            for attribute in entity.attributes where full[attribute.name] == nil {
+                if let d = attribute.defaultValue {
+                    full[attribute.name] = d
+                } else if attribute.isOptional {
+                    full[attribute.name] = .null
+                } else {
+                    throw Refusal(reason: "insert of \(entityName) \(id.json.text): missing required attribute '\(attribute.name)'")
+                }
+            }
+            return .insert(ObjectKey(entity: entityName, id: id), values: full)
+        case let .update(entityName, id, values):
+            let entity = try entity(entityName)
+            try checkID(id, of: entity)
+            guard let current else { throw Refusal(reason: "update of \(entityName) \(id.json.text): no such object") }
+            let checked = try checkedValues(values, of: entity)
+            var previous = ObjectValues(minimumCapacity: checked.count)
+            for name in checked.keys { previous[name] = current[name] ?? .null }
+            return .update(ObjectKey(entity: entityName, id: id), values: checked, previous: previous)
+        case let .delete(entityName, id):
+            let entity = try entity(entityName)
+            try checkID(id, of: entity)
+            guard let current else { throw Refusal(reason: "delete of \(entityName) \(id.json.text): no such object") }
+            return .delete(ObjectKey(entity: entityName, id: id), previous: current)
+        }
+    }
+}
+
+extension ObjectValues {
+    /// The values after applying `change` to an object whose values are `self` (or absent, `nil`).
+    /// Returns `nil` when the change leaves the object absent.
+    static func applying(_ change: Change, to current: ObjectValues?) -> ObjectValues? {
+        switch change {
+        case .insert(_, let values): return values
+        case .update(_, let values, _):
+            var next = current ?? [:]
+            for (k, v) in values { next[k] = v }
+            return next
+        case .delete: return nil
+        case .schema: return current
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import LMDB
+
+extension LogStore {
+    /// Appends one transaction of `changes` by `author` and returns it as logged.
+    @discardableResult
+    public func append(_ changes: [ChangeRequest], author: String) throws(StoreError) -> Transaction {
+        try append([TransactionRequest(author: author, changes: changes)])[0]
+    }
+
+    /// Appends `requests` as consecutive transactions in **one** LMDB write: every change is checked against
+    /// the schema and the state left by the changes before it; if any is refused, nothing is appended.
+    /// - Returns: the transactions as logged, with their seqs.
+    /// - Throws: ``StoreError/invalidChange(transaction:change:reason:)`` naming the refused change by its
+    ///   0-based transaction and change index; ``StoreError/emptyTransaction(transaction:)``; ``StoreError/emptyInput``.
+    @discardableResult
+    public func append(_ requests: [TransactionRequest]) throws(StoreError) -> [Transaction] {
+        guard !requests.isEmpty else { throw .emptyInput }
+        for (i, r) in requests.enumerated() {
+            guard !r.changes.isEmpty else { throw .emptyTransaction(transaction: i) }
+            guard r.changes.count <= Limits.transactionChangesMax else {
+                throw .invalidChange(transaction: i, change: Limits.transactionChangesMax,
+                                     reason: "more than \(Limits.transactionChangesMax) changes in one transaction")
+            }
+        }
+        let time = Timestamp.now
+        let appended = try perform { txn in try self.appendInTransaction(txn, requests, time: time) }
+        if let last = appended.last { notifyHead(last.seq) }
+        return appended
+    }
+
+    func appendInTransaction(_ txn: LMDBTransaction, _ requests: [TransactionRequest], time: Timestamp) throws -> [Transaction] {
+        let resolver = ChangeResolver(schema: try schema(at: UInt64.max, in: txn))
+        var head = try self.head(in: txn)
+        // The state this write leaves, per touched object (nil: absent), and the seq that last touched it.
+        var overlay: [ObjectKey: (values: ObjectValues?, seq: UInt64)] = [:]
+        var result: [Transaction] = []
+        result.reserveCapacity(requests.count)
+        for (ti, request) in requests.enumerated() {
+            let seq = head + 1
+            var changes: [Change] = []
+            changes.reserveCapacity(request.changes.count)
+            for (ci, changeRequest) in request.changes.enumerated() {
+                let key = changeRequest.key
+                let current: ObjectValues?
+                if let pending = overlay[key] {
+                    current = pending.values
+                } else if let record = try objectRecord(key, in: txn) {
+                    current = record.values
+                } else {
+                    current = nil
+                }
+                let change: Change
+                do { change = try resolver.resolve(changeRequest, current: current) } catch {
+                    throw StoreError.invalidChange(transaction: ti, change: ci, reason: error.reason)
+                }
+                overlay[key] = (ObjectValues.applying(change, to: current), seq)
+                changes.append(change)
+            }
+            let transaction = Transaction(seq: seq, time: time, author: request.author, changes: changes)
+            let bytes = TransactionCodec.encode(transaction)
+            guard bytes.count <= Limits.transactionBytesMax else {
+                throw StoreError.invalidChange(transaction: ti, change: 0,
+                                               reason: "the transaction encodes to \(bytes.count) bytes, more than \(Limits.transactionBytesMax)")
+            }
+            try txn.put(logDB, key: bigEndianBytes(seq), value: bytes, flags: .append)
+            head = seq
+            result.append(transaction)
+        }
+        // Write objects in key order: sequential B-tree access is much faster than random.
+        var rows = overlay.map { (key: ObjectRecordCodec.key($0.key), state: $0.value) }
+        rows.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        for row in rows {
+            if let values = row.state.values {
+                try txn.put(objectsDB, key: row.key, value: ObjectRecordCodec.encode(values: values, seq: row.state.seq))
+            } else {
+                try txn.delete(objectsDB, key: row.key)
+            }
+        }
+        try txn.put(metaDB, key: MetaKey.head, value: bigEndianBytes(head))
+        return result
+    }
+
+    /// The object's record at the head: values and the seq that last changed it.
+    func objectRecord(_ key: ObjectKey, in txn: LMDBTransaction) throws -> (values: ObjectValues, seq: UInt64)? {
+        let k = ObjectRecordCodec.key(key)
+        return try k.withUnsafeBytes { kb in
+            guard let bytes = try txn.value(objectsDB, for: kb) else { return nil }
+            do { return try ObjectRecordCodec.decode(bytes) } catch {
+                throw StoreError.corrupt(seq: nil, reason: "object \(key): \(error)")
+            }
+        }
+    }
+}

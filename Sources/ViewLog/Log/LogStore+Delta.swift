@@ -1,0 +1,65 @@
+import LMDB
+
+extension LogStore {
+    /// The move of a position from `from` to `to` (either direction), reduced to the objects it touched —
+    /// each once, with its full values at both ends (DESIGN §5: a batch compares before with after).
+    ///
+    /// Reads one short read transaction. States at the far end come from the head record, undoing later
+    /// changes from the log when the end is not the head.
+    /// - Parameter entities: only objects of these entities (all when `nil`).
+    public func delta(from: UInt64, to: UInt64, entities: Set<String>? = nil) throws(StoreError) -> Delta {
+        try perform(read: true) { txn in try self.delta(from: from, to: to, entities: entities, in: txn) }
+    }
+
+    func delta(from: UInt64, to: UInt64, entities: Set<String>?, in txn: LMDBTransaction) throws -> Delta {
+        let head = try self.head(in: txn)
+        for p in [from, to] where p > head { throw StoreError.positionPastHead(position: p, head: head) }
+        if from == to { return Delta(from: from, to: to, objects: []) }
+        let lo = min(from, to), hi = max(from, to)
+        let forward = from < to
+        let range = try readTransactions(txn, from: lo + 1, through: hi)
+        // Touched objects and the seq reported for each: last in the direction of the move.
+        var seqs: [ObjectKey: UInt64] = [:]
+        var schemaChanged = false
+        for t in range {
+            for change in t.changes {
+                guard let key = change.key else { schemaChanged = true; continue }
+                if let entities, !entities.contains(key.entity) { continue }
+                if forward || seqs[key] == nil { seqs[key] = t.seq }
+            }
+        }
+        // States at hi: the head record, with changes after hi undone.
+        var states: [ObjectKey: ObjectValues?] = [:]
+        states.reserveCapacity(seqs.count)
+        for key in seqs.keys { states[key] = try objectRecord(key, in: txn)?.values }
+        if hi < head {
+            for t in try readTransactions(txn, from: hi + 1, through: head).reversed() {
+                for change in t.changes.reversed() {
+                    guard let key = change.key, let state = states[key] else { continue }
+                    states[key] = ObjectValues.applying(change.inverse, to: state)
+                }
+            }
+        }
+        let atHi = states
+        for t in range.reversed() {
+            for change in t.changes.reversed() {
+                guard let key = change.key, let state = states[key] else { continue }
+                states[key] = ObjectValues.applying(change.inverse, to: state)
+            }
+        }
+        let atLo = states
+        var objects: [ObjectDelta] = []
+        objects.reserveCapacity(seqs.count)
+        for (key, seq) in seqs {
+            let low = atLo[key] ?? nil, high = atHi[key] ?? nil
+            objects.append(ObjectDelta(key: key, before: forward ? low : high, after: forward ? high : low, seq: seq))
+        }
+        objects.sort { $0.key < $1.key }
+        var schemaChange: Schema?
+        if schemaChanged {
+            let after = try schema(at: to, in: txn)
+            if try schema(at: from, in: txn) != after { schemaChange = after }
+        }
+        return Delta(from: from, to: to, objects: objects, schemaChange: schemaChange)
+    }
+}

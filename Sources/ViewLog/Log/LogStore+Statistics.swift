@@ -1,0 +1,46 @@
+import LMDB
+
+/// Counts and sizes of a store (`viewlog stats`).
+public struct StoreStatistics: Sendable, Hashable {
+    /// The last seq.
+    public var head: UInt64
+    /// Objects at the head, per entity name.
+    public var objectsByEntity: [String: Int]
+    /// Bytes of the pages of the log database.
+    public var logBytes: Int
+    /// Bytes of the pages of the objects database.
+    public var objectBytes: Int
+    /// Bytes LMDB uses in its data file.
+    public var usedBytes: Int
+    /// The current map size (the data file can grow to it without a resize).
+    public var mapSizeBytes: Int
+
+    /// Objects at the head in all entities.
+    public var objects: Int { objectsByEntity.values.reduce(0, +) }
+}
+
+extension LogStore {
+    /// Counts and sizes, read in one short read transaction.
+    public func statistics() throws(StoreError) -> StoreStatistics {
+        let schema = try self.schema
+        return try perform(read: true) { txn in
+            var counts: [String: Int] = [:]
+            for name in schema.entityNames {
+                let prefix = ObjectRecordCodec.entityPrefix(name)
+                var n = 0
+                try txn.withCursor(self.objectsDB) { cursor in
+                    var entry = try cursor.seek(atLeast: prefix)
+                    while let e = entry, e.key.starts(with: prefix) {
+                        n += 1
+                        entry = try cursor.next()
+                    }
+                }
+                counts[name] = n
+            }
+            return StoreStatistics(head: try self.head(in: txn), objectsByEntity: counts,
+                                   logBytes: try txn.statistics(self.logDB).bytes,
+                                   objectBytes: try txn.statistics(self.objectsDB).bytes,
+                                   usedBytes: self.environment.usedBytes, mapSizeBytes: self.environment.mapSizeBytes)
+        }
+    }
+}

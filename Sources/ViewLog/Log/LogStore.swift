@@ -1,0 +1,175 @@
+import LMDB
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The store: one LMDB environment in a directory, holding the log, the objects at the head, and metadata
+/// (DESIGN §3).
+///
+/// - `log`: 8-byte big-endian seq → encoded ``Transaction`` with its CRC32C, appended with `MDB_APPEND`.
+/// - `objects`: entity + id → encoded object values and the seq that last changed the object (the head state).
+/// - `meta`: format version, head, and the schema of each position where it changed.
+///
+/// Every append writes all three in **one** LMDB write transaction, so `objects == replay(log)` always holds
+/// (``verify(progress:)`` checks it). A `LogStore` is `Sendable`: share one per path in a process (LMDB's rule,
+/// which ``open(at:options:)`` enforces by sharing the environment). Reads use short read transactions; no
+/// read transaction stays open between calls.
+public final class LogStore: Sendable {
+    /// The store's directory.
+    public let path: String
+    let environment: LMDBEnvironment
+    let logDB: LMDBDatabase
+    let objectsDB: LMDBDatabase
+    let metaDB: LMDBDatabase
+
+    /// The log format version this code writes and the newest it reads.
+    public static let formatVersion = 1
+
+    private init(path: String, environment: LMDBEnvironment) throws(StoreError) {
+        self.path = path
+        self.environment = environment
+        do {
+            logDB = try environment.database(named: "log")
+            objectsDB = try environment.database(named: "objects")
+            metaDB = try environment.database(named: "meta")
+        } catch {
+            throw StoreError.storage("open databases of \(path): \(error)")
+        }
+    }
+
+    /// Creates a store in a new directory at `path` with `schema`.
+    /// - Throws: ``StoreError/alreadyExists(path:)`` when `path` exists.
+    public static func create(at path: String, schema: Schema, options: StoreOptions = StoreOptions()) throws(StoreError) -> LogStore {
+        do { try schema.validate() } catch { throw .schema(error) }
+        var st = stat()
+        if stat(path, &st) == 0 { throw .alreadyExists(path: path) }
+        guard mkdir(path, 0o700) == 0 else {
+            throw .storage("cannot create directory \(path): \(String(cString: strerror(errno)))")
+        }
+        let store = try LogStore(path: path, environment: try environment(path, options))
+        try store.perform { txn in
+            try txn.put(store.metaDB, key: MetaKey.format, value: bigEndianBytes(UInt64(formatVersion)))
+            try txn.put(store.metaDB, key: MetaKey.head, value: bigEndianBytes(0))
+            try txn.put(store.metaDB, key: MetaKey.schema(at: 0), value: Array(schema.json.text.utf8))
+        }
+        return store
+    }
+
+    /// Opens the store at `path`.
+    /// - Throws: ``StoreError/notAStore(path:reason:)`` for a directory without a store or a file that is not
+    ///   LMDB; ``StoreError/unsupportedFormat(path:found:supported:)`` for a newer format.
+    public static func open(at path: String, options: StoreOptions = StoreOptions()) throws(StoreError) -> LogStore {
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw .notAStore(path: path, reason: "no such directory") }
+        guard (st.st_mode & S_IFMT) == S_IFDIR else { throw .notAStore(path: path, reason: "not a directory") }
+        guard stat(path + "/data.mdb", &st) == 0 else { throw .notAStore(path: path, reason: "no data.mdb in it") }
+        let store = try LogStore(path: path, environment: try environment(path, options))
+        let version: UInt64? = try store.perform(read: true) { txn in
+            try txn.value(store.metaDB, for: MetaKey.format).flatMap(uint64FromBigEndian)
+        }
+        guard let version else { throw .notAStore(path: path, reason: "no format version in its metadata") }
+        guard version <= UInt64(formatVersion) else {
+            throw .unsupportedFormat(path: path, found: Int(clamping: version), supported: formatVersion)
+        }
+        return store
+    }
+
+    private static func environment(_ path: String, _ options: StoreOptions) throws(StoreError) -> LMDBEnvironment {
+        do {
+            return try LMDBEnvironment.open(path: path, options: EnvironmentOptions(
+                mapSizeBytes: options.mapSizeBytes, mapSizeBytesMax: Limits.mapSizeBytesMax,
+                maxDatabases: Limits.namedDatabasesMax, durable: options.durable))
+        } catch let error where error.code == LMDBError.invalid.code || error.code == LMDBError.versionMismatch.code {
+            throw .notAStore(path: path, reason: "its data.mdb is not an LMDB file of this version")
+        } catch {
+            throw .storage(error.description)
+        }
+    }
+
+    /// Runs `body` in one LMDB transaction, mapping storage errors to ``StoreError``.
+    func perform<T>(read: Bool = false, _ body: (LMDBTransaction) throws -> T) throws(StoreError) -> T {
+        do {
+            return read ? try environment.read(body) : try environment.write(body)
+        } catch let error as StoreError {
+            throw error
+        } catch let error as LMDBError {
+            throw .storage("\(path): \(error.description)")
+        } catch let error as CodecError {
+            throw .corrupt(seq: nil, reason: error.description)
+        } catch {
+            throw .storage("\(path): \(error)")
+        }
+    }
+
+    /// The seq of the last transaction (0 for an empty log).
+    public var head: UInt64 {
+        get throws(StoreError) { try perform(read: true) { txn in try self.head(in: txn) } }
+    }
+
+    func head(in txn: LMDBTransaction) throws -> UInt64 {
+        guard let bytes = try txn.value(metaDB, for: MetaKey.head), let h = uint64FromBigEndian(bytes) else {
+            throw StoreError.corrupt(seq: nil, reason: "no head in the metadata")
+        }
+        return h
+    }
+
+    /// The schema at the head.
+    public var schema: Schema {
+        get throws(StoreError) { try perform(read: true) { txn in try self.schema(at: UInt64.max, in: txn) } }
+    }
+
+    /// The schema in force at `position`: the last schema change at or before it.
+    public func schema(at position: UInt64) throws(StoreError) -> Schema {
+        try perform(read: true) { txn in
+            let head = try self.head(in: txn)
+            guard position <= head else { throw StoreError.positionPastHead(position: position, head: head) }
+            return try self.schema(at: position, in: txn)
+        }
+    }
+
+    func schema(at position: UInt64, in txn: LMDBTransaction) throws -> Schema {
+        try txn.withCursor(metaDB) { cursor in
+            let bound = position == UInt64.max ? MetaKey.schemaEnd : MetaKey.schema(at: position + 1)
+            var entry = try cursor.seek(atLeast: bound)
+            entry = entry == nil ? try cursor.last() : try cursor.previous()
+            while let e = entry, e.key.starts(with: MetaKey.schemaPrefix) == false {
+                entry = try cursor.previous()
+            }
+            guard let e = entry else { throw StoreError.corrupt(seq: nil, reason: "no schema in the metadata") }
+            let text = String(decoding: e.value, as: UTF8.self)
+            do { return try Schema(jsonText: text) } catch {
+                throw StoreError.corrupt(seq: nil, reason: "stored schema does not load: \(error)")
+            }
+        }
+    }
+
+    /// Bytes of the store's data file that LMDB uses.
+    public var usedBytes: Int { environment.usedBytes }
+}
+
+/// Keys of the `meta` database.
+enum MetaKey {
+    static let format = Array("format".utf8)
+    static let head = Array("head".utf8)
+    static let schemaPrefix = Array("schema@".utf8)
+    static let schemaEnd = Array("schema@".utf8) + [UInt8](repeating: 0xFF, count: 9)
+    static func schema(at seq: UInt64) -> [UInt8] { schemaPrefix + bigEndianBytes(seq) }
+}
+
+/// 8 bytes, most significant first: the log's key order is numeric order.
+@inlinable
+func bigEndianBytes(_ v: UInt64) -> [UInt8] {
+    withUnsafeBytes(of: v.bigEndian) { Array($0) }
+}
+
+func uint64FromBigEndian(_ bytes: some Collection<UInt8>) -> UInt64? {
+    guard bytes.count == 8 else { return nil }
+    return bytes.reduce(0) { $0 << 8 | UInt64($1) }
+}
+
+func uint64FromBigEndian(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
+    guard bytes.count == 8 else { return nil }
+    return bytes.reduce(0) { $0 << 8 | UInt64($1) }
+}

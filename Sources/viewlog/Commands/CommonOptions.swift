@@ -1,0 +1,27 @@
+import ArgumentParser
+import ViewLog
+
+/// The store argument every command takes first.
+struct StoreArgument: ParsableArguments {
+    @Argument(help: "The store directory.")
+    var store: String
+
+    /// Opens the store, or fails with one clear line.
+    func open() throws -> LogStore { try LogStore.open(at: store) }
+}
+
+/// `--json`: one JSON document per line instead of aligned text.
+struct JSONFlag: ParsableArguments {
+    @Flag(name: .long, help: "Print one JSON document per line.")
+    var json = false
+}
+
+extension LogStore {
+    /// `position` checked against the head (DESIGN §7: a position past the head is an error).
+    func checkedPosition(_ position: UInt64?) throws -> UInt64 {
+        let head = try self.head
+        guard let position else { return head }
+        guard position <= head else { throw StoreError.positionPastHead(position: position, head: head) }
+        return position
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import ViewLog
+
+struct LogCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "log",
+        abstract: "Print transactions A+1…B (default: all).",
+        discussion: """
+        Examples:
+          viewlog log shop
+          viewlog log shop --from 2 --to 5 --json
+        """
+    )
+
+    @OptionGroup var storeArgument: StoreArgument
+    @Option(help: "Start after this position (default 0).") var from: UInt64 = 0
+    @Option(help: "End at this position (default: the head).") var to: UInt64?
+    @OptionGroup var format: JSONFlag
+
+    func run() throws {
+        let store = try storeArgument.open()
+        let end = try store.checkedPosition(to)
+        _ = try store.checkedPosition(from)
+        guard from <= end else { throw CLIError("--from \(from) is after --to \(end)") }
+        var schema = try store.schema(at: from)
+        try store.forEachTransaction(after: from, through: end) { t in
+            for case .schema(let s, _) in t.changes { schema = s }
+            if format.json {
+                Output.standard.line(t.json(schema: schema).text)
+            } else {
+                for line in TransactionText.lines(t, schema: schema) { Output.standard.line(line) }
+            }
+        }
+    }
+}
+
+/// Human text of a transaction for `log`.
+enum TransactionText {
+    static func lines(_ t: Transaction, schema: Schema) -> [String] {
+        var out = ["seq \(t.seq)  \(t.time.iso8601)  \(t.author)"]
+        for change in t.changes {
+            switch change {
+            case let .insert(key, values):
+                out.append("  + \(key.entity) \(key.id)  " + assignments(values, key.entity, schema))
+            case let .update(key, values, previous):
+                let parts = sortedKeys(values, key.entity, schema).map { "\($0): \(previous[$0]?.displayText ?? "null") → \(values[$0]!.displayText)" }
+                out.append("  ~ \(key.entity) \(key.id)  " + parts.joined(separator: ", "))
+            case let .delete(key, _):
+                out.append("  - \(key.entity) \(key.id)")
+            case .schema:
+                out.append("  schema updated")
+            }
+        }
+        return out
+    }
+
+    static func sortedKeys(_ values: ObjectValues, _ entity: String, _ schema: Schema) -> [String] {
+        guard let e = schema.entities[entity] else { return values.keys.sorted() }
+        return e.attributes.map(\.name).filter { values[$0] != nil } + values.keys.filter { e.attribute(named: $0) == nil }.sorted()
+    }
+
+    static func assignments(_ values: ObjectValues, _ entity: String, _ schema: Schema) -> String {
+        sortedKeys(values, entity, schema).map { "\($0)=\(values[$0]!.displayText)" }.joined(separator: " ")
+    }
+}

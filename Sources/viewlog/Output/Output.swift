@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Buffered standard output, and one-line errors on standard error.
+///
+/// Large outputs (`export`, `log` of a big store) go through a 64 KiB buffer instead of one write per line.
+final class Output: @unchecked Sendable {
+    // Safety: the CLI writes from one task at a time; `watch` writes from its single loop.
+    static let standard = Output()
+    private var buffer: [UInt8] = []
+    private let flushBytes = 64 * 1024
+
+    /// Writes `line` and a newline.
+    func line(_ line: String) {
+        buffer.append(contentsOf: line.utf8)
+        buffer.append(0x0A)
+        if buffer.count >= flushBytes { flush() }
+    }
+
+    /// Writes everything buffered to standard output.
+    func flush() {
+        guard !buffer.isEmpty else { return }
+        buffer.withUnsafeBytes { b in
+            var offset = 0
+            while offset < b.count {
+                let n = write(1, b.baseAddress! + offset, b.count - offset)
+                if n <= 0 { break }
+                offset += n
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Prints `error: message` on standard error, as one line.
+    static func error(_ message: String) {
+        let oneLine = message.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let text = "error: \(oneLine)\n"
+        _ = text.withCString { fputs($0, stderr) }
+    }
+
+    /// Prints a progress line on standard error, only when it is a terminal.
+    static func progress(_ message: String) {
+        guard isatty(2) != 0 else { return }
+        _ = "\r\(message)\u{1B}[K".withCString { fputs($0, stderr) }
+    }
+
+    /// Ends a progress line.
+    static func progressDone() {
+        guard isatty(2) != 0 else { return }
+        _ = "\r\u{1B}[K".withCString { fputs($0, stderr) }
+    }
+
+    /// Whether standard output is a terminal (for colour).
+    static var isTerminal: Bool { isatty(1) != 0 }
+}
+
+func exitProcess(_ code: Int32) -> Never {
+    Output.standard.flush()
+    exit(code)
+}

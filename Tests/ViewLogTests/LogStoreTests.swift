@@ -1,0 +1,189 @@
+import Foundation
+import Testing
+@testable import ViewLog
+
+/// A path for a new store under the temporary directory (the directory itself does not exist yet).
+func newStorePath() -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("viewlog-store-\(UUID().uuidString)").path
+}
+
+let employeesSchemaText = """
+{"entities": {"Employee": {"id": "string", "attributes": {
+  "name": {"type": "string"}, "height": {"type": "int", "optional": true},
+  "sectionName": {"type": "string", "default": ""}, "salary": {"type": "double", "default": 0},
+  "active": {"type": "bool", "default": true}, "hired": {"type": "date", "optional": true}}}},
+ "views": {"tall": {"entity": "Employee", "where": "TRUEPREDICATE", "sort": "sectionName, height desc, name", "section": "sectionName"}}}
+"""
+
+func employeesSchema() throws -> Schema { try Schema(jsonText: employeesSchemaText) }
+
+func makeStore(options: StoreOptions = StoreOptions(durable: false)) throws -> LogStore {
+    try LogStore.create(at: newStorePath(), schema: try employeesSchema(), options: options)
+}
+
+func employee(_ id: String) -> ObjectKey { ObjectKey(entity: "Employee", id: .string(id)) }
+
+@Suite("LogStore")
+struct LogStoreTests {
+    @Test func appendReadAndReopen() throws {
+        let store = try makeStore()
+        #expect(try store.head == 0)
+        let t1 = try store.append([.insert(entity: "Employee", id: .string("e1"), values: ["name": .string("Ann"), "height": .int(180)])], author: "test")
+        #expect(t1.seq == 1)
+        guard case .insert(_, let values) = t1.changes[0] else { Issue.record("expected an insert"); return }
+        #expect(values["salary"] == .double(0))  // default filled
+        #expect(values["hired"] == .null)          // optional without default
+        #expect(values["active"] == .bool(true))
+        let t2 = try store.append([.update(entity: "Employee", id: .string("e1"), values: ["height": .int(182)])], author: "test")
+        guard case .update(_, let new, let previous) = t2.changes[0] else { Issue.record("expected an update"); return }
+        #expect(new == ["height": .int(182)])
+        #expect(previous == ["height": .int(180)])
+
+        let reopened = try LogStore.open(at: store.path)
+        #expect(try reopened.head == 2)
+        #expect(try reopened.transactions() == [t1, t2])
+        #expect(try reopened.object(employee("e1"))?["height"] == .int(182))
+        #expect(try reopened.object(employee("e1"), at: 1)?["height"] == .int(180))
+        #expect(try reopened.object(employee("e1"), at: 0) == nil)
+    }
+
+    @Test func aBadChangeAfterGoodOnesAppendsNothing() throws {
+        let store = try makeStore()
+        try store.append([.insert(entity: "Employee", id: .string("e0"), values: ["name": .string("Zed")])], author: "t")
+        let requests = [
+            TransactionRequest(author: "t", changes: [.insert(entity: "Employee", id: .string("e1"), values: ["name": .string("Ann")])]),
+            TransactionRequest(author: "t", changes: [
+                .update(entity: "Employee", id: .string("e1"), values: ["height": .int(1)]),
+                .update(entity: "Employee", id: .string("nobody"), values: ["height": .int(1)]),
+            ]),
+        ]
+        #expect(throws: StoreError.invalidChange(transaction: 1, change: 1, reason: "update of Employee \"nobody\": no such object")) {
+            try store.append(requests)
+        }
+        #expect(try store.head == 1)
+        #expect(try store.object(employee("e1")) == nil)
+        #expect(try store.verify().isOK)
+    }
+
+    @Test(arguments: [
+        (ChangeRequest.insert(entity: "Nope", id: .string("x"), values: [:]), "unknown entity 'Nope'"),
+        (.insert(entity: "Employee", id: .int(3), values: ["name": .string("A")]), "Employee ids are strings, got 3"),
+        (.insert(entity: "Employee", id: .string("e9"), values: [:]), "missing required attribute 'name'"),
+        (.insert(entity: "Employee", id: .string("e9"), values: ["name": .null]), "is required and cannot be null"),
+        (.insert(entity: "Employee", id: .string("e9"), values: ["name": .string("A"), "height": .double(1.5)]), "attribute 'height' of Employee is int"),
+        (.insert(entity: "Employee", id: .string("e9"), values: ["name": .string("A"), "wings": .int(2)]), "unknown attribute 'wings'"),
+        (.insert(entity: "Employee", id: .string("e1"), values: ["name": .string("A")]), "the id exists already"),
+        (.update(entity: "Employee", id: .string("e9"), values: ["height": .int(2)]), "no such object"),
+        (.delete(entity: "Employee", id: .string("e9")), "no such object"),
+    ])
+    func refusedChangesNameTheProblem(request: ChangeRequest, message: String) throws {
+        let store = try makeStore()
+        try store.append([.insert(entity: "Employee", id: .string("e1"), values: ["name": .string("Ann")])], author: "t")
+        do {
+            try store.append([request], author: "t")
+            Issue.record("expected \(message)")
+        } catch {
+            #expect(error.description.contains(message), "\(error)")
+        }
+        #expect(try store.head == 1)
+    }
+
+    @Test func emptyTransactionsAndInputsAreRefused() throws {
+        let store = try makeStore()
+        #expect(throws: StoreError.emptyInput) { try store.append([]) }
+        #expect(throws: StoreError.emptyTransaction(transaction: 0)) { try store.append([], author: "t") }
+    }
+
+    @Test func createRefusesAnExistingPathAndOpenRefusesNonStores() throws {
+        let store = try makeStore()
+        #expect(throws: StoreError.alreadyExists(path: store.path)) {
+            _ = try LogStore.create(at: store.path, schema: try employeesSchema())
+        }
+        let empty = newStorePath()
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        #expect(throws: StoreError.self) { _ = try LogStore.open(at: empty) }
+        #expect(throws: StoreError.self) { _ = try LogStore.open(at: empty + "/missing") }
+    }
+
+    @Test func aTinyMapGrowsThrough100000Changes() throws {
+        let store = try makeStore(options: StoreOptions(durable: false, mapSizeBytes: 256 * 1024))
+        for batch in 0..<10 {
+            let changes = (0..<10_000).map { i in
+                ChangeRequest.insert(entity: "Employee", id: .string("e\(batch)-\(i)"), values: ["name": .string("N\(i)"), "height": .int(Int64(i))])
+            }
+            try store.append(changes, author: "bulk")
+        }
+        #expect(try store.head == 10)
+        #expect(try store.statistics().objects == 100_000)
+        #expect(store.environment.mapGrowCount > 0)
+        #expect(try store.verify().isOK)
+    }
+
+    @Test func verifyNamesTheSeqOfAnAlteredEntry() throws {
+        let store = try makeStore()
+        for i in 0..<5 {
+            try store.append([.insert(entity: "Employee", id: .string("e\(i)"), values: ["name": .string("N\(i)")])], author: "t")
+        }
+        let key = bigEndianBytes(3)
+        try store.environment.write { txn in
+            var bytes = try txn.value(store.logDB, for: key)!
+            bytes[bytes.count - 2] ^= 0x20
+            try txn.put(store.logDB, key: key, value: bytes)
+        }
+        let report = try store.verify()
+        #expect(!report.isOK)
+        #expect(report.problems.contains { $0.contains("seq 3") }, "\(report.problems)")
+        #expect(throws: StoreError.self) { _ = try store.transactions() }
+    }
+
+    @Test func verifyFindsObjectsThatDisagreeWithTheLog() throws {
+        let store = try makeStore()
+        try store.append([.insert(entity: "Employee", id: .string("e1"), values: ["name": .string("Ann")])], author: "t")
+        try store.environment.write { txn in
+            try txn.put(store.objectsDB, key: ObjectRecordCodec.key(employee("e1")),
+                        value: ObjectRecordCodec.encode(values: ["name": .string("Eve")], seq: 1))
+        }
+        let report = try store.verify()
+        #expect(report.problems.contains { $0.contains("Employee/e1") }, "\(report.problems)")
+    }
+
+    @Test func historicStatesMatchWhicheverWayTheyAreComputed() throws {
+        let store = try makeStore()
+        var expected: [[ObjectID: ObjectValues]] = [[:]]
+        var state: [ObjectID: ObjectValues] = [:]
+        for i in 0..<40 {
+            let id = ObjectID.string("e\(i % 7)")
+            let request: ChangeRequest
+            if state[id] == nil {
+                request = .insert(entity: "Employee", id: id, values: ["name": .string("N\(i)"), "height": .int(Int64(i))])
+            } else if i % 5 == 0 {
+                request = .delete(entity: "Employee", id: id)
+            } else {
+                request = .update(entity: "Employee", id: id, values: ["height": .int(Int64(100 + i))])
+            }
+            let t = try store.append([request], author: "t")
+            state[id] = ObjectValues.applying(t.changes[0], to: state[id])
+            expected.append(state)
+        }
+        for p in 0...40 {
+            let objects = try store.objects(of: "Employee", at: UInt64(p))
+            #expect(Dictionary(uniqueKeysWithValues: objects.map { ($0.id, $0.values) }) == expected[p], "position \(p)")
+            #expect(objects.map(\.id) == objects.map(\.id).sorted())
+            for k in 0..<7 {
+                let id = ObjectID.string("e\(k)")
+                #expect(try store.object(ObjectKey(entity: "Employee", id: id), at: UInt64(p)) == expected[p][id])
+            }
+        }
+        // Deltas in both directions give the states at both ends.
+        for (a, b) in [(0, 40), (40, 0), (10, 25), (25, 10), (39, 40), (7, 7)] {
+            let delta = try store.delta(from: UInt64(a), to: UInt64(b))
+            for d in delta.objects {
+                #expect(d.before == expected[a][d.key.id], "\(a)->\(b) \(d.key)")
+                #expect(d.after == expected[b][d.key.id], "\(a)->\(b) \(d.key)")
+            }
+            let touched = Set(expected[a].keys).union(expected[b].keys).filter { expected[a][$0] != expected[b][$0] }
+            #expect(touched.isSubset(of: Set(delta.objects.map(\.key.id))))
+        }
+        #expect(throws: StoreError.positionPastHead(position: 41, head: 40)) { _ = try store.objects(of: "Employee", at: 41) }
+    }
+}
