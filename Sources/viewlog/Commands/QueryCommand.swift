@@ -1,0 +1,70 @@
+import ArgumentParser
+import ViewLog
+
+struct QueryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Print a view at the head or at a position.",
+        discussion: """
+        Examples:
+          viewlog query shop tall
+          viewlog query shop --entity Employee --where "height > \\$min" --var min=170 --sort "name" --json
+          viewlog query shop tall --at 3 --limit 10 --offset 20
+        """
+    )
+
+    @OptionGroup var storeArgument: StoreArgument
+    @OptionGroup var view: ViewOptions
+    @Option(help: "The position (default: the head).") var at: UInt64?
+    @OptionGroup var format: JSONFlag
+
+    func run() throws {
+        let store = try storeArgument.open()
+        let position = try store.checkedPosition(at)
+        let materialized = try MaterializedView(store: store, options: view, at: position)
+        if format.json {
+            Output.standard.line(materialized.json.text)
+        } else {
+            for line in materialized.textLines { Output.standard.line(line) }
+        }
+    }
+}
+
+struct DiffCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diff",
+        abstract: "The change set that takes a view at A to the view at B (A > B allowed).",
+        discussion: """
+        Row changes follow NSFetchedResultsController / UITableView batch rules: delete `from` is before the \
+        batch, insert `to` after; moves carry both and the changed attributes.
+        Examples:
+          viewlog diff shop tall --from 2 --to 5
+          viewlog diff shop --entity Employee --sort name --from 5 --to 0 --json
+        """
+    )
+
+    @OptionGroup var storeArgument: StoreArgument
+    @OptionGroup var view: ViewOptions
+    @Option(help: "The position of the view before.") var from: UInt64
+    @Option(help: "The position of the view after.") var to: UInt64
+    @Flag(help: "Add each row change's seq (the transaction that last touched the row) to the JSON.") var seq = false
+    @OptionGroup var format: JSONFlag
+
+    func run() throws {
+        let store = try storeArgument.open()
+        _ = try store.checkedPosition(from)
+        _ = try store.checkedPosition(to)
+        let before = try MaterializedView(store: store, options: view, at: from)
+        let delta = try store.delta(from: from, to: to, entities: [before.entity.name])
+        let changes = before.controller.apply(delta)
+        var after = before
+        for d in delta.objects { after.values[d.key.id] = d.after }
+        if format.json {
+            Output.standard.line(changes.json(includeSeq: seq).text)
+        } else {
+            for line in DiffText.lines(changes, before: before.values, after: after.values, entity: before.entity) {
+                Output.standard.line(line)
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import ArgumentParser
+import ViewLog
+
+/// Which view: a named view of the schema, or `--entity` with its parts.
+struct ViewOptions: ParsableArguments {
+    @Argument(help: "A named view of the schema (see 'viewlog views').") var view: String?
+    @Option(help: "The entity (instead of a named view).") var entity: String?
+    @Option(name: .customLong("where"), help: "A predicate, e.g. \"height > 170 AND name BEGINSWITH[c] 'a'\".") var predicate: String?
+    @Option(help: "Sort descriptors, e.g. \"sectionName, height desc, name\".") var sort: String?
+    @Option(help: "The attribute that groups rows into sections.") var section: String?
+    @Option(help: "At most this many rows.") var limit: Int?
+    @Option(help: "Skip this many rows first.") var offset: Int?
+    @Option(name: .customLong("var"), help: "A value for $NAME in the predicate: NAME=VALUE (a JSON literal or text).")
+    var variables: [String] = []
+
+    func validate() throws {
+        if view != nil, entity != nil || predicate != nil || sort != nil || section != nil {
+            throw ValidationError("give either a view name or --entity/--where/--sort/--section, not both")
+        }
+        if view == nil, entity == nil { throw ValidationError("give a view name or --entity") }
+        if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
+        if let offset, offset < 0 { throw ValidationError("--offset must not be negative") }
+    }
+
+    /// The fetch request, checked against `schema`.
+    func fetchRequest(schema: Schema) throws -> (FetchRequest, EntityDescription) {
+        var definition: ViewDefinition
+        if let view {
+            guard let named = schema.views[view] else {
+                let known = schema.views.keys.sorted().joined(separator: ", ")
+                throw CLIError("unknown view '\(view)'" + (known.isEmpty ? " (the schema has no views)" : " (views: \(known))"))
+            }
+            definition = named
+        } else {
+            definition = ViewDefinition(entity: entity!, predicate: predicate, sort: sort, sectionKey: section)
+        }
+        if let limit { definition.limit = limit }
+        if let offset { definition.offset = offset }
+        let entityDescription = try schema.entity(named: definition.entity)
+        var request = try FetchRequest(definition)
+        request.variables = try parsedVariables()
+        return (request, entityDescription)
+    }
+
+    /// `--var NAME=VALUE`: the value read as a JSON literal when it is one (`42`, `true`, `"x"`, `null`),
+    /// otherwise as text.
+    func parsedVariables() throws -> [String: Value] {
+        var out: [String: Value] = [:]
+        for assignment in variables {
+            guard let eq = assignment.firstIndex(of: "="), eq != assignment.startIndex else {
+                throw CLIError("--var expects NAME=VALUE, got '\(assignment)'")
+            }
+            let name = String(assignment[..<eq]), text = String(assignment[assignment.index(after: eq)...])
+            let value: Value
+            switch try? JSONValue.parse(text) {
+            case .int(let i)?: value = .int(i)
+            case .double(let d)?: value = .double(d)
+            case .bool(let b)?: value = .bool(b)
+            case .string(let s)?: value = Timestamp(iso8601: s).map(Value.date) ?? .string(s)
+            case .null?: value = .null
+            default: value = Timestamp(iso8601: text).map(Value.date) ?? .string(text)
+            }
+            out[name.hasPrefix("$") ? String(name.dropFirst()) : name] = value
+        }
+        return out
+    }
+}
+
+/// A results controller of a view at a position, and the objects it was made from.
+struct MaterializedView {
+    let controller: ResultsController
+    let entity: EntityDescription
+    var values: [ObjectID: ObjectValues]
+
+    init(store: LogStore, options: ViewOptions, at position: UInt64) throws {
+        let schema = try store.schema(at: position)
+        let (request, entity) = try options.fetchRequest(schema: schema)
+        let objects = try store.objects(of: entity.name, at: position)
+        self.controller = try ResultsController(fetchRequest: request, entity: entity, objects: objects.lazy.map { ($0.id, $0.values) },
+                                                position: position)
+        self.entity = entity
+        var values: [ObjectID: ObjectValues] = [:]
+        let members = Set(controller.fetchedObjects)
+        for o in objects where members.contains(o.id) { values[o.id] = o.values }
+        self.values = values
+    }
+
+    /// The `query` document: `{"position": 9, "sections": [{"name": "A", "rows": [{"id": "e1", "values": {…}}]}]}`.
+    var json: JSONValue {
+        var sections: [JSONValue] = []
+        var row = 0
+        let ids = controller.fetchedObjects
+        for info in controller.sections {
+            var rows: [JSONValue] = []
+            for id in ids[row..<(row + info.numberOfObjects)] {
+                rows.append(.object([("id", id.json), ("values", entity.json(values[id] ?? [:]))]))
+            }
+            row += info.numberOfObjects
+            sections.append(.object([("name", .string(info.name)), ("rows", .array(rows))]))
+        }
+        return .object([("position", .int(Int64(controller.position))), ("sections", .array(sections))])
+    }
+
+    /// Aligned text: a heading per section (when sectioned), a row per object.
+    var textLines: [String] {
+        var out: [String] = []
+        let columns = entity.attributes.map(\.name)
+        let ids = controller.fetchedObjects
+        var row = 0
+        for info in controller.sections {
+            if controller.isSectioned { out.append("\(info.name.isEmpty ? "\"\"" : info.name) (\(info.numberOfObjects))") }
+            var rows: [[String]] = []
+            for id in ids[row..<(row + info.numberOfObjects)] {
+                let v = values[id] ?? [:]
+                rows.append([id.description] + columns.map { v[$0]?.displayText ?? "" })
+            }
+            row += info.numberOfObjects
+            out += TextTable(header: ["id"] + columns, rows: rows, indent: controller.isSectioned ? "  " : "").lines
+        }
+        if ids.isEmpty { out.append("(no rows at position \(controller.position))") }
+        return out
+    }
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The whole story on a fresh machine: install what is needed, build viewlog, make a store from the example
+# schema, append, query, diff, replay, export and import. Run from anywhere: tools/demo.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+tools/install-deps
+swift build -c release --product viewlog 2>&1 | grep -vE "^\[|^Building|^Compiling|^Write" || true
+viewlog() { .build/release/viewlog "$@"; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+store="$work/shop"
+step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+
+step viewlog init "$store" --schema schema/employees.json
+viewlog init "$store" --schema schema/employees.json
+
+step viewlog append "$store" '<<' four JSON lines
+viewlog append "$store" <<'JSON'
+{"insert": "Employee", "id": "e1", "values": {"name": "Ann", "height": 180, "sectionName": "A"}}
+{"insert": "Employee", "id": "e2", "values": {"name": "Bob", "height": 165, "sectionName": "B"}}
+{"author": "sync", "changes": [{"insert": "Employee", "id": "e3", "values": {"name": "Cy", "height": 190, "sectionName": "B"}}, {"insert": "Employee", "id": "e4", "values": {"name": "Di", "height": 172, "sectionName": "C", "salary": 5200.5}}]}
+{"update": "Employee", "id": "e2", "values": {"height": 181}}
+JSON
+
+step viewlog append "$store" update Employee e4 sectionName=A
+viewlog append "$store" update Employee e4 sectionName=A
+
+step viewlog log "$store" --from 3
+viewlog log "$store" --from 3
+
+step viewlog query "$store" tall
+viewlog query "$store" tall
+
+step viewlog query "$store" tall --at 2 --json
+viewlog query "$store" tall --at 2 --json
+
+step viewlog diff "$store" tall --from 2 --to 5
+viewlog diff "$store" tall --from 2 --to 5
+
+step viewlog diff "$store" tall --from 2 --to 5 --json
+viewlog diff "$store" tall --from 2 --to 5 --json
+
+step viewlog get "$store" Employee e2 --at 3
+viewlog get "$store" Employee e2 --at 3
+
+step viewlog append "$store" update Employee nobody height=1 '   # refused: nothing appended'
+viewlog append "$store" update Employee nobody height=1 || echo "(exit status $?)"
+
+step viewlog verify "$store"
+viewlog verify "$store"
+
+step viewlog replay "$store" --into "$work/at3" --to 3
+viewlog replay "$store" --into "$work/at3" --to 3
+viewlog query "$work/at3" tall
+
+step viewlog export "$store" '>' "$work/log.jsonl" '&&' viewlog import '<new store>' "$work/log.jsonl"
+viewlog export "$store" > "$work/log.jsonl"
+viewlog init "$work/copy" --schema schema/employees.json >/dev/null
+viewlog import "$work/copy" "$work/log.jsonl"
+diff <(viewlog query "$store" tall --json) <(viewlog query "$work/copy" tall --json) && echo "the imported store shows the same view"
+
+step viewlog stats "$store"
+viewlog stats "$store"
+echo
+echo "demo done"
