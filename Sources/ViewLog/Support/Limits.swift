@@ -6,6 +6,9 @@ public enum Limits {
     public static let stringBytesMax = 16 * 1024 * 1024
     /// Longest input line of `append` / `import` (one transaction as JSON).
     public static let lineBytesMax = 16 * 1024 * 1024
+    /// Longest string id. An object's LMDB key is its entity name, a separator, a tag and its id, and LMDB
+    /// keys are at most 511 bytes: 128 + 2 + 256 leaves room.
+    public static let idBytesMax = 256
     /// Most changes in one transaction.
     public static let transactionChangesMax = 1_000_000
     /// Most attributes of one entity.

@@ -1,0 +1,137 @@
+/// The binary forms of the `objects` database (the current state at head): the record of one object (its values
+/// and the seq that last changed it) and its LMDB key (entity, then id, ordered so that byte order is id order
+/// within an entity). Byte layout in `schema/log-format.md`.
+///
+/// Records carry no checksum of their own: they are derived state, and `viewlog verify` compares them with the
+/// replay of the checksummed log. Decoding is total, as for ``TransactionCodec``.
+public enum ObjectRecordCodec {
+    /// The version byte every record starts with.
+    public static let recordVersion: UInt8 = 1
+
+    /// Flips the sign bit of an int id so that unsigned big-endian byte order is signed numeric order.
+    static let signBit: UInt64 = 0x8000_0000_0000_0000
+
+    /// Encodes an object's record: version, seq, values.
+    /// - Precondition: the limits of ``TransactionCodec/encode(_:)`` hold for `values`, and `seq` is in
+    ///   `1...Int64.max`.
+    public static func encode(values: ObjectValues, seq: UInt64) -> [UInt8] {
+        precondition(seq >= 1 && seq <= UInt64(Int64.max), "seq \(seq) out of range")
+        var w = ByteWriter(capacity: 12 + values.count * 24)
+        w.u8(recordVersion)
+        w.u64(seq)
+        w.objectValues(values)
+        return w.bytes
+    }
+
+    /// Decodes an object's record.
+    /// - Throws: ``CodecError`` naming what is wrong and at which byte offset.
+    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(CodecError) -> (values: ObjectValues, seq: UInt64) {
+        var r = ByteReader(bytes)
+        let version = try r.u8("record version")
+        guard version == recordVersion else {
+            throw .invalid(field: "record version", offset: 0, reason: "unsupported version \(version)")
+        }
+        let seq = try r.u64("seq")
+        guard seq >= 1, seq <= UInt64(Int64.max) else {
+            throw .invalid(field: "seq", offset: 1, reason: "\(seq) is not in 1...\(Int64.max)")
+        }
+        let values = try r.objectValues()
+        guard r.isAtEnd else { throw .trailingBytes(offset: r.offset, count: r.remaining) }
+        return (values, seq)
+    }
+
+    /// Decodes an object's record from an array; see ``decode(_:)-(UnsafeRawBufferPointer)``.
+    public static func decode(_ bytes: [UInt8]) throws(CodecError) -> (values: ObjectValues, seq: UInt64) {
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(CodecError) in try decode(raw) }
+        }
+        return try result.get()
+    }
+
+    /// The LMDB key of an object: entity name (UTF-8), `0x00`, id tag, id bytes — an int id as 8 bytes big-endian
+    /// with the sign bit flipped, a string id as its UTF-8 bytes. Within one entity, byte order is
+    /// ``ObjectID``'s order (numeric, or code point).
+    /// - Precondition: the entity name is 1…``Limits/nameBytesMax`` bytes without `0x00`; a string id is at most
+    ///   ``Limits/idBytesMax`` bytes.
+    public static func key(_ k: ObjectKey) -> [UInt8] {
+        var w = ByteWriter(capacity: k.entity.utf8.count + 10 + (k.id.stringBytes ?? 0))
+        appendPrefix(k.entity, to: &w)
+        switch k.id {
+        case .int(let i):
+            w.u8(IDTag.int)
+            w.u64BigEndian(UInt64(bitPattern: i) ^ signBit)
+        case .string(let s):
+            precondition(s.utf8.count <= Limits.idBytesMax, "string id longer than \(Limits.idBytesMax) bytes")
+            w.u8(IDTag.string)
+            w.raw(s)
+        }
+        return w.bytes
+    }
+
+    /// The bytes every key of `entity` starts with, and no key of another entity: its name and `0x00`. For range
+    /// scans over one entity.
+    public static func entityPrefix(_ entity: String) -> [UInt8] {
+        var w = ByteWriter(capacity: entity.utf8.count + 1)
+        appendPrefix(entity, to: &w)
+        return w.bytes
+    }
+
+    static func appendPrefix(_ entity: String, to w: inout ByteWriter) {
+        precondition(!entity.isEmpty && entity.utf8.count <= Limits.nameBytesMax, "entity name out of range")
+        precondition(!entity.utf8.contains(0), "entity name contains a NUL byte")
+        w.raw(entity)
+        w.u8(0)
+    }
+
+    /// Decodes an object's LMDB key (see ``key(_:)``).
+    /// - Throws: ``CodecError`` naming what is wrong and at which byte offset.
+    public static func decodeKey(_ bytes: UnsafeRawBufferPointer) throws(CodecError) -> ObjectKey {
+        // The entity name ends at the first 0x00, within nameBytesMax + 1 bytes.
+        let scan = min(bytes.count, Limits.nameBytesMax + 1)
+        var end = 0
+        while end < scan, bytes[end] != 0 { end += 1 }
+        guard end < bytes.count, bytes[end] == 0 else {
+            if end == scan, scan > Limits.nameBytesMax {
+                throw .tooLarge(field: "entity name", offset: 0, value: end, limit: Limits.nameBytesMax)
+            }
+            throw .truncated(field: "entity name", offset: 0)
+        }
+        guard end >= 1 else { throw .invalid(field: "entity name", offset: 0, reason: "empty name") }
+        let entity = try ByteReader.utf8(UnsafeRawBufferPointer(rebasing: bytes[0..<end]), "entity name", at: 0)
+        var r = ByteReader(bytes, offset: end + 1)
+        let tagAt = r.offset
+        let tag = try r.u8("id tag")
+        switch tag {
+        case IDTag.int:
+            let flipped = try r.u64BigEndian("int id")
+            guard r.isAtEnd else { throw .trailingBytes(offset: r.offset, count: r.remaining) }
+            return ObjectKey(entity: entity, id: .int(Int64(bitPattern: flipped ^ signBit)))
+        case IDTag.string:
+            let n = r.remaining
+            guard n <= Limits.idBytesMax else {
+                throw .tooLarge(field: "string id", offset: r.offset, value: n, limit: Limits.idBytesMax)
+            }
+            let at = r.offset
+            let raw = try r.bytes(n, "string id")
+            return ObjectKey(entity: entity, id: .string(try ByteReader.utf8(raw, "string id", at: at)))
+        default:
+            throw .invalid(field: "id tag", offset: tagAt, reason: "unknown tag \(tag)")
+        }
+    }
+
+    /// Decodes an object's LMDB key from an array; see ``decodeKey(_:)-(UnsafeRawBufferPointer)``.
+    public static func decodeKey(_ bytes: [UInt8]) throws(CodecError) -> ObjectKey {
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(CodecError) in try decodeKey(raw) }
+        }
+        return try result.get()
+    }
+}
+
+extension ObjectID {
+    /// UTF-8 length of a string id; `nil` for an int id.
+    var stringBytes: Int? {
+        if case .string(let s) = self { return s.utf8.count }
+        return nil
+    }
+}

@@ -1,0 +1,245 @@
+/// The binary encoding of values, ids, object keys and object values, shared by the log entry
+/// (``TransactionCodec``) and the object-store record (``ObjectRecordCodec``). Byte layout: `schema/log-format.md`.
+enum ValueTag {
+    static let null: UInt8 = 0
+    static let string: UInt8 = 1
+    static let int: UInt8 = 2
+    static let double: UInt8 = 3
+    static let boolFalse: UInt8 = 4
+    static let boolTrue: UInt8 = 5
+    static let date: UInt8 = 6
+}
+
+/// Tags of an id, in the log and in object keys. An int id's tag is below a string id's, as in ``ObjectID``'s order.
+enum IDTag {
+    static let int: UInt8 = 1
+    static let string: UInt8 = 2
+}
+
+/// Smallest encoded sizes, to bound counts by the bytes that remain before allocating.
+enum EncodedSize {
+    /// A name (length 1, one byte) and the smallest value (a tag).
+    static let namedValueMin = 3
+    /// A name, and two one-byte values.
+    static let updatePairMin = 4
+    /// The smallest change: a kind byte and two empty strings (a schema change; decoding rejects it later).
+    static let changeMin = 3
+}
+
+extension ByteWriter {
+    /// A tagged value.
+    @inline(__always)
+    mutating func value(_ v: Value) {
+        switch v {
+        case .null: u8(ValueTag.null)
+        case .string(let s):
+            u8(ValueTag.string)
+            string(s, limit: Limits.stringBytesMax)
+        case .int(let i):
+            u8(ValueTag.int)
+            u64(UInt64(bitPattern: i))
+        case .double(let d):
+            u8(ValueTag.double)
+            u64(d.bitPattern)  // NaN payloads and -0.0 round-trip exactly
+        case .bool(let b): u8(b ? ValueTag.boolTrue : ValueTag.boolFalse)
+        case .date(let t):
+            u8(ValueTag.date)
+            u64(UInt64(bitPattern: t.milliseconds))
+        }
+    }
+
+    /// An entity or attribute name: 1…``Limits/nameBytesMax`` bytes.
+    @inline(__always)
+    mutating func name(_ n: String) {
+        precondition(!n.isEmpty, "empty name in the log")
+        string(n, limit: Limits.nameBytesMax)
+    }
+
+    /// A tagged id.
+    @inline(__always)
+    mutating func id(_ id: ObjectID) {
+        switch id {
+        case .int(let i):
+            u8(IDTag.int)
+            u64(UInt64(bitPattern: i))
+        case .string(let s):
+            u8(IDTag.string)
+            string(s, limit: Limits.idBytesMax)
+        }
+    }
+
+    /// An object key: entity name, then id.
+    @inline(__always)
+    mutating func key(_ k: ObjectKey) {
+        name(k.entity)
+        id(k.id)
+    }
+
+    /// Object values: a count, then (name, value) pairs with names in code-point order, so that equal values
+    /// always give equal bytes.
+    mutating func objectValues(_ values: ObjectValues) {
+        precondition(values.count <= Limits.attributesMax, "more than \(Limits.attributesMax) attributes")
+        varint(values.count)
+        if values.count == 1, let only = values.first {
+            name(only.key)
+            value(only.value)
+            return
+        }
+        ByteWriter.withSortedPairs(values) { pairs in
+            for p in pairs {
+                name(p.key)
+                value(p.value)
+            }
+        }
+    }
+
+    /// The attributes of an update: a count, then (name, new value, previous value) triples, names in code-point
+    /// order.
+    /// - Precondition: `previous` has exactly the keys of `values` (see ``Change/update(_:values:previous:)``).
+    mutating func updatePairs(_ values: ObjectValues, previous: ObjectValues) {
+        precondition(values.count <= Limits.attributesMax, "more than \(Limits.attributesMax) attributes")
+        precondition(values.count == previous.count, "an update's previous values must have the keys of its values")
+        varint(values.count)
+        ByteWriter.withSortedPairs(values) { pairs in
+            for p in pairs {
+                guard let old = previous[p.key] else {
+                    preconditionFailure("an update's previous values lack attribute '\(p.key)'")
+                }
+                name(p.key)
+                value(p.value)
+                value(old)
+            }
+        }
+    }
+
+    /// Calls `body` with the pairs of `values` sorted by key in code-point order, in a temporary (usually
+    /// stack) buffer: no array is allocated per object.
+    @inline(__always)
+    private static func withSortedPairs(_ values: ObjectValues,
+                                        _ body: (UnsafeMutableBufferPointer<(key: String, value: Value)>) -> Void) {
+        let n = values.count
+        guard n > 0 else { return }
+        withUnsafeTemporaryAllocation(of: (key: String, value: Value).self, capacity: n) { buffer in
+            var i = 0
+            for pair in values where i < n {
+                buffer.initializeElement(at: i, to: pair)
+                i += 1
+            }
+            var filled = UnsafeMutableBufferPointer(rebasing: buffer[0..<i])
+            filled.sort { Value.compareUTF8($0.key, $1.key) < 0 }
+            body(filled)
+            _ = filled.deinitialize()
+        }
+    }
+}
+
+extension ByteReader {
+    /// A tagged value.
+    @inline(__always)
+    mutating func value() throws(CodecError) -> Value {
+        let at = offset
+        let tag = try u8("value tag")
+        switch tag {
+        case ValueTag.null: return .null
+        case ValueTag.string: return .string(try string("string value", limit: Limits.stringBytesMax))
+        case ValueTag.int: return .int(Int64(bitPattern: try u64("int value")))
+        case ValueTag.double: return .double(Double(bitPattern: try u64("double value")))
+        case ValueTag.boolFalse: return .bool(false)
+        case ValueTag.boolTrue: return .bool(true)
+        case ValueTag.date: return .date(Timestamp(milliseconds: Int64(bitPattern: try u64("date value"))))
+        default: throw .invalid(field: "value tag", offset: at, reason: "unknown tag \(tag)")
+        }
+    }
+
+    /// A name's raw bytes (1…``Limits/nameBytesMax``) and its text.
+    @inline(__always)
+    mutating func nameBytes(_ field: StaticString) throws(CodecError) -> (raw: UnsafeRawBufferPointer, text: String) {
+        let start = offset
+        let n = try varint(field)
+        guard n >= 1 else { throw .invalid(field: "\(field)", offset: start, reason: "empty name") }
+        guard n <= Limits.nameBytesMax else {
+            throw .tooLarge(field: "\(field)", offset: start, value: n, limit: Limits.nameBytesMax)
+        }
+        guard n <= remaining else { throw .truncated(field: "\(field)", offset: start) }
+        let raw = try bytes(n, field)
+        return (raw, try ByteReader.utf8(raw, field, at: start))
+    }
+
+    /// An entity or attribute name.
+    @inline(__always)
+    mutating func name(_ field: StaticString) throws(CodecError) -> String {
+        try nameBytes(field).text
+    }
+
+    /// A tagged id.
+    @inline(__always)
+    mutating func id() throws(CodecError) -> ObjectID {
+        let at = offset
+        let tag = try u8("id tag")
+        switch tag {
+        case IDTag.int: return .int(Int64(bitPattern: try u64("int id")))
+        case IDTag.string: return .string(try string("string id", limit: Limits.idBytesMax))
+        default: throw .invalid(field: "id tag", offset: at, reason: "unknown tag \(tag)")
+        }
+    }
+
+    /// An object key: entity name, then id.
+    @inline(__always)
+    mutating func key() throws(CodecError) -> ObjectKey {
+        let entity = try name("entity name")
+        return ObjectKey(entity: entity, id: try id())
+    }
+
+    /// Object values; names must be in strictly increasing code-point (byte) order.
+    mutating func objectValues() throws(CodecError) -> ObjectValues {
+        let n = try count("attribute count", limit: Limits.attributesMax, bytesEach: EncodedSize.namedValueMin)
+        var values = ObjectValues(minimumCapacity: n)
+        var previousName = UnsafeRawBufferPointer(start: nil, count: 0)
+        for i in 0..<n {
+            let at = offset
+            let (raw, name) = try nameBytes("attribute name")
+            guard i == 0 || ByteReader.precedes(previousName, raw) else {
+                throw .invalid(field: "attribute name", offset: at, reason: "names not in strictly increasing order")
+            }
+            previousName = raw
+            guard values.updateValue(try value(), forKey: name) == nil else {
+                throw .invalid(field: "attribute name", offset: at, reason: "duplicate attribute '\(name)'")
+            }
+        }
+        return values
+    }
+
+    /// The attributes of an update: (name, new value, previous value) triples, names strictly increasing.
+    mutating func updatePairs() throws(CodecError) -> (values: ObjectValues, previous: ObjectValues) {
+        let n = try count("attribute count", limit: Limits.attributesMax, bytesEach: EncodedSize.updatePairMin)
+        var values = ObjectValues(minimumCapacity: n)
+        var previous = ObjectValues(minimumCapacity: n)
+        var previousName = UnsafeRawBufferPointer(start: nil, count: 0)
+        for i in 0..<n {
+            let at = offset
+            let (raw, name) = try nameBytes("attribute name")
+            guard i == 0 || ByteReader.precedes(previousName, raw) else {
+                throw .invalid(field: "attribute name", offset: at, reason: "names not in strictly increasing order")
+            }
+            previousName = raw
+            guard values.updateValue(try value(), forKey: name) == nil else {
+                throw .invalid(field: "attribute name", offset: at, reason: "duplicate attribute '\(name)'")
+            }
+            previous[name] = try value()
+        }
+        return (values, previous)
+    }
+
+    /// Whether `a` comes strictly before `b` in byte order (which, for UTF-8, is code-point order).
+    @inline(__always)
+    static func precedes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        let n = min(a.count, b.count)
+        var i = 0
+        while i < n {
+            let x = a[i], y = b[i]
+            if x != y { return x < y }
+            i += 1
+        }
+        return a.count < b.count
+    }
+}

@@ -1,0 +1,26 @@
+/// Values that do not fit their entity, naming the entity and the attribute at fault.
+public enum ObjectValuesError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// An attribute the entity does not have.
+    case unknownAttribute(entity: String, attribute: String)
+    /// A value of the wrong type, or `null` for a required attribute.
+    case invalidValue(entity: String, ValueError)
+    /// Required attributes without a default that an insert does not give, in attribute order.
+    case missingRequired(entity: String, attributes: [String])
+    /// A string value longer than ``Limits/stringBytesMax``.
+    case stringTooLong(entity: String, attribute: String, bytes: Int)
+    /// An id of the wrong type, or a string id longer than ``Limits/idBytesMax``.
+    case invalidID(entity: String, id: ObjectID, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .unknownAttribute(e, a): return "unknown attribute '\(a)' of entity '\(e)'"
+        case let .invalidValue(e, v): return "\(e): \(v)"
+        case let .missingRequired(e, attributes):
+            let names = attributes.map { "'\($0)'" }.joined(separator: ", ")
+            return "\(e): missing required \(attributes.count == 1 ? "attribute" : "attributes") \(names) (no default)"
+        case let .stringTooLong(e, a, n):
+            return "\(e): attribute '\(a)' is \(n) bytes long, more than \(Limits.stringBytesMax)"
+        case let .invalidID(e, id, reason): return "\(e) \(id.json.text): \(reason)"
+        }
+    }
+}
