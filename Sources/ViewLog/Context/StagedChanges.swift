@@ -1,6 +1,6 @@
 /// A context's unsaved changes, collapsed per object as Core Data does: insert + update is one insert,
 /// insert + delete is nothing, update + update is one update, update + delete is a delete.
-struct StagedChanges {
+struct StagedChanges: Equatable {
     enum Entry: Equatable {
         /// Inserted by the context (the values as given).
         case inserted(ObjectValues)

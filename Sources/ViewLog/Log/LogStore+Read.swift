@@ -51,7 +51,7 @@ extension LogStore {
                     throw StoreError.corrupt(seq: expected, reason: "missing from the log (next entry is \(seq))")
                 }
                 do { out.append(try TransactionCodec.decode(e.value, expectedSeq: seq)) } catch {
-                    throw StoreError.corrupt(seq: seq, reason: error.description)
+                    throw StoreError.corrupt(seq: seq, reason: "\(error)")
                 }
                 expected += 1
                 entry = try cursor.next()

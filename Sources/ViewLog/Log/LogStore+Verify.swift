@@ -46,7 +46,7 @@ extension LogStore {
                         }
                         if s > end { break }
                         do { out.append((s, .success(try TransactionCodec.decode(e.value, expectedSeq: s)))) } catch {
-                            out.append((s, .failure(.corrupt(seq: s, reason: error.description))))
+                            out.append((s, .failure(.corrupt(seq: s, reason: "\(error)"))))
                         }
                         expected = s + 1
                         entry = try cursor.next()
