@@ -118,7 +118,7 @@ struct PredicateCompiler {
 
     private func describe(_ side: Side) -> String {
         switch side {
-        case let .key(_, name, type): return "'\(name)' of \(entity.name), \(type.rawValue)"
+        case let .key(_, name, type): return "'\(name)' of \(entity.name) (\(type.rawValue))"
         case let .constant(v, origin): return PredicateCompiler.describe(v, origin: origin)
         case .unbound(let name): return "$\(name)"
         }
@@ -145,7 +145,7 @@ struct PredicateCompiler {
         case (.string, .string), (.bool, .bool), (.date, .date): return v
         case (.date, .string(let s)):
             guard let t = Timestamp(iso8601: s) else {
-                throw QueryError("type mismatch: '\(name)' of \(entity.name) is a date, and "
+                throw QueryError("type mismatch: '\(name)' of \(entity.name) is date, and "
                                  + "\(PredicateCompiler.describe(v, origin: origin)) is not an ISO-8601 date")
             }
             return .date(t)

@@ -36,6 +36,7 @@ struct PredicateToken: Equatable {
     /// How an error message names this token: `'text'` or `end of input`.
     var found: String {
         if kind == .end { return "end of input" }
+        if case .string = kind, text.unicodeScalars.count <= 24 { return text }  // already quoted
         let shown = text.unicodeScalars.count > 24 ? String(String.UnicodeScalarView(text.unicodeScalars.prefix(24))) + "…" : text
         return "'\(shown)'"
     }
@@ -168,7 +169,10 @@ struct PredicateLexer {
 
     private func describe(_ u: Unicode.Scalar?) -> String {
         guard let u else { return "end of input" }
-        if u.value < 0x20 || u.value == 0x7F { return "character U+\(String(u.value, radix: 16, uppercase: true))" }
+        if u.value < 0x20 || u.value == 0x7F {
+            let hex = String(u.value, radix: 16, uppercase: true)
+            return "U+" + String(repeating: "0", count: 4 - hex.count) + hex
+        }
         return "'\(Character(u))'"
     }
 

@@ -149,7 +149,7 @@ struct PredicateParser {
             let braceToken = current
             let elements = try list(after: opToken)
             guard elements.count == 2 else {
-                throw QueryError("expected BETWEEN {lo, hi} with two values, found \(elements.count)",
+                throw QueryError("expected two values {lo, hi} after BETWEEN, found \(elements.count)",
                                  column: braceToken.column)
             }
             return .comparison(lhs, .between, .list(elements), options)
