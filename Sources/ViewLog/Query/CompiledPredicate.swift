@@ -92,10 +92,19 @@ indirect enum PredicateNode: Sendable {
         case .not(let n):
             return !n.evaluate(values, id)
         case .and(let ns):
-            for n in ns where !n.evaluate(values, id) { return false }
+            // Index loops: an array iterator allocates in unoptimised builds.
+            var i = 0
+            while i < ns.count {
+                if !ns[i].evaluate(values, id) { return false }
+                i += 1
+            }
             return true
         case .or(let ns):
-            for n in ns where n.evaluate(values, id) { return true }
+            var i = 0
+            while i < ns.count {
+                if ns[i].evaluate(values, id) { return true }
+                i += 1
+            }
             return false
         case let .compare(l, op, r):
             return PredicateNode.compare(l.value(values, id), op, r.value(values, id))
@@ -113,7 +122,11 @@ indirect enum PredicateNode: Sendable {
             return regex.matches(s)
         case let .inList(term, list, folding):
             let v = term.foldedValue(values, id, folding)
-            for e in list where Value.compare(v, e) == 0 { return true }
+            var i = 0
+            while i < list.count {
+                if Value.compare(v, list[i]) == 0 { return true }
+                i += 1
+            }
             return false
         case let .inSet(term, set, folding):
             return set.contains(term.foldedValue(values, id, folding))
