@@ -21,6 +21,8 @@ final class OrderedRows {
 
     /// Number of rows.
     var count: Int { tree.count }
+    /// Node size of the trees.
+    var capacity: Int { tree.capacity }
 
     /// Node visits and comparisons of both trees, summed; settable to reset.
     var counters: TreeCounters {
