@@ -257,7 +257,7 @@ final class CountedBTree<Element: CountedTreeElement> {
         guard let removed = remove(from: root, order) else { return nil }
         count -= 1
         totalWeight -= removed.weight
-        if !root.isLeaf && root.children.count == 1 { root = root.children[0] }
+        while !root.isLeaf && root.children.count == 1 { root = root.children[0] }
         return removed
     }
 
