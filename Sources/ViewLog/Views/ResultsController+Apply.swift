@@ -149,7 +149,9 @@ extension ResultsController {
 
     /// The index of the section of `value` in the window, or `nil` when no row of it is in the window.
     private func sectionIndex(_ value: Value, in window: Window) -> Int? {
-        guard let s = rows.sections.locate(value), s.start < window.end, s.end > window.start else { return nil }
+        guard !window.isEmpty, let s = rows.sections.locate(value), s.start < window.end, s.end > window.start else {
+            return nil
+        }
         return s.index - window.firstSection
     }
 
