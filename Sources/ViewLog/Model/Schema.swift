@@ -21,7 +21,8 @@ public struct Schema: Sendable, Hashable {
     public var entityNames: [String] { entities.keys.sorted { Value.compareUTF8($0, $1) < 0 } }
 
     /// Checks what the type system cannot: names are well-formed and unique, defaults fit their attribute,
-    /// views name known entities and attributes.
+    /// views name known entities and attributes, and their predicates and sorts parse and type-check against
+    /// their entity.
     public func validate() throws(SchemaError) {
         guard !entities.isEmpty else { throw .invalid("a schema needs at least one entity") }
         for name in entityNames {
@@ -53,6 +54,7 @@ public struct Schema: Sendable, Hashable {
             }
             if let limit = view.limit, limit < 0 { throw .invalidView(view: viewName, reason: "negative limit") }
             if let offset = view.offset, offset < 0 { throw .invalidView(view: viewName, reason: "negative offset") }
+            try validateQuery(of: view, named: viewName)  // where and sort: Query/Schema+Views.swift
         }
     }
 

@@ -1,50 +1,110 @@
 /// A predicate in the NSPredicate format-string language (DESIGN §4), parsed but not yet bound to an entity.
 ///
-/// INTERFACE STUB: the parser and evaluator are being written; only `TRUEPREDICATE` and `FALSEPREDICATE`
-/// work until then.
+/// ```
+/// height > 170 AND (name BEGINSWITH[cd] 'ann' OR hired == nil)
+/// sectionName IN {'A', 'B'} && NOT active
+/// salary BETWEEN {1000, 2000.5} || name MATCHES '[A-Z][a-z]+' || id == $id
+/// ```
+///
+/// Operators: `== = != <> < <= =< > >= =>`, `BEGINSWITH ENDSWITH CONTAINS LIKE MATCHES`, `IN {…}`,
+/// `BETWEEN {lo, hi}` (inclusive), `AND OR NOT && || !`, parentheses, `TRUEPREDICATE FALSEPREDICATE`.
+/// Modifiers `[c]` (case-insensitive), `[d]` (diacritic-insensitive), `[cd]` after a string operator.
+/// Literals: integers, decimals, negative numbers, strings in `"` or `'` with the escapes
+/// `\\ \" \' \n \r \t \0 \uXXXX`, `TRUE FALSE YES NO`, `NIL NULL`; `$name` is a variable. Keywords are
+/// case-insensitive; a key spelled like a keyword is written `#key`. `AND` binds tighter than `OR`, `NOT` tightest.
+/// A key may stand on either side (`170 < height`); `id` is the object's id. Dates are compared with ISO-8601
+/// strings (`hired < '2026-01-01T00:00:00Z'`).
+///
+/// `null` is two-valued: `x == nil` and `x != nil` test for null; `x != v` is true when `x` is null; every other
+/// comparison or string operator with a null operand is false, and `NOT` negates that. `IN` is a chain of `==`
+/// (so `NIL` in the list matches null); `BETWEEN {lo, hi}` is `lo <= x AND x <= hi`.
+///
+/// `LIKE`: `*` matches any run of characters, `?` one character, by Unicode scalar; `\` quotes the next one.
+/// `MATCHES` matches the whole string with a Swift `Regex`; patterns that could hang a view are refused (see
+/// ``Limits/regexPatternBytesMax``, ``Limits/regexSubjectBytesMax``): longer than the limit, a backreference, or
+/// a *nested quantifier* — a group holding a quantifier or `|` that is itself repeated (`(a+)+`, `(a*)*`,
+/// `(a|a)*`); make such a group atomic (`(?>a|b)*`) or the outer quantifier possessive (`(a|b)*+`).
+///
+/// An empty (or all-blank) text is `TRUEPREDICATE`.
 public struct Predicate: Sendable, Hashable, CustomStringConvertible {
-    /// The text it was parsed from.
+    /// The text it was parsed from, or the canonical text of a built expression.
     public let format: String
-    let isTrue: Bool
+    /// The syntax tree.
+    public let expression: PredicateExpression
 
     /// Every object.
-    public static let all = Predicate(format: "TRUEPREDICATE", isTrue: true)
+    public static let all = Predicate(format: "TRUEPREDICATE", expression: .constant(true))
+    /// No object.
+    public static let none = Predicate(format: "FALSEPREDICATE", expression: .constant(false))
 
-    private init(format: String, isTrue: Bool) {
+    private init(format: String, expression: PredicateExpression) {
         self.format = format
-        self.isTrue = isTrue
+        self.expression = expression
     }
 
-    /// Parses `format`. Throws a ``QueryError`` naming the column of a syntax error.
+    /// Parses `format`. Throws a ``QueryError`` with the 1-based column (in Unicode scalars) of a syntax error and
+    /// a message saying what was expected and what was found.
     public init(_ format: String) throws(QueryError) {
-        let t = format.trimmingSpaces.uppercased()
-        guard t == "TRUEPREDICATE" || t == "FALSEPREDICATE" || t.isEmpty else {
-            throw QueryError("predicates are not implemented yet", column: 1)
+        guard format.utf8.count <= Limits.predicateBytesMax else {
+            throw QueryError("predicate longer than \(Limits.predicateBytesMax) bytes")
         }
-        self.init(format: format, isTrue: t != "FALSEPREDICATE")
+        if format.utf8.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 10 || $0 == 13 }) {
+            self.init(format: format, expression: .constant(true))
+            return
+        }
+        self.init(format: format, expression: try PredicateParser.parse(format))
+    }
+
+    /// A predicate built in code; its ``format`` is the expression's canonical text.
+    /// Throws when the expression is nested deeper than ``Limits/predicateDepthMax``.
+    public init(_ expression: PredicateExpression) throws(QueryError) {
+        guard expression.depth(upTo: Limits.predicateDepthMax + 1) <= Limits.predicateDepthMax else {
+            throw QueryError("predicate nested deeper than \(Limits.predicateDepthMax) levels")
+        }
+        self.init(format: expression.description, expression: expression)
     }
 
     /// Type-checks the predicate against `entity` and substitutes `variables`, giving a fast evaluator.
-    /// Throws for an unknown attribute, a type mismatch or a missing variable, naming it.
+    /// Throws for an unknown attribute, a type mismatch, a missing variable or a refused regular expression,
+    /// naming it.
     public func compiled(for entity: EntityDescription, variables: [String: Value] = [:]) throws(QueryError) -> CompiledPredicate {
-        CompiledPredicate(predicate: self, isTrue: isTrue)
+        var compiler = PredicateCompiler(entity: entity, variables: variables, requiresVariables: true)
+        let root = try compiler.compile(expression)
+        return CompiledPredicate(predicate: self, root: root, referencedKeys: compiler.referencedKeys)
+    }
+
+    /// Type-checks the predicate against `entity` as ``compiled(for:variables:)`` does, except that a variable
+    /// without a value in `variables` is accepted (its value is checked when the predicate is compiled).
+    public func validate(for entity: EntityDescription, variables: [String: Value] = [:]) throws(QueryError) {
+        var compiler = PredicateCompiler(entity: entity, variables: variables, requiresVariables: false)
+        _ = try compiler.compile(expression)
+    }
+
+    /// The names of the `$variables` the predicate uses (without the `$`).
+    public var variableNames: Set<String> {
+        var names = Set<String>()
+        func collect(_ o: PredicateOperand) {
+            switch o {
+            case .variable(let v): names.insert(v)
+            case .list(let es): es.forEach(collect)
+            case .key, .value: break
+            }
+        }
+        func walk(_ e: PredicateExpression) {
+            switch e {
+            case .constant: break
+            case .not(let inner): walk(inner)
+            case .and(let es), .or(let es): es.forEach(walk)
+            case let .comparison(l, _, r, _):
+                collect(l)
+                collect(r)
+            }
+        }
+        walk(expression)
+        return names
     }
 
     public var description: String { format }
-}
-
-/// A predicate bound to an entity, ready to evaluate objects.
-public struct CompiledPredicate: Sendable {
-    /// The predicate it was compiled from.
-    public let predicate: Predicate
-    let isTrue: Bool
-
-    /// Attribute names the predicate reads (`id` included when it reads the id): an update that sets none of
-    /// them cannot change membership.
-    public var referencedKeys: Set<String> { [] }
-
-    /// Whether the object with `id` and `values` matches.
-    public func evaluate(_ values: ObjectValues, id: ObjectID) -> Bool { isTrue }
 }
 
 extension String {

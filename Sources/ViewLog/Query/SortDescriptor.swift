@@ -12,32 +12,62 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
         self.ascending = ascending
     }
 
-    /// Parses `"sectionName, height desc, name"`: comma-separated `KEY [ASC|DESC]`, keywords in any case.
-    /// An empty text is no descriptors (id order).
+    /// Parses `"sectionName, height desc, name"`: comma-separated `KEY [ASC|DESC]` (also `ASCENDING`,
+    /// `DESCENDING`), keywords in any case, keys are identifiers. An empty (or blank) text is no descriptors
+    /// (id order). Errors carry the 1-based column (in Unicode scalars) and say what was expected and found.
     public static func parse(_ text: String) throws(QueryError) -> [SortDescriptor] {
+        let scalars = Array(text.unicodeScalars)
+        var i = 0
+        func skipSpaces() {
+            while i < scalars.count, scalars[i] == " " || scalars[i] == "\t" || scalars[i] == "\n" || scalars[i] == "\r" {
+                i += 1
+            }
+        }
+        func word() -> String? {
+            func isStart(_ u: Unicode.Scalar) -> Bool { (u >= "a" && u <= "z") || (u >= "A" && u <= "Z") || u == "_" }
+            guard i < scalars.count, isStart(scalars[i]) else { return nil }
+            let start = i
+            while i < scalars.count, isStart(scalars[i]) || (scalars[i] >= "0" && scalars[i] <= "9") { i += 1 }
+            return String(String.UnicodeScalarView(scalars[start..<i]))
+        }
+        func found() -> String {
+            guard i < scalars.count else { return "end of input" }
+            let start = i
+            var end = i
+            while end < scalars.count, end - start < 24, scalars[end] != " ", scalars[end] != "," { end += 1 }
+            if end == start { end += 1 }
+            return "'" + String(String.UnicodeScalarView(scalars[start..<end])) + "'"
+        }
+        skipSpaces()
+        if i == scalars.count { return [] }
         var result: [SortDescriptor] = []
-        var column = 1
-        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-            defer { column += part.count + 1 }
-            let words = part.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            if words.isEmpty {
-                if text.trimmingSpaces.isEmpty { return [] }
-                throw QueryError("empty sort key", column: column)
+        while true {
+            skipSpaces()
+            let keyColumn = i + 1
+            guard let key = word() else {
+                throw QueryError(result.isEmpty ? "expected a sort key, found \(found())"
+                                                : "expected a sort key after ',', found \(found())", column: keyColumn)
             }
-            guard words.count <= 2 else {
-                throw QueryError("expected 'KEY [ASC|DESC]', got '\(String(part).trimmingSpaces)'", column: column)
-            }
+            skipSpaces()
             var ascending = true
-            if words.count == 2 {
-                switch words[1].lowercased() {
+            let directionColumn = i + 1
+            if let direction = word() {
+                switch direction.lowercased() {
                 case "asc", "ascending": ascending = true
                 case "desc", "descending": ascending = false
-                default: throw QueryError("expected ASC or DESC after '\(words[0])', got '\(words[1])'", column: column)
+                default:
+                    throw QueryError("expected ASC, DESC, ',' or end of input after '\(key)', found '\(direction)'",
+                                     column: directionColumn)
                 }
+                skipSpaces()
             }
-            result.append(SortDescriptor(key: String(words[0]), ascending: ascending))
+            result.append(SortDescriptor(key: key, ascending: ascending))
+            if i == scalars.count { return result }
+            guard scalars[i] == "," else {
+                throw QueryError("expected ',' or end of input after '\(result.last!)', found \(found())", column: i + 1)
+            }
+            i += 1
         }
-        return result
     }
 
     public var description: String { ascending ? key : "\(key) desc" }

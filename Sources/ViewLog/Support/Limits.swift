@@ -14,6 +14,15 @@ public enum Limits {
     public static let jsonDepthMax = 64
     /// Deepest nesting of a predicate.
     public static let predicateDepthMax = 256
+    /// Longest predicate text.
+    public static let predicateBytesMax = 64 * 1024
+    /// Longest regular expression of a `MATCHES` comparison; longer patterns are refused (see ``Predicate``).
+    public static let regexPatternBytesMax = 1024
+    /// Longest string a `MATCHES` regular expression is applied to; a longer string does not match, so that a
+    /// backtracking pattern cannot hang a view.
+    public static let regexSubjectBytesMax = 4096
+    /// An `IN {…}` list longer than this is looked up in a hash set rather than scanned.
+    public static let inListScanCountMax = 16
     /// Largest encoded transaction in the log.
     public static let transactionBytesMax = 256 * 1024 * 1024
     /// Initial LMDB map size; the map grows by itself when full.

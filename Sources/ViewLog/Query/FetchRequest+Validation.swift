@@ -1,0 +1,24 @@
+extension FetchRequest {
+    /// Checks the request against `schema`: the entity exists, the predicate type-checks with ``variables``
+    /// (every `$variable` needs a value), and every sort key and the section key is `id` or an attribute of
+    /// the entity. Errors name the entity, attribute or variable at fault.
+    public func validate(against schema: Schema) throws(QueryError) {
+        try validate(against: schema, requiresVariables: true)
+    }
+
+    /// `requiresVariables: false` accepts variables without a value (a named view, before it is queried).
+    func validate(against schema: Schema, requiresVariables: Bool) throws(QueryError) {
+        guard let e = schema.entities[entity] else { throw QueryError("unknown entity '\(entity)'") }
+        if requiresVariables {
+            _ = try predicate.compiled(for: e, variables: variables)
+        } else {
+            try predicate.validate(for: e, variables: variables)
+        }
+        for descriptor in sortDescriptors where descriptor.key != "id" && e.attribute(named: descriptor.key) == nil {
+            throw QueryError("unknown sort key '\(descriptor.key)' of entity '\(e.name)'")
+        }
+        if let key = sectionKey, key != "id", e.attribute(named: key) == nil {
+            throw QueryError("unknown section key '\(key)' of entity '\(e.name)'")
+        }
+    }
+}
