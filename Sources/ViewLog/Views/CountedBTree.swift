@@ -1,0 +1,435 @@
+/// An element of a ``CountedBTree``: it has a weight (a row counts 1, a section counts its rows), so the tree
+/// answers both "how many elements before" and "how much weight before".
+protocol CountedTreeElement {
+    /// The element's weight, at least 0.
+    var weight: Int { get }
+}
+
+/// Node visits and comparisons of a tree's operations: cheap counters that a test reads to prove that one
+/// change touches O(log n) nodes, without timing anything.
+struct TreeCounters: Sendable, Hashable {
+    /// Nodes entered by searches, inserts and removes.
+    var nodeVisits = 0
+    /// Calls of the order closure (one comparison of two keys each).
+    var comparisons = 0
+}
+
+/// An order-statistic B+tree: elements live in leaves in order; every inner node keeps, per child, the
+/// child's element count, total weight and first element. Insert, remove, rank and select are O(log n) with
+/// O(capacity) work per level and no memory move larger than one node.
+///
+/// The tree does not know how elements compare: every search takes an `order` closure that compares an
+/// element with the searched key (negative: the element is before the key). Elements must be unique under
+/// that order, and the order must not change while an element is in the tree.
+final class CountedBTree<Element: CountedTreeElement> {
+    final class Node {
+        let isLeaf: Bool
+        /// Leaf only: the elements, in order.
+        var elements: [Element] = []
+        /// Inner only: the children, and per child its first element, element count and weight.
+        var children: [Node] = []
+        var firsts: [Element] = []
+        var counts: [Int] = []
+        var weights: [Int] = []
+
+        init(isLeaf: Bool) { self.isLeaf = isLeaf }
+
+        var slotCount: Int { isLeaf ? elements.count : children.count }
+        var first: Element { isLeaf ? elements[0] : firsts[0] }
+        var elementCount: Int { isLeaf ? elements.count : counts.reduce(0, +) }
+        var totalWeight: Int {
+            isLeaf ? elements.reduce(0) { $0 + $1.weight } : weights.reduce(0, +)
+        }
+    }
+
+    /// Most elements of a leaf, most children of an inner node.
+    let capacity: Int
+    /// A non-root node with fewer slots than this is merged with or refilled from a sibling.
+    var minimumFill: Int { capacity / 4 }
+    private(set) var root: Node
+    /// Number of elements.
+    private(set) var count = 0
+    /// Sum of the elements' weights.
+    private(set) var totalWeight = 0
+    /// Work done so far; reset by tests.
+    var counters = TreeCounters()
+
+    /// Makes an empty tree whose nodes hold at most `capacity` (≥ 4) slots.
+    init(capacity: Int = 64) {
+        precondition(capacity >= 4, "CountedBTree capacity must be at least 4")
+        self.capacity = capacity
+        self.root = Node(isLeaf: true)
+    }
+
+    // MARK: - Search
+
+    /// The child of `node` whose range holds the key: the last child whose first element is ≤ the key (or
+    /// the first child).
+    @inline(__always)
+    private func childIndex(_ node: Node, _ order: (Element) -> Int) -> Int {
+        var lo = 0, hi = node.firsts.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            counters.comparisons += 1
+            if order(node.firsts[mid]) <= 0 { lo = mid + 1 } else { hi = mid }
+        }
+        return max(0, lo - 1)
+    }
+
+    /// Index of the first element of a leaf that is not before the key.
+    @inline(__always)
+    private func leafLowerBound(_ node: Node, _ order: (Element) -> Int) -> Int {
+        var lo = 0, hi = node.elements.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            counters.comparisons += 1
+            if order(node.elements[mid]) < 0 { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// The number of elements before the key and their total weight, and the element equal to the key if
+    /// there is one.
+    func lowerBound(_ order: (Element) -> Int) -> (index: Int, weightBefore: Int, match: Element?) {
+        var node = root
+        var index = 0, weight = 0
+        while true {
+            counters.nodeVisits += 1
+            if node.isLeaf { break }
+            let i = childIndex(node, order)
+            for j in 0..<i {
+                index += node.counts[j]
+                weight += node.weights[j]
+            }
+            node = node.children[i]
+        }
+        let j = leafLowerBound(node, order)
+        for e in node.elements[0..<j] { weight += e.weight }
+        var match: Element? = nil
+        if j < node.elements.count {
+            counters.comparisons += 1
+            if order(node.elements[j]) == 0 { match = node.elements[j] }
+        }
+        return (index + j, weight, match)
+    }
+
+    /// The element at `index` (0-based, in order) and the weight of the elements before it.
+    func select(_ index: Int) -> (element: Element, weightBefore: Int) {
+        precondition(index >= 0 && index < count, "CountedBTree index out of range")
+        var node = root
+        var rest = index, weight = 0
+        while true {
+            counters.nodeVisits += 1
+            if node.isLeaf { break }
+            var i = 0
+            while rest >= node.counts[i] {
+                rest -= node.counts[i]
+                weight += node.weights[i]
+                i += 1
+            }
+            node = node.children[i]
+        }
+        for e in node.elements[0..<rest] { weight += e.weight }
+        return (node.elements[rest], weight)
+    }
+
+    /// The element whose weight range holds `offset` (the first element with `weightBefore + weight > offset`),
+    /// its index, and the weight before it.
+    func selectByWeight(_ offset: Int) -> (element: Element, index: Int, weightBefore: Int) {
+        precondition(offset >= 0 && offset < totalWeight, "CountedBTree weight offset out of range")
+        var node = root
+        var rest = offset, index = 0, weight = 0
+        while true {
+            counters.nodeVisits += 1
+            if node.isLeaf { break }
+            var i = 0
+            while rest >= node.weights[i] {
+                rest -= node.weights[i]
+                weight += node.weights[i]
+                index += node.counts[i]
+                i += 1
+            }
+            node = node.children[i]
+        }
+        var j = 0
+        while rest >= node.elements[j].weight {
+            rest -= node.elements[j].weight
+            weight += node.elements[j].weight
+            j += 1
+        }
+        return (node.elements[j], index + j, weight)
+    }
+
+    /// Calls `body` with the elements from `start` on, in order, until it returns `false`.
+    func forEach(from start: Int = 0, _ body: (Element) -> Bool) {
+        guard start < count else { return }
+        _ = visit(root, skipping: start, body)
+    }
+
+    private func visit(_ node: Node, skipping: Int, _ body: (Element) -> Bool) -> Bool {
+        if node.isLeaf {
+            for e in node.elements[skipping...] where !body(e) { return false }
+            return true
+        }
+        var skip = skipping
+        for (i, child) in node.children.enumerated() {
+            if skip >= node.counts[i] {
+                skip -= node.counts[i]
+                continue
+            }
+            if !visit(child, skipping: skip, body) { return false }
+            skip = 0
+        }
+        return true
+    }
+
+    // MARK: - Insert
+
+    /// Inserts `element`, which must not be in the tree, at its place under `order` (which compares with it).
+    func insert(_ element: Element, _ order: (Element) -> Int) {
+        if let right = insert(element, into: root, order) {
+            let newRoot = Node(isLeaf: false)
+            for node in [root, right] {
+                newRoot.children.append(node)
+                newRoot.firsts.append(node.first)
+                newRoot.counts.append(node.elementCount)
+                newRoot.weights.append(node.totalWeight)
+            }
+            root = newRoot
+        }
+        count += 1
+        totalWeight += element.weight
+    }
+
+    /// Inserts into the subtree of `node`; returns the new right sibling when `node` split.
+    private func insert(_ element: Element, into node: Node, _ order: (Element) -> Int) -> Node? {
+        counters.nodeVisits += 1
+        if node.isLeaf {
+            let j = leafLowerBound(node, order)
+            node.elements.insert(element, at: j)
+            return node.elements.count > capacity ? split(node) : nil
+        }
+        let i = childIndex(node, order)
+        let child = node.children[i]
+        let right = insert(element, into: child, order)
+        node.firsts[i] = child.first
+        if let right {
+            let rightCount = right.elementCount, rightWeight = right.totalWeight
+            node.counts[i] += 1 - rightCount
+            node.weights[i] += element.weight - rightWeight
+            node.children.insert(right, at: i + 1)
+            node.firsts.insert(right.first, at: i + 1)
+            node.counts.insert(rightCount, at: i + 1)
+            node.weights.insert(rightWeight, at: i + 1)
+            return node.children.count > capacity ? split(node) : nil
+        }
+        node.counts[i] += 1
+        node.weights[i] += element.weight
+        return nil
+    }
+
+    /// Moves the upper half of an overfull node into a new right sibling.
+    private func split(_ node: Node) -> Node {
+        let right = Node(isLeaf: node.isLeaf)
+        if node.isLeaf {
+            let mid = node.elements.count / 2
+            right.elements = Array(node.elements[mid...])
+            node.elements.removeSubrange(mid...)
+        } else {
+            let mid = node.children.count / 2
+            right.children = Array(node.children[mid...])
+            right.firsts = Array(node.firsts[mid...])
+            right.counts = Array(node.counts[mid...])
+            right.weights = Array(node.weights[mid...])
+            node.children.removeSubrange(mid...)
+            node.firsts.removeSubrange(mid...)
+            node.counts.removeSubrange(mid...)
+            node.weights.removeSubrange(mid...)
+        }
+        return right
+    }
+
+    // MARK: - Remove and update
+
+    /// Removes the element equal to the key of `order`; returns it, or `nil` when there is none.
+    @discardableResult
+    func remove(_ order: (Element) -> Int) -> Element? {
+        guard let removed = remove(from: root, order) else { return nil }
+        count -= 1
+        totalWeight -= removed.weight
+        while !root.isLeaf && root.children.count == 1 { root = root.children[0] }
+        return removed
+    }
+
+    private func remove(from node: Node, _ order: (Element) -> Int) -> Element? {
+        counters.nodeVisits += 1
+        if node.isLeaf {
+            let j = leafLowerBound(node, order)
+            guard j < node.elements.count else { return nil }
+            counters.comparisons += 1
+            guard order(node.elements[j]) == 0 else { return nil }
+            return node.elements.remove(at: j)
+        }
+        let i = childIndex(node, order)
+        let child = node.children[i]
+        guard let removed = remove(from: child, order) else { return nil }
+        node.counts[i] -= 1
+        node.weights[i] -= removed.weight
+        if child.slotCount == 0 {
+            removeChild(i, of: node)
+        } else {
+            node.firsts[i] = child.first
+            if child.slotCount < minimumFill && node.children.count > 1 { rebalance(node, at: i) }
+        }
+        return removed
+    }
+
+    /// Changes the element equal to the key of `order` in place with `body`, which may change its weight but
+    /// not its place in the order. Returns `false` when there is no such element.
+    @discardableResult
+    func update(_ order: (Element) -> Int, _ body: (inout Element) -> Void) -> Bool {
+        guard let delta = update(node: root, order, body) else { return false }
+        totalWeight += delta
+        return true
+    }
+
+    private func update(node: Node, _ order: (Element) -> Int, _ body: (inout Element) -> Void) -> Int? {
+        counters.nodeVisits += 1
+        if node.isLeaf {
+            let j = leafLowerBound(node, order)
+            guard j < node.elements.count else { return nil }
+            counters.comparisons += 1
+            guard order(node.elements[j]) == 0 else { return nil }
+            let old = node.elements[j].weight
+            body(&node.elements[j])
+            return node.elements[j].weight - old
+        }
+        let i = childIndex(node, order)
+        guard let delta = update(node: node.children[i], order, body) else { return nil }
+        node.weights[i] += delta
+        node.firsts[i] = node.children[i].first
+        return delta
+    }
+
+    private func removeChild(_ i: Int, of node: Node) {
+        node.children.remove(at: i)
+        node.firsts.remove(at: i)
+        node.counts.remove(at: i)
+        node.weights.remove(at: i)
+    }
+
+    /// Merges the underfull child `i` with a sibling, or evens out their slots when both do not fit in one.
+    private func rebalance(_ node: Node, at i: Int) {
+        let l = i + 1 < node.children.count ? i : i - 1
+        let left = node.children[l], right = node.children[l + 1]
+        if left.slotCount + right.slotCount <= capacity {
+            if left.isLeaf {
+                left.elements += right.elements
+            } else {
+                left.children += right.children
+                left.firsts += right.firsts
+                left.counts += right.counts
+                left.weights += right.weights
+            }
+            node.counts[l] += node.counts[l + 1]
+            node.weights[l] += node.weights[l + 1]
+            removeChild(l + 1, of: node)
+            return
+        }
+        let target = (left.slotCount + right.slotCount) / 2
+        if left.isLeaf {
+            var all = left.elements + right.elements
+            right.elements = Array(all[target...])
+            all.removeSubrange(target...)
+            left.elements = all
+        } else {
+            let children = left.children + right.children, firsts = left.firsts + right.firsts
+            let counts = left.counts + right.counts, weights = left.weights + right.weights
+            left.children = Array(children[..<target]); right.children = Array(children[target...])
+            left.firsts = Array(firsts[..<target]); right.firsts = Array(firsts[target...])
+            left.counts = Array(counts[..<target]); right.counts = Array(counts[target...])
+            left.weights = Array(weights[..<target]); right.weights = Array(weights[target...])
+        }
+        for (k, child) in [(l, left), (l + 1, right)] {
+            node.firsts[k] = child.first
+            node.counts[k] = child.elementCount
+            node.weights[k] = child.totalWeight
+        }
+    }
+
+    // MARK: - Bulk load
+
+    /// Replaces the contents with `sorted`, which must be in order and unique: O(n), nodes about 3/4 full.
+    func load(_ sorted: [Element]) {
+        let fill = max(2, capacity * 3 / 4)
+        var level: [Node] = []
+        var start = 0
+        let leafCount = max(1, (sorted.count + fill - 1) / fill)
+        for k in 0..<leafCount {
+            let end = sorted.count * (k + 1) / leafCount
+            let leaf = Node(isLeaf: true)
+            leaf.elements = Array(sorted[start..<end])
+            level.append(leaf)
+            start = end
+        }
+        while level.count > 1 {
+            var next: [Node] = []
+            let parentCount = (level.count + fill - 1) / fill
+            var from = 0
+            for k in 0..<parentCount {
+                let end = level.count * (k + 1) / parentCount
+                let parent = Node(isLeaf: false)
+                for child in level[from..<end] {
+                    parent.children.append(child)
+                    parent.firsts.append(child.first)
+                    parent.counts.append(child.elementCount)
+                    parent.weights.append(child.totalWeight)
+                }
+                next.append(parent)
+                from = end
+            }
+            level = next
+        }
+        root = level[0]
+        count = sorted.count
+        totalWeight = sorted.reduce(0) { $0 + $1.weight }
+    }
+
+    // MARK: - Invariants
+
+    /// Checks the whole structure (O(n)): order under `less`, counts, weights and first elements of every
+    /// child, node fill, and that every leaf is at the same depth.
+    func checkInvariants(_ less: (Element, Element) -> Bool) {
+        var previous: Element? = nil
+        var leafDepth: Int? = nil
+        func check(_ node: Node, depth: Int, isRoot: Bool) -> (count: Int, weight: Int) {
+            precondition(node.slotCount <= capacity, "node over capacity")
+            if !isRoot { precondition(node.slotCount >= 1, "empty non-root node") }
+            if node.isLeaf {
+                if let d = leafDepth { precondition(d == depth, "leaves at different depths") } else { leafDepth = depth }
+                for e in node.elements {
+                    if let p = previous { precondition(less(p, e), "elements out of order") }
+                    previous = e
+                }
+                return (node.elements.count, node.totalWeight)
+            }
+            precondition(node.children.count == node.firsts.count && node.children.count == node.counts.count
+                         && node.children.count == node.weights.count, "inner node arrays differ in length")
+            if isRoot { precondition(node.children.count >= 2, "inner root with one child") }
+            var total = (count: 0, weight: 0)
+            for (i, child) in node.children.enumerated() {
+                let sub = check(child, depth: depth + 1, isRoot: false)
+                precondition(sub.count == node.counts[i], "child count is stale")
+                precondition(sub.weight == node.weights[i], "child weight is stale")
+                precondition(!less(node.firsts[i], child.first) && !less(child.first, node.firsts[i]),
+                             "child first element is stale")
+                total.count += sub.count
+                total.weight += sub.weight
+            }
+            return total
+        }
+        let total = check(root, depth: 0, isRoot: true)
+        precondition(total.count == count, "tree count is stale")
+        precondition(total.weight == totalWeight, "tree weight is stale")
+    }
+}

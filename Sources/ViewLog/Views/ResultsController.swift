@@ -1,0 +1,219 @@
+/// A live materialized view (DESIGN §4, §5): the objects of one entity that match a predicate, sorted,
+/// sectioned and optionally windowed by `limit`/`offset`, kept current by applying each move of its
+/// context's position as one batch, and reporting that batch with NSFetchedResultsController /
+/// UITableView batch-update semantics.
+///
+/// ## What it holds
+/// Every matching object's id and key values (section value, sort values) in an order-statistic B+tree,
+/// including rows outside the `limit`/`offset` window, so that the window moves in O(log n). It keeps no
+/// other attribute values: look rows up by id in the store (``fetchedObjects``, ``object(at:)``).
+///
+/// ## Applying a batch
+/// ``apply(_:)`` takes a ``Delta`` (each touched object once, with its values before and after) and computes
+/// the ``ChangeSet`` incrementally: every touched object of the entity is evaluated once for its old place
+/// (from the tree) and its new one (predicate and key of its values after); rows that only crossed a window
+/// edge are found by rank at the edges. The cost is O(k log n) for k touched objects — never a refetch,
+/// never a scan of the view.
+///
+/// ## Delivery
+/// A non-empty batch goes to the ``delegate`` (`willChangeContent`, each section change, each row change,
+/// `didChangeContent`) and then to ``changes``. A definition change or a context reset (``reload(objects:position:fetchRequest:)``)
+/// is reported as one ``ViewEvent/reload(_:)``.
+///
+/// ## Concurrency
+/// A controller is not `Sendable`: it is confined to the isolation of whoever owns it (its context's actor,
+/// or the main actor for a UI). The delegate is called synchronously on that isolation. The values it
+/// produces (``ChangeSet``, ``ViewSnapshot``, ``ViewEvent``) are `Sendable`, and ``changes`` may be iterated
+/// from any task.
+public final class ResultsController {
+    /// What the view shows.
+    public private(set) var fetchRequest: FetchRequest
+    /// The entity of the rows.
+    public private(set) var entity: EntityDescription
+    /// The position of the view: the `to` of the last batch applied.
+    public private(set) var position: UInt64
+    /// Told about every non-empty batch and every reload, synchronously, in order.
+    public weak var delegate: (any ResultsControllerDelegate)?
+
+    /// Most events the ``changes`` sequence buffers for a consumer that is behind.
+    public let changesBufferLimit: Int
+
+    var rows: OrderedRows
+    var membership: Membership
+    private var continuation: AsyncStream<ViewEvent>.Continuation?
+    private var stream: AsyncStream<ViewEvent>?
+
+    /// How membership is decided: a compiled predicate, or (for tests of the view engine) any closure.
+    enum Membership {
+        case predicate(CompiledPredicate)
+        case closure((ObjectValues, ObjectID) -> Bool)
+
+        func evaluate(_ values: ObjectValues, _ id: ObjectID) -> Bool {
+            switch self {
+            case .predicate(let p): return p.evaluate(values, id: id)
+            case .closure(let f): return f(values, id)
+            }
+        }
+    }
+
+    /// Makes a controller showing `fetchRequest` over `objects` — every object of the entity at `position`,
+    /// as the store gives them (the controller applies the predicate).
+    ///
+    /// - Throws: a ``QueryError`` naming an unknown sort or section key, an entity other than the request's,
+    ///   or what the predicate's compilation reports (unknown attribute, type mismatch, missing variable).
+    public convenience init<S: Sequence<(ObjectID, ObjectValues)>>(
+        fetchRequest: FetchRequest, entity: EntityDescription, objects: S, position: UInt64 = 0,
+        changesBufferLimit: Int = 256
+    ) throws(QueryError) {
+        let compiled = try fetchRequest.predicate.compiled(for: entity, variables: fetchRequest.variables)
+        try self.init(fetchRequest: fetchRequest, entity: entity, membership: .predicate(compiled), objects: objects,
+                      position: position, changesBufferLimit: changesBufferLimit, nodeCapacity: 64)
+    }
+
+    /// Makes a controller whose membership is decided by `isIncluded` instead of the request's predicate,
+    /// with B+tree nodes of `nodeCapacity` slots. For tests of the view engine.
+    @_spi(Testing)
+    public convenience init<S: Sequence<(ObjectID, ObjectValues)>>(
+        fetchRequest: FetchRequest, entity: EntityDescription, objects: S, position: UInt64 = 0,
+        nodeCapacity: Int = 64, isIncluded: @escaping (ObjectValues, ObjectID) -> Bool
+    ) throws(QueryError) {
+        try self.init(fetchRequest: fetchRequest, entity: entity, membership: .closure(isIncluded), objects: objects,
+                      position: position, changesBufferLimit: 256, nodeCapacity: nodeCapacity)
+    }
+
+    init<S: Sequence<(ObjectID, ObjectValues)>>(
+        fetchRequest: FetchRequest, entity: EntityDescription, membership: Membership, objects: S,
+        position: UInt64, changesBufferLimit: Int, nodeCapacity: Int
+    ) throws(QueryError) {
+        precondition(changesBufferLimit > 0, "changesBufferLimit must be positive")
+        let order = try ResultsController.rowOrder(fetchRequest, entity)
+        self.fetchRequest = fetchRequest
+        self.entity = entity
+        self.position = position
+        self.membership = membership
+        self.changesBufferLimit = changesBufferLimit
+        self.rows = OrderedRows(order: order, capacity: nodeCapacity)
+        load(objects)
+    }
+
+    /// The row order of a request, validated against the entity.
+    static func rowOrder(_ request: FetchRequest, _ entity: EntityDescription) throws(QueryError) -> RowOrder {
+        guard request.entity == entity.name else {
+            throw QueryError("fetch request is for entity '\(request.entity)', not '\(entity.name)'")
+        }
+        func check(_ key: String, _ what: String) throws(QueryError) {
+            guard key == "id" || entity.attribute(named: key) != nil else {
+                throw QueryError("unknown \(what) key '\(key)' of entity '\(entity.name)'")
+            }
+        }
+        var paths: [String] = [], ascending: [Bool] = []
+        if let section = request.sectionKey {
+            try check(section, "section")
+            paths.append(section)
+            // Sections follow the first sort descriptor's direction when it sorts by the section key.
+            let first = request.sortDescriptors.first
+            ascending.append(first.map { $0.key == section ? $0.ascending : true } ?? true)
+        }
+        for d in request.sortDescriptors {
+            try check(d.key, "sort")
+            paths.append(d.key)
+            ascending.append(d.ascending)
+        }
+        return RowOrder(ascending: ascending, isSectioned: request.sectionKey != nil, keyPaths: paths)
+    }
+
+    private func load<S: Sequence<(ObjectID, ObjectValues)>>(_ objects: S) {
+        let order = rows.order, membership = self.membership
+        rows.load(objects.lazy.filter { membership.evaluate($0.1, $0.0) }.map { order.key(id: $0.0, values: $0.1) })
+    }
+
+    // MARK: - Reload
+
+    /// Replaces the view: with a new definition (`fetchRequest`, checked like the initializer's) and/or the
+    /// objects of a reset context, at `position`. Reported as one ``ViewEvent/reload(_:)`` to the delegate
+    /// and on ``changes``; returns the new snapshot.
+    @discardableResult
+    public func reload<S: Sequence<(ObjectID, ObjectValues)>>(
+        objects: S, position: UInt64, fetchRequest: FetchRequest? = nil
+    ) throws(QueryError) -> ViewSnapshot {
+        if let request = fetchRequest {
+            guard case .predicate = membership else {
+                preconditionFailure("a controller made with a membership closure cannot change its fetch request")
+            }
+            let order = try ResultsController.rowOrder(request, entity)
+            let compiled = try request.predicate.compiled(for: entity, variables: request.variables)
+            self.fetchRequest = request
+            self.membership = .predicate(compiled)
+            rows = OrderedRows(order: order, capacity: rows.capacity)
+        } else {
+            rows = OrderedRows(order: rows.order, capacity: rows.capacity)
+        }
+        self.position = position
+        load(objects)
+        let snapshot = self.snapshot
+        delegate?.controllerDidReload(self, snapshot: snapshot)
+        send(.reload(snapshot))
+        return snapshot
+    }
+
+    // MARK: - Applying a batch
+
+    /// Applies one move of the context's position as one batch and reports it (when not empty) to the
+    /// delegate and on ``changes``. Objects of other entities are ignored.
+    ///
+    /// - Precondition: `delta.from` is the controller's ``position``.
+    /// - Returns: the batch, possibly empty.
+    @discardableResult
+    public func apply(_ delta: Delta) -> ChangeSet {
+        precondition(delta.from == position,
+                     "ResultsController at position \(position) was given a delta from \(delta.from)")
+        let changeSet = computeChangeSet(delta)
+        position = delta.to
+        if !changeSet.isEmpty { deliver(changeSet) }
+        return changeSet
+    }
+
+    private func deliver(_ changeSet: ChangeSet) {
+        if let delegate {
+            delegate.controllerWillChangeContent(self)
+            for s in changeSet.sectionChanges { delegate.controller(self, didChange: s) }
+            for r in changeSet.rowChanges { delegate.controller(self, didChange: r) }
+            delegate.controllerDidChangeContent(self)
+        }
+        send(.changes(changeSet))
+    }
+
+    // MARK: - Changes sequence
+
+    /// Every non-empty batch and every reload, in order, as one `AsyncStream` (one consumer).
+    ///
+    /// The stream is made on first access (nothing is buffered before that) and buffers at most
+    /// ``changesBufferLimit`` events (`.bufferingOldest`). A consumer that falls that far behind would miss a
+    /// batch, so the stream then **finishes** instead of skipping: the consumer gets every buffered event and
+    /// then the end of the sequence, never a silent gap. Read ``snapshot`` and call ``changes`` again to
+    /// continue (a new stream is made).
+    public var changes: AsyncStream<ViewEvent> {
+        if let stream { return stream }
+        let (stream, continuation) = AsyncStream.makeStream(of: ViewEvent.self,
+                                                            bufferingPolicy: .bufferingOldest(changesBufferLimit))
+        self.stream = stream
+        self.continuation = continuation
+        return stream
+    }
+
+    private func send(_ event: ViewEvent) {
+        guard let continuation else { return }
+        switch continuation.yield(event) {
+        case .enqueued: return
+        case .dropped, .terminated: fallthrough
+        @unknown default:
+            continuation.finish()
+            self.continuation = nil
+            self.stream = nil
+        }
+    }
+
+    deinit {
+        continuation?.finish()
+    }
+}

@@ -1,0 +1,101 @@
+import ViewLog
+
+/// Records what a ``ResultsController`` tells its delegate — every call, in order — and rebuilds each batch
+/// as a ``ChangeSet``, with the snapshot after it, so a test can validate every batch in sequence.
+///
+/// Attach with ``attach(to:)`` (it becomes the delegate; the controller holds it weakly, so keep the
+/// recorder alive). Not `Sendable`: use it on the controller's isolation.
+public final class ChangeRecorder: ResultsControllerDelegate {
+    /// One delegate call.
+    public enum Event: Sendable, Hashable {
+        case willChangeContent
+        case section(SectionChange)
+        case row(RowChange)
+        case didChangeContent
+        case reload(ViewSnapshot)
+    }
+
+    /// Every delegate call, in order.
+    public private(set) var events: [Event] = []
+    /// Every batch, rebuilt from the calls between `willChangeContent` and `didChangeContent`.
+    public private(set) var batches: [ChangeSet] = []
+    /// The snapshot at attachment, then after every batch and reload (`snapshots.count == batches.count + 1`
+    /// plus one per reload).
+    public private(set) var snapshots: [ViewSnapshot] = []
+    private var position: UInt64 = 0
+    private var sections: [SectionChange] = []
+    private var rows: [RowChange] = []
+    private var isInBatch = false
+
+    /// Makes an empty recorder.
+    public init() {}
+
+    /// Becomes `controller`'s delegate and records its current snapshot.
+    public func attach(to controller: ResultsController) {
+        controller.delegate = self
+        position = controller.position
+        snapshots.append(controller.snapshot)
+    }
+
+    /// Problems of every recorded batch, validated between the snapshots before and after it (batch and
+    /// sequential forms), and of the delegate call order.
+    public func validate() -> [ChangeSetProblem] {
+        var problems: [ChangeSetProblem] = []
+        var depth = 0
+        for e in events {
+            switch e {
+            case .willChangeContent: depth += 1
+            case .didChangeContent: depth -= 1
+            case .section, .row: if depth != 1 { problems.append(.init(rule: "delegate order", message: "\(e) outside a batch")) }
+            case .reload: if depth != 0 { problems.append(.init(rule: "delegate order", message: "reload inside a batch")) }
+            }
+            if depth < 0 || depth > 1 { problems.append(.init(rule: "delegate order", message: "unbalanced will/did")) }
+        }
+        var s = 0
+        var b = 0
+        for e in events {
+            switch e {
+            case .didChangeContent:
+                problems += ChangeSetValidator.validate(batches[b], from: snapshots[s], to: snapshots[s + 1])
+                problems += ChangeSetValidator.validateSequential(batches[b], from: snapshots[s], to: snapshots[s + 1])
+                b += 1
+                s += 1
+            case .reload: s += 1
+            default: break
+            }
+        }
+        return problems
+    }
+
+    public func controllerWillChangeContent(_ controller: ResultsController) {
+        events.append(.willChangeContent)
+        isInBatch = true
+        sections = []
+        rows = []
+    }
+
+    public func controller(_ controller: ResultsController, didChange section: SectionChange) {
+        events.append(.section(section))
+        sections.append(section)
+    }
+
+    public func controller(_ controller: ResultsController, didChange row: RowChange) {
+        events.append(.row(row))
+        rows.append(row)
+    }
+
+    public func controllerDidChangeContent(_ controller: ResultsController) {
+        events.append(.didChangeContent)
+        isInBatch = false
+        batches.append(ChangeSet(from: position, to: controller.position, isSectioned: controller.isSectioned,
+                                 sectionChanges: sections, rowChanges: rows))
+        position = controller.position
+        snapshots.append(controller.snapshot)
+    }
+
+    public func controllerDidReload(_ controller: ResultsController, snapshot: ViewSnapshot) {
+        events.append(.reload(snapshot))
+        position = controller.position
+        snapshots.append(snapshot)
+    }
+}
