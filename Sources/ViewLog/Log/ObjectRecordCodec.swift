@@ -20,7 +20,7 @@ public enum ObjectRecordCodec {
         w.u8(recordVersion)
         w.u64(seq)
         w.objectValues(values)
-        return w.bytes
+        return w.finish()
     }
 
     /// Decodes an object's record.
@@ -65,7 +65,7 @@ public enum ObjectRecordCodec {
             w.u8(IDTag.string)
             w.raw(s)
         }
-        return w.bytes
+        return w.finish()
     }
 
     /// The bytes every key of `entity` starts with, and no key of another entity: its name and `0x00`. For range
@@ -73,7 +73,7 @@ public enum ObjectRecordCodec {
     public static func entityPrefix(_ entity: String) -> [UInt8] {
         var w = ByteWriter(capacity: entity.utf8.count + 1)
         appendPrefix(entity, to: &w)
-        return w.bytes
+        return w.finish()
     }
 
     static func appendPrefix(_ entity: String, to w: inout ByteWriter) {
