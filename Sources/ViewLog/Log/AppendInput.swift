@@ -85,6 +85,9 @@ public enum AppendInput {
         guard json["changes"] != nil || json["author"] != nil else {
             return Entry(line: line, author: nil, requests: [try request(json, line: line, prefix: "", schema: schema)])
         }
+        if json["changes"] == nil, members.contains(where: { operations.contains($0.0) }) {
+            throw InputError(line: line, message: #""author" goes only with "changes": {"author": …, "changes": [ …changes… ]}"#)
+        }
         try InputValues.checkKeys(members, allowed: ["author", "changes"], line: line, context: "")
         var author: String?
         if let a = json["author"] {
