@@ -72,7 +72,7 @@ public enum AppendInput {
         return try entry(json, line: lineNumber, schema: schema)
     }
 
-    /// Reads one line; see ``parseLine(_:lineNumber:schema:)-(Substring,_,_)``.
+    /// Reads one line; the same as the `Substring` overload.
     public static func parseLine(_ text: String, lineNumber: Int, schema: Schema) throws(InputError) -> Entry? {
         try parseLine(Substring(text), lineNumber: lineNumber, schema: schema)
     }

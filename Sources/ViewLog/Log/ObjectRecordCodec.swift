@@ -40,7 +40,7 @@ public enum ObjectRecordCodec {
         return (values, seq)
     }
 
-    /// Decodes an object's record from an array; see ``decode(_:)-(UnsafeRawBufferPointer)``.
+    /// Decodes an object's record from an array; the same as the `UnsafeRawBufferPointer` overload.
     public static func decode(_ bytes: [UInt8]) throws(CodecError) -> (values: ObjectValues, seq: UInt64) {
         let result = bytes.withUnsafeBytes { raw in
             Result { () throws(CodecError) in try decode(raw) }
@@ -119,7 +119,7 @@ public enum ObjectRecordCodec {
         }
     }
 
-    /// Decodes an object's LMDB key from an array; see ``decodeKey(_:)-(UnsafeRawBufferPointer)``.
+    /// Decodes an object's LMDB key from an array; the same as the `UnsafeRawBufferPointer` overload.
     public static func decodeKey(_ bytes: [UInt8]) throws(CodecError) -> ObjectKey {
         let result = bytes.withUnsafeBytes { raw in
             Result { () throws(CodecError) in try decodeKey(raw) }
