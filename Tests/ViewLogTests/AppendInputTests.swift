@@ -86,6 +86,8 @@ import TestSupport
          #"line 1: insert Employee "e1": missing required attribute 'name' (no default)"#),
         (#"{"author": "x", "changes": []}"#, "line 1: a transaction needs at least one change"),
         (#"{"author": "x"}"#, #"line 1: a transaction needs "changes": an array of at least one change"#),
+        (#"{"author": "x", "delete": "Badge", "id": 1}"#,
+         #"line 1: "author" goes only with "changes": {"author": …, "changes": [ …changes… ]}"#),
         (#"{"author": 5, "changes": [{"delete": "Badge", "id": 1}]}"#, #"line 1: "author" must be a string, got an integer"#),
         (#"{"author": "x", "changes": [{"delete": "Badge", "id": 1}], "id": 3}"#,
          #"line 1: unknown key "id" (expected "author", "changes")"#),

@@ -72,7 +72,7 @@ public enum AppendInput {
         return try entry(json, line: lineNumber, schema: schema)
     }
 
-    /// Reads one line; see ``parseLine(_:lineNumber:schema:)-(Substring,_,_)``.
+    /// Reads one line; the same as the `Substring` overload.
     public static func parseLine(_ text: String, lineNumber: Int, schema: Schema) throws(InputError) -> Entry? {
         try parseLine(Substring(text), lineNumber: lineNumber, schema: schema)
     }
@@ -84,6 +84,9 @@ public enum AppendInput {
         }
         guard json["changes"] != nil || json["author"] != nil else {
             return Entry(line: line, author: nil, requests: [try request(json, line: line, prefix: "", schema: schema)])
+        }
+        if json["changes"] == nil, members.contains(where: { operations.contains($0.0) }) {
+            throw InputError(line: line, message: #""author" goes only with "changes": {"author": …, "changes": [ …changes… ]}"#)
         }
         try InputValues.checkKeys(members, allowed: ["author", "changes"], line: line, context: "")
         var author: String?

@@ -38,6 +38,7 @@ public enum CodecError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// A one-line explanation naming the field, offset or attribute at fault.
     public var description: String {
         switch self {
         case let .truncated(field, offset):

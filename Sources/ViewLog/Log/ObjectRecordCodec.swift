@@ -20,7 +20,7 @@ public enum ObjectRecordCodec {
         w.u8(recordVersion)
         w.u64(seq)
         w.objectValues(values)
-        return w.bytes
+        return w.finish()
     }
 
     /// Decodes an object's record.
@@ -40,7 +40,7 @@ public enum ObjectRecordCodec {
         return (values, seq)
     }
 
-    /// Decodes an object's record from an array; see ``decode(_:)-(UnsafeRawBufferPointer)``.
+    /// Decodes an object's record from an array; the same as the `UnsafeRawBufferPointer` overload.
     public static func decode(_ bytes: [UInt8]) throws(CodecError) -> (values: ObjectValues, seq: UInt64) {
         let result = bytes.withUnsafeBytes { raw in
             Result { () throws(CodecError) in try decode(raw) }
@@ -65,7 +65,7 @@ public enum ObjectRecordCodec {
             w.u8(IDTag.string)
             w.raw(s)
         }
-        return w.bytes
+        return w.finish()
     }
 
     /// The bytes every key of `entity` starts with, and no key of another entity: its name and `0x00`. For range
@@ -73,7 +73,7 @@ public enum ObjectRecordCodec {
     public static func entityPrefix(_ entity: String) -> [UInt8] {
         var w = ByteWriter(capacity: entity.utf8.count + 1)
         appendPrefix(entity, to: &w)
-        return w.bytes
+        return w.finish()
     }
 
     static func appendPrefix(_ entity: String, to w: inout ByteWriter) {
@@ -119,7 +119,7 @@ public enum ObjectRecordCodec {
         }
     }
 
-    /// Decodes an object's LMDB key from an array; see ``decodeKey(_:)-(UnsafeRawBufferPointer)``.
+    /// Decodes an object's LMDB key from an array; the same as the `UnsafeRawBufferPointer` overload.
     public static func decodeKey(_ bytes: [UInt8]) throws(CodecError) -> ObjectKey {
         let result = bytes.withUnsafeBytes { raw in
             Result { () throws(CodecError) in try decodeKey(raw) }

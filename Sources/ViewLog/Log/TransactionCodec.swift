@@ -56,11 +56,8 @@ public enum TransactionCodec {
         for change in t.changes { encode(change, into: &w) }
         precondition(w.count <= Limits.transactionBytesMax, "transaction of \(w.count) bytes exceeds the limit")
         w.patchU32(at: lengthOffset, UInt32(w.count))
-        let crc = w.bytes.withUnsafeBytes { all in
-            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: all[seqOffset...]))
-        }
-        w.patchU32(at: checksumOffset, crc)
-        return w.bytes
+        w.patchU32(at: checksumOffset, w.checksum(from: seqOffset))
+        return w.finish()
     }
 
     static func encode(_ change: Change, into w: inout ByteWriter) {

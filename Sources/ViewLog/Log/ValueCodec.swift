@@ -126,7 +126,7 @@ extension ByteWriter {
                 i += 1
             }
             var filled = UnsafeMutableBufferPointer(rebasing: buffer[0..<i])
-            filled.sort { Value.compareUTF8($0.key, $1.key) < 0 }
+            filled.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }  // code-point order
             body(filled)
             _ = filled.deinitialize()
         }

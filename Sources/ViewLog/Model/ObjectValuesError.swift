@@ -11,6 +11,7 @@ public enum ObjectValuesError: Error, Sendable, Hashable, CustomStringConvertibl
     /// An id of the wrong type, or a string id longer than ``Limits/idBytesMax``.
     case invalidID(entity: String, id: ObjectID, reason: String)
 
+    /// A one-line explanation naming the field, offset or attribute at fault.
     public var description: String {
         switch self {
         case let .unknownAttribute(e, a): return "unknown attribute '\(a)' of entity '\(e)'"
