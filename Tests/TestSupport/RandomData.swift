@@ -140,8 +140,8 @@ public enum RandomSchemas {
             let section = Bool.random(using: &g) ? entity.attributes.randomElement(using: &g)?.name : nil
             views[identifier(using: &g)] = ViewDefinition(
                 entity: entityName,
-                predicate: Bool.random(using: &g) ? "x > \(Int.random(in: 0...9, using: &g))" : nil,
-                sort: Bool.random(using: &g) ? "name desc" : nil,
+                predicate: Bool.random(using: &g) ? "id != nil" : nil,
+                sort: Bool.random(using: &g) ? (entity.attributes.randomElement(using: &g).map { "\($0.name) desc" } ?? "id desc") : nil,
                 sectionKey: section,
                 limit: Bool.random(using: &g) ? Int.random(in: 0...100, using: &g) : nil,
                 offset: Bool.random(using: &g) ? Int.random(in: 0...100, using: &g) : nil)

@@ -67,10 +67,10 @@ struct LogStoreTests {
 
     @Test(arguments: [
         (ChangeRequest.insert(entity: "Nope", id: .string("x"), values: [:]), "unknown entity 'Nope'"),
-        (.insert(entity: "Employee", id: .int(3), values: ["name": .string("A")]), "Employee ids are strings, got 3"),
+        (.insert(entity: "Employee", id: .int(3), values: ["name": .string("A")]), "Employee ids are strings, got an integer"),
         (.insert(entity: "Employee", id: .string("e9"), values: [:]), "missing required attribute 'name'"),
         (.insert(entity: "Employee", id: .string("e9"), values: ["name": .null]), "is required and cannot be null"),
-        (.insert(entity: "Employee", id: .string("e9"), values: ["name": .string("A"), "height": .double(1.5)]), "attribute 'height' of Employee is int"),
+        (.insert(entity: "Employee", id: .string("e9"), values: ["name": .string("A"), "height": .double(1.5)]), "attribute 'height' is int, got a double"),
         (.insert(entity: "Employee", id: .string("e9"), values: ["name": .string("A"), "wings": .int(2)]), "unknown attribute 'wings'"),
         (.insert(entity: "Employee", id: .string("e1"), values: ["name": .string("A")]), "the id exists already"),
         (.update(entity: "Employee", id: .string("e9"), values: ["height": .int(2)]), "no such object"),

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import ViewLog
 
 /// Random small predicates, built in code, evaluated by the compiled evaluator and by a tiny independent

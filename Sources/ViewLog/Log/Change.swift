@@ -31,3 +31,15 @@ public enum Change: Sendable, Hashable {
         }
     }
 }
+
+extension Change {
+    /// The request that makes this change again on the state it was made on; `nil` for a schema change.
+    public var request: ChangeRequest? {
+        switch self {
+        case let .insert(k, values): return .insert(entity: k.entity, id: k.id, values: values)
+        case let .update(k, values, _): return .update(entity: k.entity, id: k.id, values: values)
+        case let .delete(k, _): return .delete(entity: k.entity, id: k.id)
+        case .schema: return nil
+        }
+    }
+}

@@ -15,31 +15,7 @@ struct ChangeResolver {
     }
 
     func checkID(_ id: ObjectID, of entity: EntityDescription) throws(Refusal) {
-        guard id.type == entity.idType else {
-            throw Refusal(reason: "\(entity.name) ids are \(entity.idType.rawValue)s, got \(id.json.text)")
-        }
-        if case .string(let s) = id, s.utf8.count > Limits.stringBytesMax {
-            throw Refusal(reason: "\(entity.name) id is longer than \(Limits.stringBytesMax) bytes")
-        }
-    }
-
-    /// Checks and converts given values: every key an attribute, every value of its type.
-    func checkedValues(_ values: ObjectValues, of entity: EntityDescription) throws(Refusal) -> ObjectValues {
-        var out = values
-        for (name, value) in values {
-            guard let attribute = entity.attribute(named: name) else {
-                throw Refusal(reason: "unknown attribute '\(name)' of \(entity.name)")
-            }
-            guard let converted = attribute.coerce(value) else {
-                if value.isNull { throw Refusal(reason: "attribute '\(name)' of \(entity.name) is required and cannot be null") }
-                throw Refusal(reason: "attribute '\(name)' of \(entity.name) is \(attribute.type.rawValue), got \(value.type?.rawValue ?? "null") \(value.json.text)")
-            }
-            if case .string(let s) = converted, s.utf8.count > Limits.stringBytesMax {
-                throw Refusal(reason: "attribute '\(name)' of \(entity.name) is longer than \(Limits.stringBytesMax) bytes")
-            }
-            if converted != value { out[name] = converted }
-        }
-        return out
+        do { try entity.checkID(id) } catch { throw Refusal(reason: error.description) }
     }
 
     /// Resolves `request` against `current`, the object's values now (`nil` when absent).
@@ -49,22 +25,19 @@ struct ChangeResolver {
             let entity = try entity(entityName)
             try checkID(id, of: entity)
             guard current == nil else { throw Refusal(reason: "insert of \(entityName) \(id.json.text): the id exists already") }
-            var full = try checkedValues(values, of: entity)
-            for attribute in entity.attributes where full[attribute.name] == nil {
-                if let d = attribute.defaultValue {
-                    full[attribute.name] = d
-                } else if attribute.isOptional {
-                    full[attribute.name] = .null
-                } else {
-                    throw Refusal(reason: "insert of \(entityName) \(id.json.text): missing required attribute '\(attribute.name)'")
-                }
+            let full: ObjectValues
+            do { full = try entity.completeInsert(values) } catch {
+                throw Refusal(reason: "insert of \(entityName) \(id.json.text): \(error)")
             }
             return .insert(ObjectKey(entity: entityName, id: id), values: full)
         case let .update(entityName, id, values):
             let entity = try entity(entityName)
             try checkID(id, of: entity)
             guard let current else { throw Refusal(reason: "update of \(entityName) \(id.json.text): no such object") }
-            let checked = try checkedValues(values, of: entity)
+            let checked: ObjectValues
+            do { checked = try entity.checkedValues(values) } catch {
+                throw Refusal(reason: "update of \(entityName) \(id.json.text): \(error)")
+            }
             var previous = ObjectValues(minimumCapacity: checked.count)
             for name in checked.keys { previous[name] = current[name] ?? .null }
             return .update(ObjectKey(entity: entityName, id: id), values: checked, previous: previous)

@@ -28,8 +28,12 @@ extension LogStore {
         return appended
     }
 
-    func appendInTransaction(_ txn: LMDBTransaction, _ requests: [TransactionRequest], time: Timestamp) throws -> [Transaction] {
-        let resolver = ChangeResolver(schema: try schema(at: UInt64.max, in: txn))
+    /// Appends `requests` inside `txn`. With `newSchema`, the first transaction starts with the schema change
+    /// to it (recorded in the metadata too), and its requests are resolved against the new schema.
+    func appendInTransaction(_ txn: LMDBTransaction, _ requests: [TransactionRequest], time: Timestamp,
+                             newSchema: Schema? = nil) throws -> [Transaction] {
+        let currentSchema = try schema(at: UInt64.max, in: txn)
+        let resolver = ChangeResolver(schema: newSchema ?? currentSchema)
         var head = try self.head(in: txn)
         // The state this write leaves, per touched object (nil: absent), and the seq that last touched it.
         var overlay: [ObjectKey: (values: ObjectValues?, seq: UInt64)] = [:]
@@ -38,7 +42,11 @@ extension LogStore {
         for (ti, request) in requests.enumerated() {
             let seq = head + 1
             var changes: [Change] = []
-            changes.reserveCapacity(request.changes.count)
+            changes.reserveCapacity(request.changes.count + 1)
+            if ti == 0, let newSchema {
+                changes.append(.schema(newSchema, previous: currentSchema))
+                try txn.put(metaDB, key: MetaKey.schema(at: seq), value: Array(newSchema.json.text.utf8))
+            }
             for (ci, changeRequest) in request.changes.enumerated() {
                 let key = changeRequest.key
                 let current: ObjectValues?
@@ -53,10 +61,14 @@ extension LogStore {
                 do { change = try resolver.resolve(changeRequest, current: current) } catch {
                     throw StoreError.invalidChange(transaction: ti, change: ci, reason: error.reason)
                 }
+                if let expected = request.expected?[ci], expected != change {
+                    throw StoreError.invalidChange(transaction: ti, change: ci,
+                                                   reason: "\(key.entity) \(key.id.json.text): the store's state differs from the one this change was made on (its previous values do not match)")
+                }
                 overlay[key] = (ObjectValues.applying(change, to: current), seq)
                 changes.append(change)
             }
-            let transaction = Transaction(seq: seq, time: time, author: request.author, changes: changes)
+            let transaction = Transaction(seq: seq, time: request.time ?? time, author: request.author, changes: changes)
             let bytes = TransactionCodec.encode(transaction)
             guard bytes.count <= Limits.transactionBytesMax else {
                 throw StoreError.invalidChange(transaction: ti, change: 0,

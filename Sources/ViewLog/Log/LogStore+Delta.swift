@@ -29,29 +29,26 @@ extension LogStore {
             }
         }
         // States at hi: the head record, with changes after hi undone.
-        var states: [ObjectKey: ObjectValues?] = [:]
+        // (A struct, not `ObjectValues?` as the dictionary value: absent objects must stay keys.)
+        var states: [ObjectKey: ObjectState] = [:]
         states.reserveCapacity(seqs.count)
-        for key in seqs.keys { states[key] = try objectRecord(key, in: txn)?.values }
-        if hi < head {
-            for t in try readTransactions(txn, from: hi + 1, through: head).reversed() {
+        for key in seqs.keys { states[key] = ObjectState(values: try objectRecord(key, in: txn)?.values) }
+        func undo(_ transactions: [Transaction]) {
+            for t in transactions.reversed() {
                 for change in t.changes.reversed() {
                     guard let key = change.key, let state = states[key] else { continue }
-                    states[key] = ObjectValues.applying(change.inverse, to: state)
+                    states[key] = ObjectState(values: ObjectValues.applying(change.inverse, to: state.values))
                 }
             }
         }
+        if hi < head { undo(try readTransactions(txn, from: hi + 1, through: head)) }
         let atHi = states
-        for t in range.reversed() {
-            for change in t.changes.reversed() {
-                guard let key = change.key, let state = states[key] else { continue }
-                states[key] = ObjectValues.applying(change.inverse, to: state)
-            }
-        }
+        undo(range)
         let atLo = states
         var objects: [ObjectDelta] = []
         objects.reserveCapacity(seqs.count)
         for (key, seq) in seqs {
-            let low = atLo[key] ?? nil, high = atHi[key] ?? nil
+            let low = atLo[key]?.values, high = atHi[key]?.values
             objects.append(ObjectDelta(key: key, before: forward ? low : high, after: forward ? high : low, seq: seq))
         }
         objects.sort { $0.key < $1.key }
@@ -62,4 +59,9 @@ extension LogStore {
         }
         return Delta(from: from, to: to, objects: objects, schemaChange: schemaChange)
     }
+}
+
+/// An object's values at a position, `nil` when it does not exist there.
+struct ObjectState {
+    var values: ObjectValues?
 }

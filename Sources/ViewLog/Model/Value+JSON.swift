@@ -110,14 +110,12 @@ extension Attribute {
 }
 
 extension EntityDescription {
-    /// The JSON object of `values`, keys in attribute order (then any unknown keys, sorted).
+    /// The JSON object of `values`, keys in attribute order. Keys that are not attributes of this entity
+    /// (values of an attribute added by a later schema, seen at an older position) are left out.
     public func json(_ values: ObjectValues) -> JSONValue {
         var members: [(String, JSONValue)] = []
         members.reserveCapacity(values.count)
         for a in attributes { if let v = values[a.name] { members.append((a.name, v.json)) } }
-        if members.count < values.count {
-            for k in values.keys.sorted() where index(ofAttribute: k) == nil { members.append((k, values[k]!.json)) }
-        }
         return .object(members)
     }
 }

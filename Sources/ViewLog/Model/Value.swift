@@ -75,7 +75,7 @@ extension Value {
     /// Code-point order: comparing UTF-8 bytes gives exactly Unicode scalar order.
     @inlinable
     static func compareUTF8(_ x: String, _ y: String) -> Int {
-        if x == y { return 0 }
+        // No `x == y` shortcut: String equality is canonical equivalence, not code-point equality.
         var a = x, b = y
         return a.withUTF8 { pa in
             b.withUTF8 { pb in

@@ -69,7 +69,7 @@ struct WatchCommand: AsyncParsableCommand {
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         source.setEventHandler {
             Output.standard.flush()
-            exit(0)
+            exitProcess(0)
         }
         source.resume()
         return source

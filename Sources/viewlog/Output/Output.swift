@@ -37,24 +37,34 @@ final class Output: @unchecked Sendable {
     /// Prints `error: message` on standard error, as one line.
     static func error(_ message: String) {
         let oneLine = message.split(whereSeparator: \.isNewline).joined(separator: " ")
-        let text = "error: \(oneLine)\n"
-        _ = text.withCString { fputs($0, stderr) }
+        writeStandardError("error: \(oneLine)\n")
     }
 
     /// Prints a progress line on standard error, only when it is a terminal.
     static func progress(_ message: String) {
         guard isatty(2) != 0 else { return }
-        _ = "\r\(message)\u{1B}[K".withCString { fputs($0, stderr) }
+        writeStandardError("\r\(message)\u{1B}[K")
     }
 
     /// Ends a progress line.
     static func progressDone() {
         guard isatty(2) != 0 else { return }
-        _ = "\r\u{1B}[K".withCString { fputs($0, stderr) }
+        writeStandardError("\r\u{1B}[K")
     }
 
     /// Whether standard output is a terminal (for colour).
     static var isTerminal: Bool { isatty(1) != 0 }
+}
+
+/// Writes `text` to file descriptor 2 unbuffered.
+func writeStandardError(_ text: String) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
+        if n <= 0 { break }
+        offset += n
+    }
 }
 
 func exitProcess(_ code: Int32) -> Never {

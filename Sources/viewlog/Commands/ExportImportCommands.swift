@@ -1,0 +1,108 @@
+import ArgumentParser
+import ViewLog
+
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Print every transaction as JSON lines (the 'log --json' documents).",
+        discussion: "Example: viewlog export shop > shop.jsonl"
+    )
+
+    @OptionGroup var storeArgument: StoreArgument
+
+    func run() throws {
+        let store = try storeArgument.open()
+        var schema = try store.schema(at: 0)
+        let head = try store.head
+        try store.forEachTransaction { t in
+            for case .schema(let s, _) in t.changes { schema = s }
+            Output.standard.line(t.json(schema: schema).text)
+            if t.seq % 10_000 == 0 { Output.progress("export: \(t.seq)/\(head) transactions") }
+        }
+        Output.progressDone()
+    }
+}
+
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Append exported transactions (JSON lines of 'export' or 'log --json').",
+        discussion: """
+        Validated like 'append': every change must apply to the store's state exactly as exported, and the \
+        whole file is committed in one write (all or nothing). Imported into a new store, the log is the same: \
+        seqs, times, authors and changes.
+        Example: viewlog init copy --schema schema/employees.json && viewlog import copy shop.jsonl
+        """
+    )
+
+    @OptionGroup var storeArgument: StoreArgument
+    @Argument(help: "The JSON lines file.") var file: String
+
+    func run() throws {
+        let store = try storeArgument.open()
+        let text = try readTextFile(file)
+        var schema = try store.schema
+        var transactions: [Transaction] = []
+        var lines: [Int] = []
+        var lineNumber = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            if line.allSatisfy(\.isWhitespace) { continue }
+            guard line.utf8.count <= Limits.lineBytesMax else {
+                throw CLIError("line \(lineNumber): longer than \(Limits.lineBytesMax) bytes; nothing imported")
+            }
+            let json: JSONValue
+            do { json = try JSONValue.parse(String(line)) } catch {
+                throw CLIError("line \(lineNumber): \(error); nothing imported")
+            }
+            let t: Transaction
+            do { t = try Transaction(json: json, schema: schema, line: lineNumber) } catch {
+                throw CLIError("\(error); nothing imported")
+            }
+            for case .schema(let s, _) in t.changes { schema = s }
+            transactions.append(t)
+            lines.append(lineNumber)
+            if lineNumber % 10_000 == 0 { Output.progress("import: read \(lineNumber) lines") }
+        }
+        guard !transactions.isEmpty else { throw CLIError("\(file) has no transactions; nothing imported") }
+        let head = try store.head
+        for (i, t) in transactions.enumerated() where t.seq != head + UInt64(i) + 1 {
+            throw CLIError("line \(lines[i]): seq \(t.seq) does not follow the store's head (\(head + UInt64(i))); nothing imported")
+        }
+        do { try store.appendVerbatim(transactions) } catch {
+            throw CLIError(AppendCommand.describe(error, lines: lines, fromArguments: false).replacingAppended())
+        }
+        Output.progressDone()
+        Output.standard.line("imported \(transactions.count) transactions (seqs \(head + 1)…\(head + UInt64(transactions.count)))")
+    }
+}
+
+extension String {
+    func replacingAppended() -> String {
+        hasSuffix("; nothing appended") ? String(dropLast("; nothing appended".count)) + "; nothing imported" : self
+    }
+}
+
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Rebuild a store from a log, up to a position, into a new store.",
+        discussion: "Example: viewlog replay shop --into shop-at-3 --to 3"
+    )
+
+    @OptionGroup var storeArgument: StoreArgument
+    @Option(help: "The new store's directory; it must not exist.") var into: String
+    @Option(help: "Replay up to this position (default: the head).") var to: UInt64?
+
+    func run() throws {
+        let store = try storeArgument.open()
+        let end = try store.checkedPosition(to)
+        let target = try store.replay(into: into, through: end) { done, total in
+            Output.progress("replay: \(done)/\(total) transactions")
+        }
+        Output.progressDone()
+        let report = try target.verify()
+        guard report.isOK else { throw CLIError("the replayed store failed verification: \(report.problems[0])") }
+        Output.standard.line("replayed \(end) transactions into \(target.path)")
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import ViewLog
+
+struct SchemaCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schema",
+        abstract: "Print the schema, or update it additively.",
+        discussion: """
+        An update may add entities, optional or defaulted attributes, and views; anything else is refused. \
+        The update is a transaction of the log, so every position keeps its own schema.
+        Examples:
+          viewlog schema shop
+          viewlog schema shop --at 3
+          viewlog schema shop --update schema/employees-v2.json
+        """
+    )
+
+    @OptionGroup var storeArgument: StoreArgument
+    @Option(help: "A schema file to change to (additive changes only).") var update: String?
+    @Option(help: "The position (default: the head).") var at: UInt64?
+    @Option(help: "The author recorded in the log (default: cli).") var author: String = "cli"
+
+    func run() throws {
+        let store = try storeArgument.open()
+        if let update {
+            guard at == nil else { throw CLIError("--update changes the schema at the head; --at cannot be given") }
+            let text = try readTextFile(update)
+            let schema: Schema
+            do { schema = try Schema(jsonText: text) } catch { throw CLIError("\(update): \(error)") }
+            if let t = try store.updateSchema(schema, author: author) {
+                Output.standard.line(String(t.seq))
+            } else {
+                Output.standard.line("the schema is unchanged; nothing appended")
+            }
+            return
+        }
+        let position = try store.checkedPosition(at)
+        Output.standard.line(try store.schema(at: position).json.text)
+    }
+}
+
+struct ViewsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "views",
+        abstract: "List the named views of the schema.",
+        discussion: "Example: viewlog views shop --json"
+    )
+
+    @OptionGroup var storeArgument: StoreArgument
+    @OptionGroup var format: JSONFlag
+
+    func run() throws {
+        let schema = try storeArgument.open().schema
+        let names = schema.views.keys.sorted()
+        if format.json {
+            for name in names {
+                let v = schema.views[name]!
+                var members: [(String, JSONValue)] = [("name", .string(name)), ("entity", .string(v.entity))]
+                if let w = v.predicate { members.append(("where", .string(w))) }
+                if let s = v.sort { members.append(("sort", .string(s))) }
+                if let s = v.sectionKey { members.append(("section", .string(s))) }
+                if let l = v.limit { members.append(("limit", .int(Int64(l)))) }
+                if let o = v.offset { members.append(("offset", .int(Int64(o)))) }
+                Output.standard.line(JSONValue.object(members).text)
+            }
+        } else {
+            let rows = names.map { name -> [String] in
+                let v = schema.views[name]!
+                var window = ""
+                if let l = v.limit { window += "limit \(l)" }
+                if let o = v.offset, o > 0 { window += (window.isEmpty ? "" : " ") + "offset \(o)" }
+                return [name, v.entity, v.predicate ?? "TRUEPREDICATE", v.sort ?? "id", v.sectionKey ?? "-", window]
+            }
+            if rows.isEmpty { Output.standard.line("(no views)") }
+            else { for l in TextTable(header: ["view", "entity", "where", "sort", "section", "window"], rows: rows).lines { Output.standard.line(l) } }
+        }
+    }
+}
