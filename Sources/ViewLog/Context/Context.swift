@@ -20,7 +20,7 @@ public final class Context {
     /// The author of this context's saves.
     public let name: String
     /// The seq this context shows (0: the empty store).
-    public private(set) var position: UInt64
+    public internal(set) var position: UInt64
     /// What ``save()`` does when another transaction changed an object this context changes.
     public var mergePolicy: MergePolicy = .error
 

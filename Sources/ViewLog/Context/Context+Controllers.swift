@@ -1,0 +1,64 @@
+extension Context {
+    /// Makes a results controller of `request` showing this context — its position plus the unsaved changes
+    /// already processed — and keeps it up to date: every later move, save or ``processPendingChanges()``
+    /// is one batch for it. Pending changes are processed first (as Core Data's fetch does).
+    ///
+    /// The context holds its controllers weakly: keep a reference to the controller while you use it.
+    /// - Throws: ``StoreError/schema(_:)`` for an unknown entity; a ``QueryError`` naming an unknown attribute
+    ///   or a type mismatch of the request.
+    public func makeResultsController(_ request: FetchRequest) throws -> ResultsController {
+        try processPendingChanges()
+        let schema = try self.schema
+        let entity: EntityDescription
+        do { entity = try schema.entity(named: request.entity) } catch { throw StoreError.schema(error) }
+        let objects = try self.objects(of: entity.name, staged: processed)
+        let controller = try ResultsController(fetchRequest: request, entity: entity,
+                                               objects: objects.lazy.map { ($0.id, $0.values) }, position: position)
+        addObserver(controller)
+        return controller
+    }
+
+    /// Makes a results controller of the schema's named view `name`.
+    public func makeResultsController(view name: String, variables: [String: Value] = [:]) throws -> ResultsController {
+        guard let view = try schema.views[name] else {
+            throw StoreError.schema(.invalidView(view: name, reason: "no such view in the schema"))
+        }
+        return try makeResultsController(try FetchRequest(view, variables: variables))
+    }
+
+    /// Discards unsaved changes and moves to `position` (default: the head), reloading every controller
+    /// from scratch: reported to each as one ``ViewEvent/reload(_:)``, never as silence.
+    public func reset(to target: UInt64? = nil) throws {
+        let head = try store.head
+        let p = target ?? head
+        guard p <= head else { throw StoreError.positionPastHead(position: p, head: head) }
+        staged.removeAll()
+        processed.removeAll()
+        position = p
+        observers.removeAll { $0.observer == nil }
+        for case let controller as ResultsController in observers.map(\.observer) {
+            let objects = try store.objects(of: controller.entity.name, at: p)
+            try controller.reload(objects: objects.lazy.map { ($0.id, $0.values) }, position: p)
+        }
+    }
+
+    /// Follows the store: moves to the head after every save of any context of this process (immediately)
+    /// and of other processes (within `pollInterval`), one batch per move for every controller. Returns when
+    /// the calling task is cancelled.
+    ///
+    /// Runs on the caller's isolation (the context's), so the context is never touched concurrently:
+    /// `Task { @MainActor in try await context.mergeChangesAutomatically() }`.
+    public func mergeChangesAutomatically(pollInterval: Duration = .milliseconds(10),
+                                          isolation: isolated (any Actor)? = #isolation) async throws {
+        for await head in store.headUpdates(pollInterval: pollInterval) {
+            if Task.isCancelled { return }
+            if head > position { try refresh() }
+        }
+    }
+}
+
+extension ResultsController: ContextObserver {
+    func context(_ context: Context, didMoveWith delta: Delta) {
+        apply(delta)
+    }
+}
