@@ -1,0 +1,38 @@
+import Testing
+import ViewLogTesting
+@testable import ViewLog
+
+/// The README's library example, so that it keeps compiling and doing what it says.
+@Suite("README example")
+struct ReadmeExampleTests {
+    struct Employee: EntityType {
+        static let entityName = "Employee"
+        var id: String
+        var name: String
+        var height: Int?
+    }
+
+    @Test func theLibraryExampleRuns() throws {
+        let schema = try Schema(jsonText: employeesSchemaText)
+        let store = try LogStore.create(at: newStorePath(), schema: schema)
+        try store.append([.insert(entity: "Employee", id: .string("e1"), values: ["name": .string("Ann"), "height": .int(180)])],
+                         author: "import")
+        let context = try Context(store: store, name: "ui")
+        let tall = try context.makeResultsController(
+            FetchRequest(entity: "Employee", predicate: try Predicate("height > 170"),
+                         sortDescriptors: try SortDescriptor.parse("sectionName, height desc, name"), sectionKey: "sectionName"))
+        let recorder = ChangeRecorder()
+        recorder.attach(to: tall)
+        try context.update("Employee", id: .string("e1"), values: ["height": .int(182)])
+        try context.save()
+        try context.refresh()
+        try context.move(to: 1)
+        try context.insert(Employee(id: "e2", name: "Bob", height: 175))
+        try context.save()
+        let bob = try context.object(Employee.self, id: "e2")
+        #expect(bob?.height == 175)
+        #expect(try context.objects(Employee.self, of: tall).map(\.name) == ["Ann", "Bob"])
+        #expect(recorder.validate().isEmpty)
+        #expect(!ChangeSetRenderer.render(recorder.batches[0]).isEmpty)
+    }
+}
