@@ -40,16 +40,24 @@ extension LogStore {
     public func appendVerbatim(_ transactions: [Transaction]) throws(StoreError) {
         var batch: [TransactionRequest] = []
         var firstSeq: UInt64?
+        var batchStart = 0  // index in `transactions` of batch[0], so errors name the caller's transaction
         func flush() throws(StoreError) {
             guard !batch.isEmpty, let first = firstSeq else { return }
-            let appended = try append(batch)
+            let appended: [Transaction]
+            do { appended = try append(batch) } catch {
+                if case let .invalidChange(t, c, reason) = error {
+                    throw .invalidChange(transaction: batchStart + t, change: c, reason: reason)
+                }
+                throw error
+            }
             guard appended.first?.seq == first else {
                 throw .corrupt(seq: first, reason: "replayed as seq \(appended.first?.seq ?? 0): the target store's log is not at seq \(first - 1)")
             }
             batch.removeAll()
             firstSeq = nil
         }
-        for t in transactions {
+        for (index, t) in transactions.enumerated() {
+            if batch.isEmpty { batchStart = index }
             if t.changes.contains(where: { $0.key == nil }) {
                 try flush()
                 guard case .schema(let s, _) = t.changes[0] else {

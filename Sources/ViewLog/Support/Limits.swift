@@ -9,6 +9,14 @@ public enum Limits {
     /// Longest string id. An object's LMDB key is its entity name, a separator, a tag and its id, and LMDB
     /// keys are at most 511 bytes: 128 + 2 + 256 leaves room.
     public static let idBytesMax = 256
+    /// Most changes one all-or-nothing `append` or `import` commits in a single LMDB write: what one write
+    /// holds comfortably (LMDB keeps a write's dirty pages in memory and refuses past ~512 MiB of them).
+    /// Larger inputs are refused unless committed in chunks (`--chunked`).
+    public static let singleWriteChangesMax = 1_000_000
+    /// Most input bytes of one all-or-nothing `append` or `import`.
+    public static let singleWriteInputBytesMax = 256 * 1024 * 1024
+    /// Changes per write when an input is committed in chunks.
+    public static let chunkChangesMax = 100_000
     /// Most changes in one transaction.
     public static let transactionChangesMax = 1_000_000
     /// Most attributes of one entity.

@@ -32,6 +32,10 @@ struct AppendCommand: ParsableCommand {
     @OptionGroup var storeArgument: StoreArgument
     @Option(help: "The author recorded in the log (default: cli).") var author: String = "cli"
     @Option(help: "Read JSON lines from this file instead of stdin.") var file: String?
+    @Flag(help: "Commit a big input in chunks instead of refusing it (on an error, the chunks before it stay committed).")
+    var chunked = false
+    @Option(help: "With --chunked: changes per write (default \(Limits.chunkChangesMax)).")
+    var chunkSize: Int = Limits.chunkChangesMax
     @OptionGroup var format: JSONFlag
     @Argument(parsing: .allUnrecognized, help: "insert|update|delete ENTITY ID [KEY=VALUE | KEY:=JSON ...]")
     var change: [String] = []
@@ -41,8 +45,10 @@ struct AppendCommand: ParsableCommand {
         let schema = try store.schema
         var requests: [TransactionRequest] = []
         var lines: [Int] = []
+        var bytes = 0
         if change.isEmpty {
             let text = try file.map(readTextFile) ?? readStandardInput()
+            bytes = text.utf8.count
             for entry in try AppendInput.parse(text, schema: schema) {
                 requests.append(TransactionRequest(author: entry.author ?? author, changes: entry.requests))
                 lines.append(entry.line)
@@ -57,26 +63,27 @@ struct AppendCommand: ParsableCommand {
             requests.append(TransactionRequest(author: author, changes: [request]))
             lines.append(1)
         }
-        let appended: [Transaction]
-        do { appended = try store.append(requests) } catch {
-            throw CLIError(Self.describe(error, lines: lines, fromArguments: !change.isEmpty))
+        if !change.isEmpty {
+            let seq: UInt64
+            do { seq = try store.append(requests)[0].seq } catch { throw CLIError("\(Self.withoutPosition(error)); nothing appended") }
+            Output.standard.line(format.json ? JSONValue.object([("seq", .int(Int64(seq)))]).text : String(seq))
+            return
         }
-        for t in appended {
-            Output.standard.line(format.json ? JSONValue.object([("seq", .int(Int64(t.seq)))]).text : String(t.seq))
+        guard chunkSize > 0 else { throw CLIError("--chunk-size must be positive") }
+        var writer = ChunkedWriter(store: store, chunked: chunked, verb: "appended")
+        writer.chunkChanges = chunkSize
+        try writer.checkSize(changes: requests.reduce(0) { $0 + $1.changes.count }, bytes: bytes)
+        let items = zip(lines, requests).map { (line: $0, item: $1, changes: $1.changes.count) }
+        let seqs = try writer.commit(items) { (group) throws(StoreError) -> [UInt64] in try store.append(group).map(\.seq) }
+        for seq in seqs {
+            Output.standard.line(format.json ? JSONValue.object([("seq", .int(Int64(seq)))]).text : String(seq))
         }
     }
 
-    /// A store error with the input line of the refused transaction (nothing was appended).
-    static func describe(_ error: StoreError, lines: [Int], fromArguments: Bool) -> String {
-        switch error {
-        case let .invalidChange(t, c, reason) where t < lines.count:
-            if fromArguments { return "\(reason); nothing appended" }
-            return "line \(lines[t])\(c > 0 ? ", change \(c + 1)" : ""): \(reason); nothing appended"
-        case let .emptyTransaction(t) where t < lines.count:
-            return "line \(lines[t]): a transaction with no changes; nothing appended"
-        default:
-            return "\(error.description); nothing appended"
-        }
+    /// The reason of a refused one-change append, without "transaction 1, change 1" (there is only one).
+    static func withoutPosition(_ error: StoreError) -> String {
+        if case let .invalidChange(_, _, reason) = error { return reason }
+        return error.description
     }
 }
 

@@ -37,6 +37,10 @@ struct ImportCommand: ParsableCommand {
 
     @OptionGroup var storeArgument: StoreArgument
     @Argument(help: "The JSON lines file.") var file: String
+    @Flag(help: "Commit a big file in chunks instead of refusing it (on an error, the chunks before it stay committed).")
+    var chunked = false
+    @Option(help: "With --chunked: changes per write (default \(Limits.chunkChangesMax)).")
+    var chunkSize: Int = Limits.chunkChangesMax
 
     func run() throws {
         let store = try storeArgument.open()
@@ -69,17 +73,17 @@ struct ImportCommand: ParsableCommand {
         for (i, t) in transactions.enumerated() where t.seq != head + UInt64(i) + 1 {
             throw CLIError("line \(lines[i]): seq \(t.seq) does not follow the store's head (\(head + UInt64(i))); nothing imported")
         }
-        do { try store.appendVerbatim(transactions) } catch {
-            throw CLIError(AppendCommand.describe(error, lines: lines, fromArguments: false).replacingAppended())
+        guard chunkSize > 0 else { throw CLIError("--chunk-size must be positive") }
+        var writer = ChunkedWriter(store: store, chunked: chunked, verb: "imported")
+        writer.chunkChanges = chunkSize
+        try writer.checkSize(changes: transactions.reduce(0) { $0 + $1.changes.count }, bytes: text.utf8.count)
+        let items = zip(lines, transactions).map { (line: $0, item: $1, changes: $1.changes.count) }
+        _ = try writer.commit(items) { (group) throws(StoreError) -> [UInt64] in
+            try store.appendVerbatim(group)
+            return group.map(\.seq)
         }
         Output.progressDone()
         Output.standard.line("imported \(transactions.count) transactions (seqs \(head + 1)…\(head + UInt64(transactions.count)))")
-    }
-}
-
-extension String {
-    func replacingAppended() -> String {
-        hasSuffix("; nothing appended") ? String(dropLast("; nothing appended".count)) + "; nothing imported" : self
     }
 }
 

@@ -1,0 +1,73 @@
+import ViewLog
+
+/// Commits numbered input transactions either in one LMDB write (all or nothing, up to
+/// ``Limits/singleWriteChangesMax`` changes and ``Limits/singleWriteInputBytesMax`` bytes), or — with
+/// `--chunked` — in writes of about ``Limits/chunkChangesMax`` changes, reporting on a failure exactly which
+/// seqs were committed and which input line failed.
+struct ChunkedWriter {
+    let store: LogStore
+    let chunked: Bool
+    /// What the command does: "appended" or "imported".
+    let verb: String
+    /// Changes per write when chunked.
+    var chunkChanges = Limits.chunkChangesMax
+
+    /// Refuses an input too big for one write when not chunked.
+    func checkSize(changes: Int, bytes: Int) throws {
+        guard !chunked else { return }
+        if changes > Limits.singleWriteChangesMax || bytes > Limits.singleWriteInputBytesMax {
+            throw CLIError("the input has \(changes) changes in \(bytes) bytes, more than one all-or-nothing write holds "
+                + "(\(Limits.singleWriteChangesMax) changes, \(Limits.singleWriteInputBytesMax) bytes); "
+                + "use --chunked to commit it in chunks; nothing \(verb)")
+        }
+    }
+
+    /// Commits `items` (each a line number and what to write) with `write`, which appends one group.
+    /// - Returns: the seqs committed.
+    func commit<Item>(_ items: [(line: Int, item: Item, changes: Int)],
+                      write: ([Item]) throws(StoreError) -> [UInt64]) throws -> [UInt64] {
+        guard chunked else {
+            do { return try write(items.map(\.item)) } catch {
+                throw CLIError(describe(error, lines: items.map(\.line), committed: []))
+            }
+        }
+        var committed: [UInt64] = []
+        var start = 0
+        let total = items.count
+        while start < total {
+            var end = start, changes = 0
+            while end < total, end == start || changes + items[end].changes <= chunkChanges {
+                changes += items[end].changes
+                end += 1
+            }
+            do {
+                committed += try write(items[start..<end].map(\.item))
+            } catch {
+                throw CLIError(describe(error, lines: Array(items[start..<end].map(\.line)), committed: committed))
+            }
+            start = end
+            Output.progress("\(verb) \(start)/\(total) transactions")
+        }
+        Output.progressDone()
+        return committed
+    }
+
+    /// A store error with the input line at fault and, when chunked, what was committed before it.
+    func describe(_ error: StoreError, lines: [Int], committed: [UInt64]) -> String {
+        var message: String
+        switch error {
+        case let .invalidChange(t, c, reason) where t < lines.count:
+            message = "line \(lines[t])\(c > 0 ? ", change \(c + 1)" : ""): \(reason)"
+        case let .emptyTransaction(t) where t < lines.count:
+            message = "line \(lines[t]): a transaction with no changes"
+        default:
+            message = error.description
+        }
+        if !chunked { return message + "; nothing \(verb)" }
+        if let first = committed.first, let last = committed.last {
+            let chunkLine = lines.first ?? 0
+            return message + "; seqs \(first)…\(last) (the input before line \(chunkLine)) were committed, nothing from line \(chunkLine) on"
+        }
+        return message + "; nothing \(verb)"
+    }
+}
