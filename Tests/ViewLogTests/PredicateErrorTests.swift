@@ -153,6 +153,9 @@ struct PredicateErrorTests {
         #expect(throws: QueryError("predicate nested deeper than \(Limits.predicateDepthMax) levels")) {
             try Predicate(e)
         }
+        #expect(throws: QueryError("a double in a predicate must be finite")) {
+            try Predicate(.compare(.key("salary"), .in, .list([.value(.double(.nan))])))
+        }
         let listInWrongPlace = try Predicate(.compare(.key("height"), .equal, .list([.value(.int(1))])))
         #expect(throws: QueryError("a list {…} is allowed only after IN and BETWEEN, not with ==")) {
             try listInWrongPlace.compiled(for: Fixture.employee)

@@ -214,6 +214,33 @@ struct PredicateEvaluationTests {
         #expect(try Fixture.eval("$x == 1", variables: ["x": .int(1)]))
     }
 
+    @Test func variableTypes() throws {
+        let p = try Predicate("height > $min AND $max >= salary AND name BEGINSWITH $p AND hired IN {$d, nil} "
+                              + "AND nick LIKE $pattern AND id == $id AND height BETWEEN {$lo, 3} AND $x == 1")
+        #expect(try p.variableTypes(for: Fixture.employee) == [
+            "min": .int, "max": .double, "p": .string, "d": .date, "pattern": .string, "id": .string, "lo": .int,
+        ])
+        #expect(try Predicate("id == $id").variableTypes(for: Fixture.item) == ["id": .int])
+    }
+
+    @Test func matchesFromManyTasksAtOnce() async throws {
+        let p = try Predicate("name MATCHES '[A-Z][a-z]+( [A-Z][a-z]+)?' AND name LIKE[c] '*e*'").compiled(for: Fixture.employee)
+        let names = ["Annabel Lee", "annabel", "Bob", "Eve Smith", "X"]
+        let expected = names.map { p.evaluate(Fixture.values(name: $0), id: .string("e1")) }
+        #expect(expected == [true, false, false, true, false])
+        let results = await withTaskGroup(of: [Bool].self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    var last: [Bool] = []
+                    for _ in 0..<200 { last = names.map { p.evaluate(Fixture.values(name: $0), id: .string("e1")) } }
+                    return last
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.allSatisfy { $0 == expected })
+    }
+
     @Test func intIDs() throws {
         let p = { (f: String) throws in try Predicate(f).compiled(for: Fixture.item) }
         let obj: ObjectValues = ["like": .int(3), "weight": .null]

@@ -56,11 +56,28 @@ public struct Predicate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A predicate built in code; its ``format`` is the expression's canonical text.
-    /// Throws when the expression is nested deeper than ``Limits/predicateDepthMax``.
+    /// Throws when the expression is nested deeper than ``Limits/predicateDepthMax`` or holds a double that is
+    /// not finite (the language has no literal for it).
     public init(_ expression: PredicateExpression) throws(QueryError) {
         guard expression.depth(upTo: Limits.predicateDepthMax + 1) <= Limits.predicateDepthMax else {
             throw QueryError("predicate nested deeper than \(Limits.predicateDepthMax) levels")
         }
+        func isFinite(_ o: PredicateOperand) -> Bool {
+            switch o {
+            case .value(.double(let d)): return d.isFinite
+            case .list(let es): return es.allSatisfy(isFinite)
+            default: return true
+            }
+        }
+        func isFinite(_ e: PredicateExpression) -> Bool {
+            switch e {
+            case .constant: return true
+            case .not(let inner): return isFinite(inner)
+            case .and(let es), .or(let es): return es.allSatisfy(isFinite)
+            case let .comparison(l, _, r, _): return isFinite(l) && isFinite(r)
+            }
+        }
+        guard isFinite(expression) else { throw QueryError("a double in a predicate must be finite") }
         self.init(format: expression.description, expression: expression)
     }
 
@@ -78,6 +95,15 @@ public struct Predicate: Sendable, Hashable, CustomStringConvertible {
     public func validate(for entity: EntityDescription, variables: [String: Value] = [:]) throws(QueryError) {
         var compiler = PredicateCompiler(entity: entity, variables: variables, requiresVariables: false)
         _ = try compiler.compile(expression)
+    }
+
+    /// The type of each `$variable` (name without the `$`) as the predicate uses it against `entity`: the type
+    /// of the attribute it is compared with, `string` for the operands of string operators. A variable compared
+    /// only with other constants is absent. For reading variable values from text (the CLI's `--var`).
+    public func variableTypes(for entity: EntityDescription) throws(QueryError) -> [String: AttributeType] {
+        var compiler = PredicateCompiler(entity: entity, variables: [:], requiresVariables: false)
+        _ = try compiler.compile(expression)
+        return compiler.variableTypes
     }
 
     /// The names of the `$variables` the predicate uses (without the `$`).

@@ -11,6 +11,9 @@ struct PredicateCompiler {
     /// accepted and only the rest is checked. The tree made then must not be evaluated.
     let requiresVariables: Bool
     private(set) var referencedKeys: Set<String> = []
+    /// The type each unbound variable is compared with (strings for string operators), when it is compared with
+    /// a key or a string operator.
+    private(set) var variableTypes: [String: AttributeType] = [:]
 
     init(entity: EntityDescription, variables: [String: Value], requiresVariables: Bool) {
         self.entity = entity
@@ -158,7 +161,7 @@ struct PredicateCompiler {
     private static func isNumeric(_ t: AttributeType) -> Bool { t == .int || t == .double }
 
     /// Checks that `a` and `b` can be compared and gives their terms (constants converted to the key's type).
-    private func unify(_ a: Side, _ b: Side) throws(QueryError) -> (PredicateTerm, PredicateTerm) {
+    private mutating func unify(_ a: Side, _ b: Side) throws(QueryError) -> (PredicateTerm, PredicateTerm) {
         switch (a, b) {
         case let (.key(ta, na, typeA), .key(tb, _, typeB)):
             guard typeA == typeB || (PredicateCompiler.isNumeric(typeA) && PredicateCompiler.isNumeric(typeB)) else {
@@ -179,6 +182,9 @@ struct PredicateCompiler {
             if ty == .date, case .string(let s) = x, let t = Timestamp(iso8601: s) { return (.constant(.date(t)), .constant(y)) }
             throw QueryError("type mismatch: cannot compare \(PredicateCompiler.describe(x, origin: ox)) with "
                              + PredicateCompiler.describe(y, origin: oy))
+        case let (.key(_, _, type), .unbound(name)), let (.unbound(name), .key(_, _, type)):
+            if variableTypes[name] == nil { variableTypes[name] = type }
+            return (term(of: a), term(of: b))
         case (.unbound, _), (_, .unbound):
             return (term(of: a), term(of: b))
         }
@@ -296,9 +302,11 @@ struct PredicateCompiler {
         return v
     }
 
-    private func requireStrings(_ a: Side, _ b: Side, for what: String) throws(QueryError) {
+    private mutating func requireStrings(_ a: Side, _ b: Side, for what: String) throws(QueryError) {
         for side in [a, b] {
             switch side {
+            case .unbound(let name):
+                if variableTypes[name] == nil { variableTypes[name] = .string }
             case let .key(_, name, type) where type != .string:
                 throw QueryError("\(what) needs strings, but '\(name)' of \(entity.name) is \(type.rawValue)")
             case let .constant(v, origin):

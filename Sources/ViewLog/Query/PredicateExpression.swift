@@ -112,8 +112,10 @@ public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
 
 /// The modifiers of a string comparison: `[c]`, `[d]`, `[cd]`.
 public struct ComparisonOptions: OptionSet, Sendable, Hashable {
+    /// The options as bits: 1 is `[c]`, 2 is `[d]`.
     public let rawValue: UInt8
 
+    /// Makes options from their bits.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// `[c]`: compare after simple case folding of each Unicode scalar.
