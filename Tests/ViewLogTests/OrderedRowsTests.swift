@@ -1,0 +1,94 @@
+import Testing
+@testable @_spi(Testing) import ViewLog
+import TestSupport
+
+@Suite struct OrderedRowsTests {
+    static let seed = ViewTestRNG.seed(default: 1234)
+
+    static func order(sectioned: Bool, ascending: [Bool]) -> RowOrder {
+        RowOrder(ascending: ascending, isSectioned: sectioned, keyPaths: ascending.indices.map { "k\($0)" })
+    }
+
+    @Test(arguments: [4, 5, 16, 64])
+    func randomOperationsAgainstASortedArray(capacity: Int) {
+        var rng = ViewTestRNG(seed: Self.seed &+ UInt64(capacity))
+        let order = Self.order(sectioned: true, ascending: [false, true])
+        let rows = OrderedRows(order: order, capacity: capacity)
+        var reference: [RowKey] = []
+        for step in 0..<3000 {
+            if reference.isEmpty || rng.chance(0.55) {
+                let id = ObjectID.int(Int64(rng.int(0...400)))
+                guard !reference.contains(where: { $0.id == id }) else { continue }
+                let key = RowKey(values: [.string(rng.pick(["a", "b", "c"])), rng.chance(0.2) ? .null : .int(Int64(rng.int(0...9)))], id: id)
+                rows.insert(key)
+                reference.append(key)
+            } else {
+                let key = reference.remove(at: rng.int(0...(reference.count - 1)))
+                #expect(rows.remove(key.id) == key)
+            }
+            reference.sort { order.compare($0, $1) < 0 }
+            if step % 50 == 0 || reference.count < 10 {
+                rows.checkInvariants()
+                for (i, k) in reference.enumerated() {
+                    #expect(rows.key(at: i) == k, "seed \(Self.seed)")
+                    #expect(rows.rank(of: k.id) == i, "seed \(Self.seed)")
+                }
+                var sectionStart = 0
+                var s = 0
+                while sectionStart < reference.count {
+                    let v = reference[sectionStart].values[0]
+                    let end = reference[sectionStart...].firstIndex { $0.values[0] != v } ?? reference.count
+                    let loc = rows.sections.section(at: s)
+                    #expect(loc.value == v && loc.start == sectionStart && loc.rows == end - sectionStart)
+                    #expect(rows.sections.section(containingRank: end - 1).index == s)
+                    sectionStart = end
+                    s += 1
+                }
+                #expect(rows.sections.count == s)
+            }
+        }
+    }
+
+    @Test func bulkLoadMatchesInserts() {
+        var rng = ViewTestRNG(seed: Self.seed)
+        let order = Self.order(sectioned: false, ascending: [true])
+        let keys = (0..<5000).map { RowKey(values: [.int(Int64(rng.int(0...50)))], id: .int(Int64($0))) }
+        let loaded = OrderedRows(order: order, capacity: 8)
+        loaded.load(keys.shuffled(using: &rng))
+        loaded.checkInvariants()
+        let sorted = keys.sorted { order.compare($0, $1) < 0 }
+        for i in stride(from: 0, to: 5000, by: 97) { #expect(loaded.key(at: i) == sorted[i]) }
+    }
+
+    /// One change to a view of n rows touches O(log n) nodes and comparisons (counted, never timed).
+    @Test func oneChangeTouchesLogarithmicallyManyNodes() throws {
+        let n = 200_000
+        let entity = EntityDescription(name: "Row", idType: .int, attributes: [Attribute(name: "v", type: .int)])
+        let objects = (0..<n).lazy.map { (ObjectID.int(Int64($0)), ["v": Value.int(Int64($0 % 1000))] as ObjectValues) }
+        let log2n = log2(Double(n))
+        for (limit, offset) in [(nil, 0), (Optional(100), 50_000)] {
+            let request = FetchRequest(entity: "Row", sortDescriptors: [SortDescriptor(key: "v")], limit: limit, offset: offset)
+            let c = try ResultsController(fetchRequest: request, entity: entity, objects: objects, nodeCapacity: 64) { _, _ in true }
+            var position: UInt64 = 0
+            for id in [7, 123_456, 199_999] {
+                c.resetTreeWork()
+                let key = ObjectKey(entity: "Row", id: .int(Int64(id)))
+                let delta = Delta(from: position, to: position + 1, objects: [
+                    ObjectDelta(key: key, before: ["v": .int(Int64(id % 1000))], after: ["v": .int(Int64((id * 7 + 500) % 1000))], seq: position + 1),
+                ])
+                _ = c.apply(delta)
+                position += 1
+                let work = c.treeWork
+                #expect(Double(work.nodeVisits + work.comparisons) < 40 * log2n,
+                        "\(work) for n=\(n) limit \(String(describing: limit))")
+            }
+            c.checkInvariants(deep: limit != nil)
+        }
+    }
+}
+
+private func log2(_ x: Double) -> Double {
+    var r = 0.0, v = x
+    while v >= 2 { v /= 2; r += 1 }
+    return r + (v - 1)
+}
