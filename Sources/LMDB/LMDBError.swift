@@ -27,17 +27,29 @@ public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func == (a: LMDBError, b: LMDBError) -> Bool { a.code == b.code }
     public func hash(into h: inout Hasher) { h.combine(code) }
 
+    /// `MDB_KEYEXIST`: the key is present (`.noOverwrite`) or not greater than the last (`.append`).
     public static let keyExists = LMDBError(code: MDB_KEYEXIST)
+    /// `MDB_NOTFOUND`: no such key (lookups return `nil` instead of throwing it).
     public static let notFound = LMDBError(code: MDB_NOTFOUND)
+    /// `MDB_CORRUPTED`: a page of the file is not what LMDB expects.
     public static let corrupted = LMDBError(code: MDB_CORRUPTED)
+    /// `MDB_PANIC`: a fatal error; the environment must be closed.
     public static let panic = LMDBError(code: MDB_PANIC)
+    /// `MDB_VERSION_MISMATCH`: the file was written by another LMDB version.
     public static let versionMismatch = LMDBError(code: MDB_VERSION_MISMATCH)
+    /// `MDB_INVALID`: the file is not an LMDB file.
     public static let invalid = LMDBError(code: MDB_INVALID)
+    /// `MDB_MAP_FULL`: the map is full (the environment grows it and retries the write).
     public static let mapFull = LMDBError(code: MDB_MAP_FULL)
+    /// `MDB_DBS_FULL`: more named databases than `maxDatabases`.
     public static let databasesFull = LMDBError(code: MDB_DBS_FULL)
+    /// `MDB_READERS_FULL`: every reader slot is taken.
     public static let readersFull = LMDBError(code: MDB_READERS_FULL)
+    /// `MDB_TXN_FULL`: the write has too many dirty pages.
     public static let transactionFull = LMDBError(code: MDB_TXN_FULL)
+    /// `MDB_MAP_RESIZED`: another process grew the map (adopted on the next transaction).
     public static let mapResized = LMDBError(code: MDB_MAP_RESIZED)
+    /// `MDB_BAD_TXN`: the transaction was poisoned by an earlier error.
     public static let badTransaction = LMDBError(code: MDB_BAD_TXN)
 
     /// Throws an ``LMDBError`` for a non-zero result code.

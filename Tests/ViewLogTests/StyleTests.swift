@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+/// The project's own conventions, checked on the sources (TigerBeetle's "tidy").
+@Suite("Style")
+struct StyleTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func swiftFiles(under folder: String) -> [(path: String, lines: [String])] {
+        let base = root.appendingPathComponent(folder)
+        guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { return [] }
+        var out: [(String, [String])] = []
+        for case let url as URL in walker where url.pathExtension == "swift" {
+            guard let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
+            out.append((url.path.replacingOccurrences(of: root.path + "/", with: ""), text.components(separatedBy: "\n")))
+        }
+        return out.sorted { $0.0 < $1.0 }
+    }
+
+    static let libraries = ["Sources/LMDB", "Sources/ViewLog", "Sources/ViewLogTesting"]
+
+    @Test func libraryCodeHasNoForcedTryAndNoPrint() {
+        var offenders: [String] = []
+        for folder in Self.libraries {
+            for file in Self.swiftFiles(under: folder) {
+                for (i, line) in file.lines.enumerated() {
+                    let code = line.components(separatedBy: "//").first ?? ""
+                    if code.contains("try!") || code.range(of: #"(^|[^A-Za-z_.])print\("#, options: .regularExpression) != nil {
+                        offenders.append("\(file.path):\(i + 1): \(line.trimmingCharacters(in: .whitespaces))")
+                    }
+                }
+            }
+        }
+        #expect(offenders.isEmpty, "\(offenders.joined(separator: "\n"))")
+    }
+
+    @Test func onlyTheLMDBModuleImportsCLMDB() {
+        var offenders: [String] = []
+        for file in Self.swiftFiles(under: "Sources") + Self.swiftFiles(under: "Tests") where !file.path.hasPrefix("Sources/LMDB/") {
+            if file.lines.contains(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("import CLMDB") }) {
+                offenders.append(file.path)
+            }
+        }
+        #expect(offenders.isEmpty, "\(offenders)")
+    }
+
+    /// Every public declaration has a DocC comment, except the implementations of standard protocol
+    /// requirements (`description`, `==`, `<`, `hash(into:)`, Codable), whose meaning is the protocol's.
+    @Test func everyPublicDeclarationIsDocumented() {
+        let declaration = #"^\s*(@[A-Za-z_]+(\([^)]*\))?\s+)*public\s+(static\s+|final\s+|convenience\s+|indirect\s+|nonisolated\s+|override\s+|mutating\s+)*(func|var|let|init|struct|enum|class|protocol|typealias|subscript|case|actor)\b"#
+        let exempt = [#"var description\b"#, #"var debugDescription\b"#, #"func (==|<|hash\(into)"#, #"static func [<>=!]"#,
+                      #"init\(from decoder"#, #"func encode\(to encoder"#, #"func makeIterator"#, #"func next\(\)"#,
+                      #"var (codingPath|userInfo)\b"#, #"func (container|unkeyedContainer|singleValueContainer|superEncoder|superDecoder|nestedContainer|nestedUnkeyedContainer)\b"#,
+                      #"func (encode|decode|encodeNil|decodeNil|contains)\("#, #"var (allKeys|count|isAtEnd|currentIndex)\b"#,
+                      #"init\?\((stringValue|intValue)"#, #"var (stringValue|intValue)\b"#, #"let rawValue\b"#, #"init\(rawValue"#,
+                      #"func controller"#]
+        var offenders: [String] = []
+        for folder in Self.libraries {
+            for file in Self.swiftFiles(under: folder) {
+                for (i, line) in file.lines.enumerated() where line.range(of: declaration, options: .regularExpression) != nil {
+                    if exempt.contains(where: { line.range(of: $0, options: .regularExpression) != nil }) { continue }
+                    var j = i - 1
+                    while j >= 0, file.lines[j].trimmingCharacters(in: .whitespaces).hasPrefix("@") { j -= 1 }
+                    let previous = j >= 0 ? file.lines[j].trimmingCharacters(in: .whitespaces) : ""
+                    if !(previous.hasPrefix("///") || previous.hasSuffix("*/")) {
+                        offenders.append("\(file.path):\(i + 1): \(line.trimmingCharacters(in: .whitespaces))")
+                    }
+                }
+            }
+        }
+        #expect(offenders.isEmpty, "\(offenders.count) undocumented:\n\(offenders.joined(separator: "\n"))")
+    }
+}
