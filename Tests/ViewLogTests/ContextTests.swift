@@ -368,3 +368,19 @@ struct ContextTests {
         #expect(controller.fetchedObjects == [.int(1)])
     }
 }
+
+@Suite("Contexts: staged values")
+struct ContextStagedValuesTests {
+    @Test func stagedInsertsShowTheirDefaultsBeforeTheSave() throws {
+        let store = try makeDummyStore()
+        let context = try Context(store: store, name: "c")
+        try context.insert("TestDummy", id: .int(1), values: ["isEven": .bool(true)])
+        let staged = try #require(try context.object(ObjectKey(entity: "TestDummy", id: .int(1))))
+        #expect(staged["value"] == .int(0) && staged["label"] == .null)
+        let controller = try context.makeResultsController(view: "evens")
+        let before = controller.snapshot
+        try context.save()
+        #expect(controller.snapshot == before)
+        #expect(try store.object(ObjectKey(entity: "TestDummy", id: .int(1))) == staged)
+    }
+}

@@ -74,11 +74,14 @@ public final class Context {
         let resolver = ChangeResolver(schema: try schema)
         let key = request.key
         let current = try object(key)
-        do { _ = try resolver.resolve(request, current: current) } catch {
+        let resolved: Change
+        do { resolved = try resolver.resolve(request, current: current) } catch {
             throw .invalidChange(transaction: 0, change: 0, reason: error.reason)
         }
         let base = try store.object(key, at: position)
-        try staged.stage(request, existsInBase: base != nil)
+        // Stage what the save will log: inserts with their defaults, values converted to their types, so the
+        // controllers show staged objects exactly as they will be saved.
+        try staged.stage(resolved.request ?? request, existsInBase: base != nil)
     }
 
     /// Discards unsaved changes; controllers that were shown them get one batch back.

@@ -61,7 +61,10 @@ enum InputValues {
     }
 
     /// The values of a JSON object, each read by its attribute's type (``Attribute/value(fromJSON:)``).
-    static func values(_ json: JSONValue, what: String, entity: EntityDescription, line: Int, context: String) throws(InputError) -> ObjectValues {
+    /// With `nullAlways`, `null` is accepted for every attribute: an update's previous value of an attribute
+    /// that a schema change added is `null` (the object had no value before the attribute existed).
+    static func values(_ json: JSONValue, what: String, entity: EntityDescription, line: Int, context: String,
+                       nullAlways: Bool = false) throws(InputError) -> ObjectValues {
         let members = try members(json, what: "\"\(what)\"", line: line, context: context)
         var values = ObjectValues(minimumCapacity: members.count)
         for (name, v) in members {
@@ -70,6 +73,10 @@ enum InputValues {
             }
             guard values[name] == nil else {
                 throw error("attribute '\(name)' is given twice", line: line, context: context)
+            }
+            if nullAlways, v == .null {
+                values[name] = .null
+                continue
             }
             do {
                 values[name] = try attribute.value(fromJSON: v)

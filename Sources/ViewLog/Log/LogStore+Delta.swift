@@ -45,18 +45,19 @@ extension LogStore {
         let atHi = states
         undo(range)
         let atLo = states
+        let schemaLo = try schema(at: lo, in: txn)
+        let schemaHi = schemaChanged ? try schema(at: hi, in: txn) : schemaLo
         var objects: [ObjectDelta] = []
         objects.reserveCapacity(seqs.count)
         for (key, seq) in seqs {
-            let low = atLo[key]?.values, high = atHi[key]?.values
+            var low = atLo[key]?.values, high = atHi[key]?.values
+            if let v = low, let e = schemaLo.entities[key.entity] { low = e.canonical(v) }
+            if let v = high, let e = schemaHi.entities[key.entity] { high = e.canonical(v) }
             objects.append(ObjectDelta(key: key, before: forward ? low : high, after: forward ? high : low, seq: seq))
         }
         objects.sort { $0.key < $1.key }
         var schemaChange: Schema?
-        if schemaChanged {
-            let after = try schema(at: to, in: txn)
-            if try schema(at: from, in: txn) != after { schemaChange = after }
-        }
+        if schemaChanged, schemaLo != schemaHi { schemaChange = forward ? schemaHi : schemaLo }
         return Delta(from: from, to: to, objects: objects, schemaChange: schemaChange)
     }
 }

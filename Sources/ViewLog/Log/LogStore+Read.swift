@@ -67,8 +67,13 @@ extension LogStore {
             let head = try self.head(in: txn)
             let p = position ?? head
             guard p <= head else { throw StoreError.positionPastHead(position: p, head: head) }
+            let entity = try self.schema(at: p, in: txn).entities[key.entity]
+            func canonical(_ values: ObjectValues?) -> ObjectValues? {
+                guard let values else { return nil }
+                return entity?.canonical(values) ?? values
+            }
             let record = try self.objectRecord(key, in: txn)
-            if let record, record.seq <= p { return record.values }  // unchanged since p
+            if let record, record.seq <= p { return canonical(record.values) }  // unchanged since p
             var state = record?.values
             // Walk back from the head, undoing every change of this object after p.
             var seq = head
@@ -81,7 +86,7 @@ extension LogStore {
                 }
                 seq = low - 1
             }
-            return state
+            return canonical(state)
         }
     }
 
@@ -94,7 +99,8 @@ extension LogStore {
             let head = try self.head(in: txn)
             let p = position ?? head
             guard p <= head else { throw StoreError.positionPastHead(position: p, head: head) }
-            if p == head { return try self.headObjects(of: entity, in: txn) }
+            guard let description = try self.schema(at: p, in: txn).entities[entity] else { return [] }
+            if p == head { return try self.headObjects(of: entity, in: txn).map { ($0.id, description.canonical($0.values)) } }
             var state: [ObjectID: ObjectValues] = [:]
             if head - p <= p {
                 for (id, values) in try self.headObjects(of: entity, in: txn) { state[id] = values }
@@ -106,7 +112,7 @@ extension LogStore {
                     for change in t.changes { Self.apply(change, entity: entity, to: &state) }
                 }
             }
-            return state.sorted { $0.key < $1.key }.map { (id: $0.key, values: $0.value) }
+            return state.sorted { $0.key < $1.key }.map { (id: $0.key, values: description.canonical($0.value)) }
         }
     }
 

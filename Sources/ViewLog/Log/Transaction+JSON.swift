@@ -135,16 +135,16 @@ extension Change {
                                     context: InputValues.context(prefix, op, entity.name, nil))
         let key = ObjectKey(entity: entity.name, id: id)
         let context = InputValues.context(prefix, op, entity.name, id)
-        func values(_ name: String) throws(InputError) -> ObjectValues {
+        func values(_ name: String, nullAlways: Bool = false) throws(InputError) -> ObjectValues {
             guard let document = json[name] else { throw InputValues.error("missing \"\(name)\"", line: line, context: context) }
-            return try InputValues.values(document, what: name, entity: entity, line: line, context: context)
+            return try InputValues.values(document, what: name, entity: entity, line: line, context: context, nullAlways: nullAlways)
         }
         switch op {
         case "insert":
             self = .insert(key, values: try values("values"))
         case "update":
             let new = try values("values")
-            let previous = try values("previous")
+            let previous = try values("previous", nullAlways: true)
             guard new.count == previous.count, new.keys.allSatisfy({ previous[$0] != nil }) else {
                 throw InputValues.error("\"previous\" must have exactly the attributes of \"values\"", line: line, context: context)
             }
