@@ -28,8 +28,12 @@ struct ViewLogCommand: AsyncParsableCommand {
 @main
 enum Main {
     static func main() async {
+        // Parsing and running are kept apart: an error from parsing is a usage error (ArgumentParser's text,
+        // exit 64), an error from running is a runtime error whose description already names the input at
+        // fault (exit 1). Both are printed as one `error: …` line (DESIGN §7).
+        var command: ParsableCommand
+        do { command = try ViewLogCommand.parseAsRoot() } catch { failUsage(error) }
         do {
-            var command = try ViewLogCommand.parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -42,16 +46,22 @@ enum Main {
         }
     }
 
-    /// Prints one `error: …` line (or the help a user asked for) and exits non-zero (DESIGN §7).
+    /// A runtime error: one `error: …` line with the error's description, exit 1 (or the error's own code).
     static func fail(_ error: Error) -> Never {
         if let e = error as? CLIError {
             Output.error(e.description)
             exitProcess(e.exitCode)
         }
-        if isLibraryError(error) {
-            Output.error(String(describing: error))
-            exitProcess(1)
+        if error is ValidationError || error is ExitCode || error is CleanExit {
+            failUsage(error)
         }
+        Output.error(String(describing: error))
+        exitProcess(1)
+    }
+
+    /// A usage error of ArgumentParser: its message's first line as one `error: …` line, exit 64; or the help
+    /// or version a user asked for, exit 0.
+    static func failUsage(_ error: Error) -> Never {
         let code = ViewLogCommand.exitCode(for: error)
         if code == .success {
             ViewLogCommand.exit(withError: error)  // --help, --version: print them and exit 0
@@ -60,12 +70,6 @@ enum Main {
         let first = message.split(separator: "\n").first.map(String.init) ?? "invalid usage"
         let trimmed = first.hasPrefix("Error: ") ? String(first.dropFirst(7)) : first
         Output.error(trimmed + " (see 'viewlog help')")
-        exitProcess(code.rawValue == 0 ? 2 : code.rawValue)
-    }
-
-    /// Errors of the ViewLog library: their descriptions already name the input at fault.
-    static func isLibraryError(_ error: Error) -> Bool {
-        error is StoreError || error is SchemaError || error is QueryError || error is JSONError
-            || error is ValueError
+        exitProcess(code.rawValue == 0 ? 64 : code.rawValue)
     }
 }

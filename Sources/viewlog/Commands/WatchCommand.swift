@@ -23,7 +23,7 @@ struct WatchCommand: AsyncParsableCommand {
 
     @OptionGroup var storeArgument: StoreArgument
     @OptionGroup var view: ViewOptions
-    @Option(help: "Exit after this many change sets.") var count: Int?
+    @Option(parsing: .unconditional, help: "Exit after this many change sets.") var count: Int?
     @Flag(help: "Add each row change's seq to the JSON.") var seq = false
     @OptionGroup var format: JSONFlag
 
@@ -42,14 +42,20 @@ struct WatchCommand: AsyncParsableCommand {
         let interrupt = WatchCommand.exitOnInterrupt()
         defer { interrupt.cancel() }
         var printed = 0
+        // Each change set printed starts where the document before it ended, so the documents chain: batches
+        // that did not change the view are folded into the next one that does (their change set is empty, so
+        // the composition is exact), and the output does not depend on how appends fall into polls.
+        var lastPrinted = start
         for await head in store.headUpdates() {
             let position = materialized.controller.position
             guard head > position else { continue }
             let delta = try store.delta(from: position, to: head, entities: [materialized.entity.name])
             let before = materialized.values
             for d in delta.objects { materialized.values[d.key.id] = d.after }
-            let changes = materialized.controller.apply(delta)
+            var changes = materialized.controller.apply(delta)
             guard !changes.isEmpty else { continue }
+            changes.from = lastPrinted
+            lastPrinted = changes.to
             if format.json {
                 Output.standard.line(changes.json(includeSeq: seq).text)
             } else {
