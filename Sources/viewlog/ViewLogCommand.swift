@@ -10,12 +10,21 @@ struct ViewLogCommand: AsyncParsableCommand {
         Every change is a transaction appended to the log of a store (a directory). Views (entity, predicate, \
         sort, sections) can be queried at any position and diffed between positions.
 
+        Errors are one line on standard error starting 'error: ', with a non-zero exit status; a refused \
+        append appends nothing.
+
         Examples:
           viewlog init shop --schema schema/employees.json
-          echo '{"insert": "Employee", "id": "e1", "values": {"name": "Ann", "height": 180}}' | viewlog append shop
-          viewlog append shop update Employee e1 height=182
+          viewlog append shop < changes.jsonl
+          viewlog append shop insert Employee e1 name=Ann height=180 sectionName=A
+          viewlog append shop update Employee e1 height=182 hired:=null
+          viewlog log shop --from 1 --json
+          viewlog get shop Employee e1 --at 1
           viewlog query shop tall
+          viewlog query shop --entity Employee --where 'height > $min' --var min=170
           viewlog diff shop tall --from 1 --to 2 --json
+          viewlog watch shop tall --count 1
+          viewlog export shop > shop.jsonl
         """,
         subcommands: [
             InitCommand.self, AppendCommand.self, LogCommand.self, GetCommand.self, QueryCommand.self,
@@ -52,7 +61,9 @@ enum Main {
             Output.error(e.description)
             exitProcess(e.exitCode)
         }
-        if error is ValidationError || error is ExitCode || error is CleanExit {
+        // `help` and `--help` parse as ArgumentParser's help command, whose run() throws to print the help; a
+        // command's own ValidationError or ExitCode is ArgumentParser's to report too.
+        if String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
             failUsage(error)
         }
         Output.error(String(describing: error))

@@ -97,17 +97,31 @@ enum Normalise {
 
 /// A fresh temporary directory, the working directory of every run of a test, so store paths in the output are
 /// the short relative names the test gives. Removed when the test ends.
-final class Sandbox {
+final class Sandbox: Sendable {
     let url: URL
     var path: String { url.path }
 
-    init() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("viewlog-cli-tests", isDirectory: true)
+    /// A new sandbox; one made as a `template` (kept for the whole test run in a `static let`) is removed when
+    /// the test process exits.
+    init(template: Bool = false) throws {
+        var base = FileManager.default.temporaryDirectory.appendingPathComponent("viewlog-cli-tests", isDirectory: true)
+        if template {
+            _ = Sandbox.removeTemplatesAtExit
+            base = URL(fileURLWithPath: Sandbox.templatesPath(), isDirectory: true)
+        }
         url = base.appendingPathComponent(UUID().uuidString, isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
     deinit { try? FileManager.default.removeItem(at: url) }
+
+    static func templatesPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("viewlog-cli-tests/templates-\(getpid())").path
+    }
+
+    private static let removeTemplatesAtExit: Void = {
+        atexit { try? FileManager.default.removeItem(atPath: Sandbox.templatesPath()) }
+    }()
 
     /// A path inside the sandbox.
     func file(_ name: String) -> String { url.appendingPathComponent(name).path }
@@ -118,6 +132,13 @@ final class Sandbox {
         let path = file(name)
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         return path
+    }
+
+    /// Copies every file and directory of `other` into this sandbox (e.g. a store built once as a template).
+    func copyContents(of other: Sandbox) throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: other.path) where !name.hasPrefix(".") {
+            try FileManager.default.copyItem(atPath: other.file(name), toPath: file(name))
+        }
     }
 
     /// Copies an example schema (`schema/NAME`) into the sandbox under the same name.

@@ -22,15 +22,16 @@ struct AppendCommand: ParsableCommand {
           {"author": "sync", "changes": [ ...changes as above... ]}
 
         Examples:
-          viewlog append shop --file changes.jsonl
+          viewlog append shop < changes.jsonl
+          viewlog append shop --file changes.jsonl --author sync
           viewlog append shop insert Employee e2 name=Bob height=175
-          viewlog append shop update Employee e2 nick:=null
+          viewlog append shop update Employee e2 height:=null hired=2026-11-22T10:00:00Z
           viewlog append shop delete Employee e2
         """
     )
 
     @OptionGroup var storeArgument: StoreArgument
-    @Option(help: "The author recorded in the log (default: cli).") var author: String = "cli"
+    @Option(help: "The author recorded in the log (a line's own \"author\" wins).") var author: String = "cli"
     @Option(help: "Read JSON lines from this file instead of stdin.") var file: String?
     @OptionGroup var format: JSONFlag
     @Argument(parsing: .allUnrecognized, help: "insert|update|delete ENTITY ID [KEY=VALUE | KEY:=JSON ...]")
@@ -43,7 +44,11 @@ struct AppendCommand: ParsableCommand {
         var lines: [Int] = []
         if change.isEmpty {
             let text = try file.map(readTextFile) ?? readStandardInput()
-            for entry in try AppendInput.parse(text, schema: schema) {
+            let entries: [AppendInput.Entry]
+            do { entries = try AppendInput.parse(text, schema: schema) } catch {
+                throw CLIError("\(error); nothing appended")
+            }
+            for entry in entries {
                 requests.append(TransactionRequest(author: entry.author ?? author, changes: entry.requests))
                 lines.append(entry.line)
             }
@@ -52,8 +57,13 @@ struct AppendCommand: ParsableCommand {
             guard change.count >= 3 else {
                 throw CLIError("expected insert|update|delete ENTITY ID [KEY=VALUE ...], got '\(change.joined(separator: " "))'")
             }
-            let request = try AppendInput.shorthand(op: change[0], entity: change[1], id: change[2],
+            let request: ChangeRequest
+            do {
+                request = try AppendInput.shorthand(op: change[0], entity: change[1], id: change[2],
                                                     assignments: Array(change.dropFirst(3)), schema: schema)
+            } catch {
+                throw CLIError("\(error); nothing appended")
+            }
             requests.append(TransactionRequest(author: author, changes: [request]))
             lines.append(1)
         }
@@ -71,7 +81,7 @@ struct AppendCommand: ParsableCommand {
         switch error {
         case let .invalidChange(t, c, reason) where t < lines.count:
             if fromArguments { return "\(reason); nothing appended" }
-            return "line \(lines[t])\(c > 0 ? ", change \(c + 1)" : ""): \(reason); nothing appended"
+            return "line \(lines[t]): \(c > 0 ? "change \(c + 1): " : "")\(reason); nothing appended"
         case let .emptyTransaction(t) where t < lines.count:
             return "line \(lines[t]): a transaction with no changes; nothing appended"
         default:

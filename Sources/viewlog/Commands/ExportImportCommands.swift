@@ -5,7 +5,10 @@ struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Print every transaction as JSON lines (the 'log --json' documents).",
-        discussion: "Example: viewlog export shop > shop.jsonl"
+        discussion: """
+        Example:
+          viewlog export shop > shop.jsonl
+        """
     )
 
     @OptionGroup var storeArgument: StoreArgument
@@ -31,7 +34,11 @@ struct ImportCommand: ParsableCommand {
         Validated like 'append': every change must apply to the store's state exactly as exported, and the \
         whole file is committed in one write (all or nothing). Imported into a new store, the log is the same: \
         seqs, times, authors and changes.
-        Example: viewlog init copy --schema schema/employees.json && viewlog import copy shop.jsonl
+
+        Example:
+          viewlog export shop > shop.jsonl
+          viewlog init copy --schema schema/employees.json
+          viewlog import copy shop.jsonl
         """
     )
 
@@ -87,7 +94,13 @@ struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Rebuild a store from a log, up to a position, into a new store.",
-        discussion: "Example: viewlog replay shop --into shop-at-3 --to 3"
+        discussion: """
+        The new store is verified before the command succeeds.
+
+        Examples:
+          viewlog replay shop --into shop-copy
+          viewlog replay shop --into shop-at-3 --to 3
+        """
     )
 
     @OptionGroup var storeArgument: StoreArgument

@@ -7,6 +7,7 @@ struct GetCommand: ParsableCommand {
         abstract: "Print one object at the head or at a position.",
         discussion: """
         Exits 1 with an error when the object does not exist there.
+
         Examples:
           viewlog get shop Employee e1
           viewlog get shop Employee e1 --at 3 --json
@@ -17,7 +18,8 @@ struct GetCommand: ParsableCommand {
     @OptionGroup var storeArgument: StoreArgument
     @Argument(help: "The entity.") var entity: String
     // All unrecognised words, so that a negative int id (`get lib Author -3`) is not taken for an option.
-    @Argument(parsing: .allUnrecognized, help: "The object's id.") var ids: [String] = []
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The object's id (an int id may be negative).", valueName: "id"))
+    var ids: [String] = []
     var id: String { ids.first ?? "" }
 
     func validate() throws {

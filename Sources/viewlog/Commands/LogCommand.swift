@@ -13,7 +13,7 @@ struct LogCommand: ParsableCommand {
     )
 
     @OptionGroup var storeArgument: StoreArgument
-    @Option(help: "Start after this position (default 0).") var from: UInt64 = 0
+    @Option(help: "Start after this position.") var from: UInt64 = 0
     @Option(help: "End at this position (default: the head).") var to: UInt64?
     @OptionGroup var format: JSONFlag
 

@@ -14,7 +14,9 @@ struct WatchCommand: AsyncParsableCommand {
         abstract: "Print a view, then one change set per batch of new transactions that changes it.",
         discussion: """
         Follows the head, including transactions appended by other processes (noticed within 10 ms). \
-        Stops after --count change sets, or on Ctrl-C.
+        Stops after --count change sets, or on Ctrl-C. With --json: the query document first, then one diff \
+        document per batch, each starting at the position the one before it ended.
+
         Examples:
           viewlog watch shop tall --json
           viewlog watch shop --entity Employee --sort name --count 1
@@ -27,8 +29,11 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(help: "Add each row change's seq to the JSON.") var seq = false
     @OptionGroup var format: JSONFlag
 
+    func validate() throws {
+        if let count, count < 0 { throw ValidationError("--count must not be negative") }
+    }
+
     func run() async throws {
-        if let count, count < 0 { throw CLIError("--count must not be negative") }
         let store = try storeArgument.open()
         let start = try store.head
         var materialized = try MaterializedView(store: store, options: view, at: start)
