@@ -39,7 +39,23 @@ struct Transcript {
     /// An argument as a shell would need it: bare when it is plain, else in single quotes.
     static func quoted(_ argument: String) -> String {
         let plain = !argument.isEmpty && argument.allSatisfy { $0.isLetter || $0.isNumber || "-_./=:,@+".contains($0) }
-        return plain ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        if plain { return argument }
+        if argument.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            // Bash's $'…' quoting, so that the transcript keeps one line per command.
+            var out = "$'"
+            for scalar in argument.unicodeScalars {
+                switch scalar {
+                case "\n": out += "\\n"
+                case "\t": out += "\\t"
+                case "\\": out += "\\\\"
+                case "'": out += "\\'"
+                default:
+                    out += scalar.properties.generalCategory == .control ? "\\x" + (scalar.value < 16 ? "0" : "") + String(scalar.value, radix: 16) : String(scalar)
+                }
+            }
+            return out + "'"
+        }
+        return "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }
 

@@ -21,6 +21,15 @@ import Testing
             ["log", "shop", "--from", "10"],
             ["log", "shop", "--to", "0", "--json"],
         ], into: &t)
+        // Ids and values that could be misread are quoted in human output (and exact in JSON).
+        try Stories.record(box, ["append", "shop"], input: #"{"insert": "Employee", "id": "a b\nc", "values": {"name": " Zed", "height": 199, "sectionName": "null"}}"# + "\n", into: &t)
+        try record(box, [
+            ["log", "shop", "--from", "10"],
+            ["log", "shop", "--from", "10", "--json"],
+            ["query", "shop", "tall", "--at", "11"],
+            ["diff", "shop", "tall", "--from", "10", "--to", "11"],
+            ["get", "shop", "Employee", "a b\nc"],
+        ], into: &t)
         Golden.check("employees-append-log.txt", t.text)
     }
 

@@ -47,7 +47,7 @@ struct GetCommand: ParsableCommand {
                 ("values", entity.stateJSON(values)),
             ]).text)
         } else {
-            Output.standard.line("\(entity.name) \(objectID) at \(position)")
+            Output.standard.line("\(entity.name) \(objectID.displayText) at \(position)")
             let rows = entity.attributes.map { a in [a.name, (values[a.name] ?? .null).displayText] }
             for line in TextTable(rows: rows, indent: "  ").lines { Output.standard.line(line) }
         }

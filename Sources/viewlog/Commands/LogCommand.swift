@@ -41,12 +41,12 @@ enum TransactionText {
         for change in t.changes {
             switch change {
             case let .insert(key, values):
-                out.append("  + \(key.entity) \(key.id)  " + assignments(values, key.entity, schema))
+                out.append("  + \(key.entity) \(key.id.displayText)  " + assignments(values, key.entity, schema))
             case let .update(key, values, previous):
                 let parts = sortedKeys(values, key.entity, schema).map { "\($0): \(previous[$0]?.inlineText ?? "null") → \(values[$0]!.inlineText)" }
-                out.append("  ~ \(key.entity) \(key.id)  " + parts.joined(separator: ", "))
+                out.append("  ~ \(key.entity) \(key.id.displayText)  " + (parts.isEmpty ? "(no values)" : parts.joined(separator: ", ")))
             case let .delete(key, _):
-                out.append("  - \(key.entity) \(key.id)")
+                out.append("  - \(key.entity) \(key.id.displayText)")
             case let .schema(new, previous):
                 out.append("  schema updated: " + schemaChanges(from: previous, to: new).joined(separator: ", "))
             }

@@ -111,7 +111,7 @@ struct MaterializedView {
             .union(entity.idType == .int ? [0] : [])
         let cells = ids.map { id -> [String] in
             let v = values[id] ?? [:]
-            return [id.description] + columns.map { (v[$0.name] ?? .null).displayText }
+            return [id.displayText] + columns.map { (v[$0.name] ?? .null).displayText }
         }
         let indent = controller.isSectioned ? "  " : ""
         let table = TextTable(header: ["id"] + columns.map(\.name), rows: cells, indent: indent, rightAligned: rightAligned)

@@ -45,7 +45,7 @@ struct WatchCommand: AsyncParsableCommand {
         Output.standard.flush()
         if count == 0 { return }
         let interrupt = WatchCommand.exitOnInterrupt()
-        defer { interrupt.cancel() }
+        defer { for source in interrupt { source.cancel() } }
         var printed = 0
         // Each change set printed starts where the document before it ended, so the documents chain: batches
         // that did not change the view are folded into the next one that does (their change set is empty, so
@@ -75,14 +75,16 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     /// Ctrl-C (SIGINT) or SIGTERM: flush what was printed and exit 0.
-    static func exitOnInterrupt() -> DispatchSourceSignal {
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler {
-            Output.standard.flush()
-            exitProcess(0)
+    static func exitOnInterrupt() -> [DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                Output.standard.flush()
+                exitProcess(0)
+            }
+            source.resume()
+            return source
         }
-        source.resume()
-        return source
     }
 }

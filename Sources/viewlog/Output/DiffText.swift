@@ -14,7 +14,7 @@ enum DiffText {
             if !changes.sectionChanges.isEmpty { summary += ", " + count(changes.sectionChanges.count, "section change") }
         }
         var out = [summary]
-        let colour = Output.isTerminal
+        let colour = Output.usesColour
         func paint(_ s: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
         for s in changes.sectionChanges {
             let marker = s.kind == .insert ? paint("+", "32") : paint("-", "31")
@@ -26,10 +26,10 @@ enum DiffText {
                 "\(name): \(before[r.id]?[name]?.inlineText ?? "null") → \(after[r.id]?[name]?.inlineText ?? "null")"
             }.joined(separator: ", ")
             switch r.kind {
-            case .insert: out.append("\(paint("+", "32")) \(r.id)  \(path(r.to))  (seq \(r.seq))")
-            case .delete: out.append("\(paint("-", "31")) \(r.id)  \(path(r.from))  (seq \(r.seq))")
-            case .move: out.append("\(paint(">", "33")) \(r.id)  \(path(r.from)) → \(path(r.to))  \(changed)  (seq \(r.seq))")
-            case .update: out.append("\(paint("~", "36")) \(r.id)  \(path(r.from)) → \(path(r.to))  \(changed)  (seq \(r.seq))")
+            case .insert: out.append("\(paint("+", "32")) \(r.id.displayText)  \(path(r.to))  (seq \(r.seq))")
+            case .delete: out.append("\(paint("-", "31")) \(r.id.displayText)  \(path(r.from))  (seq \(r.seq))")
+            case .move: out.append("\(paint(">", "33")) \(r.id.displayText)  \(path(r.from)) → \(path(r.to))  \(changed)  (seq \(r.seq))")
+            case .update: out.append("\(paint("~", "36")) \(r.id.displayText)  \(path(r.from)) → \(path(r.to))  \(changed)  (seq \(r.seq))")
             }
         }
         return out

@@ -107,6 +107,17 @@ extension Value {
     static func alignsRight(_ type: AttributeType) -> Bool { type == .int || type == .double }
 }
 
+extension ObjectID {
+    /// An id for human output: an int in decimal, a string as it is unless it could be misread (see
+    /// ``Value/inlineText``).
+    var displayText: String {
+        switch self {
+        case .int(let i): return String(i)
+        case .string(let s): return Value.string(s).inlineText
+        }
+    }
+}
+
 extension EntityDescription {
     /// An object's values for output of its state (`get`, `query`): every attribute of the entity, `null` for one
     /// the object has no value of (an optional attribute added by a schema update after it was written).
