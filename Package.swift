@@ -37,7 +37,8 @@ let package = Package(
         .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
         .testTarget(name: "ViewLogTests", dependencies: ["ViewLog", "ViewLogTesting", "TestSupport"]),
         .testTarget(name: "ViewLogTestingTests", dependencies: ["ViewLogTesting", "TestSupport"]),
-        .testTarget(name: "viewlogTests", dependencies: ["ViewLog", "TestSupport"]),
+        // Runs the built `viewlog` executable (see Tests/viewlogTests/CLI.swift); Goldens/ holds its golden files.
+        .testTarget(name: "viewlogTests", dependencies: ["ViewLog", "TestSupport"], exclude: ["Goldens"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -10,12 +10,21 @@ struct ViewLogCommand: AsyncParsableCommand {
         Every change is a transaction appended to the log of a store (a directory). Views (entity, predicate, \
         sort, sections) can be queried at any position and diffed between positions.
 
+        Errors are one line on standard error starting 'error: ', with a non-zero exit status; a refused \
+        append appends nothing.
+
         Examples:
           viewlog init shop --schema schema/employees.json
-          echo '{"insert": "Employee", "id": "e1", "values": {"name": "Ann", "height": 180}}' | viewlog append shop
-          viewlog append shop update Employee e1 height=182
+          viewlog append shop < changes.jsonl
+          viewlog append shop insert Employee e1 name=Ann height=180 sectionName=A
+          viewlog append shop update Employee e1 height=182 hired:=null
+          viewlog log shop --from 1 --json
+          viewlog get shop Employee e1 --at 1
           viewlog query shop tall
+          viewlog query shop --entity Employee --where 'height > $min' --var min=170
           viewlog diff shop tall --from 1 --to 2 --json
+          viewlog watch shop tall --count 1
+          viewlog export shop > shop.jsonl
         """,
         subcommands: [
             InitCommand.self, AppendCommand.self, LogCommand.self, GetCommand.self, QueryCommand.self,
@@ -28,8 +37,12 @@ struct ViewLogCommand: AsyncParsableCommand {
 @main
 enum Main {
     static func main() async {
+        // Parsing and running are kept apart: an error from parsing is a usage error (ArgumentParser's text,
+        // exit 64), an error from running is a runtime error whose description already names the input at
+        // fault (exit 1). Both are printed as one `error: …` line (DESIGN §7).
+        var command: ParsableCommand
+        do { command = try ViewLogCommand.parseAsRoot() } catch { failUsage(error) }
         do {
-            var command = try ViewLogCommand.parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -42,16 +55,24 @@ enum Main {
         }
     }
 
-    /// Prints one `error: …` line (or the help a user asked for) and exits non-zero (DESIGN §7).
+    /// A runtime error: one `error: …` line with the error's description, exit 1 (or the error's own code).
     static func fail(_ error: Error) -> Never {
         if let e = error as? CLIError {
             Output.error(e.description)
             exitProcess(e.exitCode)
         }
-        if isLibraryError(error) {
-            Output.error(String(describing: error))
-            exitProcess(1)
+        // `help` and `--help` parse as ArgumentParser's help command, whose run() throws to print the help; a
+        // command's own ValidationError or ExitCode is ArgumentParser's to report too.
+        if String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
+            failUsage(error)
         }
+        Output.error(String(describing: error))
+        exitProcess(1)
+    }
+
+    /// A usage error of ArgumentParser: its message's first line as one `error: …` line, exit 64; or the help
+    /// or version a user asked for, exit 0.
+    static func failUsage(_ error: Error) -> Never {
         let code = ViewLogCommand.exitCode(for: error)
         if code == .success {
             ViewLogCommand.exit(withError: error)  // --help, --version: print them and exit 0
@@ -60,12 +81,6 @@ enum Main {
         let first = message.split(separator: "\n").first.map(String.init) ?? "invalid usage"
         let trimmed = first.hasPrefix("Error: ") ? String(first.dropFirst(7)) : first
         Output.error(trimmed + " (see 'viewlog help')")
-        exitProcess(code.rawValue == 0 ? 2 : code.rawValue)
-    }
-
-    /// Errors of the ViewLog library: their descriptions already name the input at fault.
-    static func isLibraryError(_ error: Error) -> Bool {
-        error is StoreError || error is SchemaError || error is QueryError || error is JSONError
-            || error is ValueError
+        exitProcess(code.rawValue == 0 ? 64 : code.rawValue)
     }
 }

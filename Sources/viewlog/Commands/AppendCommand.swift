@@ -22,19 +22,20 @@ struct AppendCommand: ParsableCommand {
           {"author": "sync", "changes": [ ...changes as above... ]}
 
         Examples:
-          viewlog append shop --file changes.jsonl
+          viewlog append shop < changes.jsonl
+          viewlog append shop --file changes.jsonl --author sync
           viewlog append shop insert Employee e2 name=Bob height=175
-          viewlog append shop update Employee e2 nick:=null
+          viewlog append shop update Employee e2 height:=null hired=2026-11-22T10:00:00Z
           viewlog append shop delete Employee e2
         """
     )
 
     @OptionGroup var storeArgument: StoreArgument
-    @Option(help: "The author recorded in the log (default: cli).") var author: String = "cli"
+    @Option(help: "The author recorded in the log (a line's own \"author\" wins).") var author: String = "cli"
     @Option(help: "Read JSON lines from this file instead of stdin.") var file: String?
     @Flag(help: "Commit a big input in chunks instead of refusing it (on an error, the chunks before it stay committed).")
     var chunked = false
-    @Option(help: "With --chunked: changes per write (default \(Limits.chunkChangesMax)).")
+    @Option(help: "With --chunked: changes per write.")
     var chunkSize: Int = Limits.chunkChangesMax
     @OptionGroup var format: JSONFlag
     @Argument(parsing: .allUnrecognized, help: "insert|update|delete ENTITY ID [KEY=VALUE | KEY:=JSON ...]")
@@ -49,7 +50,11 @@ struct AppendCommand: ParsableCommand {
         if change.isEmpty {
             let text = try file.map(readTextFile) ?? readStandardInput()
             bytes = text.utf8.count
-            for entry in try AppendInput.parse(text, schema: schema) {
+            let entries: [AppendInput.Entry]
+            do { entries = try AppendInput.parse(text, schema: schema) } catch {
+                throw CLIError("\(error); nothing appended")
+            }
+            for entry in entries {
                 requests.append(TransactionRequest(author: entry.author ?? author, changes: entry.requests))
                 lines.append(entry.line)
             }
@@ -58,8 +63,13 @@ struct AppendCommand: ParsableCommand {
             guard change.count >= 3 else {
                 throw CLIError("expected insert|update|delete ENTITY ID [KEY=VALUE ...], got '\(change.joined(separator: " "))'")
             }
-            let request = try AppendInput.shorthand(op: change[0], entity: change[1], id: change[2],
+            let request: ChangeRequest
+            do {
+                request = try AppendInput.shorthand(op: change[0], entity: change[1], id: change[2],
                                                     assignments: Array(change.dropFirst(3)), schema: schema)
+            } catch {
+                throw CLIError("\(error); nothing appended")
+            }
             requests.append(TransactionRequest(author: author, changes: [request]))
             lines.append(1)
         }
@@ -74,10 +84,13 @@ struct AppendCommand: ParsableCommand {
         writer.chunkChanges = chunkSize
         try writer.checkSize(changes: requests.reduce(0) { $0 + $1.changes.count }, bytes: bytes)
         let items = zip(lines, requests).map { (line: $0, item: $1, changes: $1.changes.count) }
-        let seqs = try writer.commit(items) { (group) throws(StoreError) -> [UInt64] in try store.append(group).map(\.seq) }
-        for seq in seqs {
-            Output.standard.line(format.json ? JSONValue.object([("seq", .int(Int64(seq)))]).text : String(seq))
-        }
+        try writer.commit(items, write: { (group) throws(StoreError) -> [UInt64] in try store.append(group).map(\.seq) },
+                          committed: { seqs in
+                              for seq in seqs {
+                                  Output.standard.line(format.json ? JSONValue.object([("seq", .int(Int64(seq)))]).text : String(seq))
+                              }
+                              Output.standard.flush()
+                          })
     }
 
     /// The reason of a refused one-change append, without "transaction 1, change 1" (there is only one).

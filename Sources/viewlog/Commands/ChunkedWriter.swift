@@ -22,12 +22,20 @@ struct ChunkedWriter {
         }
     }
 
-    /// Commits `items` (each a line number and what to write) with `write`, which appends one group.
+    /// Commits `items` (each a line number and what to write) with `write`, which appends one group, and
+    /// tells `committed` the seqs of each group as soon as it is durable (so they are printed even when a later
+    /// chunk fails).
     /// - Returns: the seqs committed.
+    @discardableResult
     func commit<Item>(_ items: [(line: Int, item: Item, changes: Int)],
-                      write: ([Item]) throws(StoreError) -> [UInt64]) throws -> [UInt64] {
+                      write: ([Item]) throws(StoreError) -> [UInt64],
+                      committed report: ([UInt64]) -> Void = { _ in }) throws -> [UInt64] {
         guard chunked else {
-            do { return try write(items.map(\.item)) } catch {
+            do {
+                let seqs = try write(items.map(\.item))
+                report(seqs)
+                return seqs
+            } catch {
                 throw CLIError(describe(error, lines: items.map(\.line), committed: []))
             }
         }
@@ -41,7 +49,9 @@ struct ChunkedWriter {
                 end += 1
             }
             do {
-                committed += try write(items[start..<end].map(\.item))
+                let seqs = try write(items[start..<end].map(\.item))
+                committed += seqs
+                report(seqs)
             } catch {
                 throw CLIError(describe(error, lines: Array(items[start..<end].map(\.line)), committed: committed))
             }
@@ -57,7 +67,7 @@ struct ChunkedWriter {
         var message: String
         switch error {
         case let .invalidChange(t, c, reason) where t < lines.count:
-            message = "line \(lines[t])\(c > 0 ? ", change \(c + 1)" : ""): \(reason)"
+            message = "line \(lines[t]): \(c > 0 ? "change \(c + 1): " : "")\(reason)"
         case let .emptyTransaction(t) where t < lines.count:
             message = "line \(lines[t]): a transaction with no changes"
         default:

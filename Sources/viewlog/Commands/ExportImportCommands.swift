@@ -5,7 +5,10 @@ struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Print every transaction as JSON lines (the 'log --json' documents).",
-        discussion: "Example: viewlog export shop > shop.jsonl"
+        discussion: """
+        Example:
+          viewlog export shop > shop.jsonl
+        """
     )
 
     @OptionGroup var storeArgument: StoreArgument
@@ -31,7 +34,11 @@ struct ImportCommand: ParsableCommand {
         Validated like 'append': every change must apply to the store's state exactly as exported, and the \
         whole file is committed in one write (all or nothing). Imported into a new store, the log is the same: \
         seqs, times, authors and changes.
-        Example: viewlog init copy --schema schema/employees.json && viewlog import copy shop.jsonl
+
+        Example:
+          viewlog export shop > shop.jsonl
+          viewlog init copy --schema schema/employees.json
+          viewlog import copy shop.jsonl
         """
     )
 
@@ -39,7 +46,7 @@ struct ImportCommand: ParsableCommand {
     @Argument(help: "The JSON lines file.") var file: String
     @Flag(help: "Commit a big file in chunks instead of refusing it (on an error, the chunks before it stay committed).")
     var chunked = false
-    @Option(help: "With --chunked: changes per write (default \(Limits.chunkChangesMax)).")
+    @Option(help: "With --chunked: changes per write.")
     var chunkSize: Int = Limits.chunkChangesMax
 
     func run() throws {
@@ -78,10 +85,10 @@ struct ImportCommand: ParsableCommand {
         writer.chunkChanges = chunkSize
         try writer.checkSize(changes: transactions.reduce(0) { $0 + $1.changes.count }, bytes: text.utf8.count)
         let items = zip(lines, transactions).map { (line: $0, item: $1, changes: $1.changes.count) }
-        _ = try writer.commit(items) { (group) throws(StoreError) -> [UInt64] in
+        try writer.commit(items, write: { (group) throws(StoreError) -> [UInt64] in
             try store.appendVerbatim(group)
             return group.map(\.seq)
-        }
+        })
         Output.progressDone()
         Output.standard.line("imported \(transactions.count) transactions (seqs \(head + 1)…\(head + UInt64(transactions.count)))")
     }
@@ -91,7 +98,13 @@ struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Rebuild a store from a log, up to a position, into a new store.",
-        discussion: "Example: viewlog replay shop --into shop-at-3 --to 3"
+        discussion: """
+        The new store is verified before the command succeeds.
+
+        Examples:
+          viewlog replay shop --into shop-copy
+          viewlog replay shop --into shop-at-3 --to 3
+        """
     )
 
     @OptionGroup var storeArgument: StoreArgument

@@ -7,15 +7,25 @@ struct GetCommand: ParsableCommand {
         abstract: "Print one object at the head or at a position.",
         discussion: """
         Exits 1 with an error when the object does not exist there.
+
         Examples:
           viewlog get shop Employee e1
           viewlog get shop Employee e1 --at 3 --json
+          viewlog get lib Author -3
         """
     )
 
     @OptionGroup var storeArgument: StoreArgument
     @Argument(help: "The entity.") var entity: String
-    @Argument(help: "The object's id.") var id: String
+    // All unrecognised words, so that a negative int id (`get lib Author -3`) is not taken for an option.
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The object's id (an int id may be negative).", valueName: "id"))
+    var ids: [String] = []
+    var id: String { ids.first ?? "" }
+
+    func validate() throws {
+        if ids.isEmpty { throw ValidationError("Missing expected argument '<id>'") }
+        if ids.count > 1 { throw ValidationError("Unexpected argument '\(ids[1])'") }
+    }
     @Option(help: "The position (default: the head).") var at: UInt64?
     @OptionGroup var format: JSONFlag
 
@@ -25,7 +35,7 @@ struct GetCommand: ParsableCommand {
         let schema = try store.schema(at: position)
         let entity = try schema.entity(named: self.entity)
         guard let objectID = ObjectID(text: id, type: entity.idType) else {
-            throw CLIError("\(entity.name) ids are \(entity.idType.rawValue)s, got '\(id)'")
+            throw CLIError("id '\(id)' is not an integer (\(entity.name) ids are integers)")
         }
         let key = ObjectKey(entity: entity.name, id: objectID)
         guard let values = try store.object(key, at: position) else {
@@ -34,11 +44,11 @@ struct GetCommand: ParsableCommand {
         if format.json {
             Output.standard.line(JSONValue.object([
                 ("position", .int(Int64(position))), ("entity", .string(entity.name)), ("id", objectID.json),
-                ("values", entity.json(values)),
+                ("values", entity.stateJSON(values)),
             ]).text)
         } else {
-            Output.standard.line("\(entity.name) \(objectID) at \(position)")
-            let rows = entity.attributes.compactMap { a in values[a.name].map { [a.name, $0.displayText] } }
+            Output.standard.line("\(entity.name) \(objectID.displayText) at \(position)")
+            let rows = entity.attributes.map { a in [a.name, (values[a.name] ?? .null).displayText] }
             for line in TextTable(rows: rows, indent: "  ").lines { Output.standard.line(line) }
         }
     }

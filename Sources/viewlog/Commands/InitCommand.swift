@@ -5,7 +5,10 @@ struct InitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "init",
         abstract: "Create a store (a directory) with a schema.",
-        discussion: "Example: viewlog init shop --schema schema/employees.json"
+        discussion: """
+        Example:
+          viewlog init shop --schema schema/employees.json
+        """
     )
 
     @Argument(help: "The store directory to create; it must not exist.")

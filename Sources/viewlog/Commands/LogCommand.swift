@@ -13,7 +13,7 @@ struct LogCommand: ParsableCommand {
     )
 
     @OptionGroup var storeArgument: StoreArgument
-    @Option(help: "Start after this position (default 0).") var from: UInt64 = 0
+    @Option(help: "Start after this position.") var from: UInt64 = 0
     @Option(help: "End at this position (default: the head).") var to: UInt64?
     @OptionGroup var format: JSONFlag
 
@@ -41,17 +41,40 @@ enum TransactionText {
         for change in t.changes {
             switch change {
             case let .insert(key, values):
-                out.append("  + \(key.entity) \(key.id)  " + assignments(values, key.entity, schema))
+                out.append("  + \(key.entity) \(key.id.displayText)  " + assignments(values, key.entity, schema))
             case let .update(key, values, previous):
-                let parts = sortedKeys(values, key.entity, schema).map { "\($0): \(previous[$0]?.displayText ?? "null") → \(values[$0]!.displayText)" }
-                out.append("  ~ \(key.entity) \(key.id)  " + parts.joined(separator: ", "))
+                let parts = sortedKeys(values, key.entity, schema).map { "\($0): \(previous[$0]?.inlineText ?? "null") → \(values[$0]!.inlineText)" }
+                out.append("  ~ \(key.entity) \(key.id.displayText)  " + (parts.isEmpty ? "(no values)" : parts.joined(separator: ", ")))
             case let .delete(key, _):
-                out.append("  - \(key.entity) \(key.id)")
-            case .schema:
-                out.append("  schema updated")
+                out.append("  - \(key.entity) \(key.id.displayText)")
+            case let .schema(new, previous):
+                out.append("  schema updated: " + schemaChanges(from: previous, to: new).joined(separator: ", "))
             }
         }
         return out
+    }
+
+    /// What an (additive) schema update added: `+ Employee.nick string optional`, `+ view seniors`, …
+    static func schemaChanges(from old: Schema, to new: Schema) -> [String] {
+        var out: [String] = []
+        for name in new.entities.keys.sorted() {
+            let entity = new.entities[name]!
+            guard let before = old.entities[name] else {
+                out.append("+ entity \(name)")
+                continue
+            }
+            for a in entity.attributes where before.attribute(named: a.name) == nil {
+                var text = "+ \(name).\(a.name) \(a.type.rawValue)"
+                if a.isOptional { text += " optional" }
+                if let d = a.defaultValue { text += " default \(d.inlineText)" }
+                out.append(text)
+            }
+        }
+        for name in new.views.keys.sorted() where old.views[name] != new.views[name] {
+            out.append((old.views[name] == nil ? "+ view " : "~ view ") + name)
+        }
+        for name in old.views.keys.sorted() where new.views[name] == nil { out.append("- view \(name)") }
+        return out.isEmpty ? ["no visible change"] : out
     }
 
     static func sortedKeys(_ values: ObjectValues, _ entity: String, _ schema: Schema) -> [String] {
@@ -60,6 +83,6 @@ enum TransactionText {
     }
 
     static func assignments(_ values: ObjectValues, _ entity: String, _ schema: Schema) -> String {
-        sortedKeys(values, entity, schema).map { "\($0)=\(values[$0]!.displayText)" }.joined(separator: " ")
+        sortedKeys(values, entity, schema).map { "\($0)=\(values[$0]!.inlineText)" }.joined(separator: " ")
     }
 }

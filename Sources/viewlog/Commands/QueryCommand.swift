@@ -8,8 +8,10 @@ struct QueryCommand: ParsableCommand {
         discussion: """
         Examples:
           viewlog query shop tall
-          viewlog query shop --entity Employee --where "height > \\$min" --var min=170 --sort "name" --json
+          viewlog query shop tall --json
           viewlog query shop tall --at 3 --limit 10 --offset 20
+          viewlog query shop --entity Employee --where 'height > $min' --var min=170
+          viewlog query shop --entity Employee --sort 'salary desc, name' --section active
         """
     )
 
@@ -37,8 +39,10 @@ struct DiffCommand: ParsableCommand {
         discussion: """
         Row changes follow NSFetchedResultsController / UITableView batch rules: delete `from` is before the \
         batch, insert `to` after; moves carry both and the changed attributes.
+
         Examples:
           viewlog diff shop tall --from 2 --to 5
+          viewlog diff shop tall --from 5 --to 2 --json --seq
           viewlog diff shop --entity Employee --sort name --from 5 --to 0 --json
         """
     )

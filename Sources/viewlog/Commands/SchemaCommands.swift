@@ -8,17 +8,19 @@ struct SchemaCommand: ParsableCommand {
         discussion: """
         An update may add entities, optional or defaulted attributes, and views; anything else is refused. \
         The update is a transaction of the log, so every position keeps its own schema.
+
         Examples:
           viewlog schema shop
           viewlog schema shop --at 3
-          viewlog schema shop --update schema/employees-v2.json
+          viewlog schema shop > employees-v2.json   (edit it, then:)
+          viewlog schema shop --update employees-v2.json
         """
     )
 
     @OptionGroup var storeArgument: StoreArgument
     @Option(help: "A schema file to change to (additive changes only).") var update: String?
     @Option(help: "The position (default: the head).") var at: UInt64?
-    @Option(help: "The author recorded in the log (default: cli).") var author: String = "cli"
+    @Option(help: "The author recorded in the log.") var author: String = "cli"
 
     func run() throws {
         let store = try storeArgument.open()
@@ -27,7 +29,11 @@ struct SchemaCommand: ParsableCommand {
             let text = try readTextFile(update)
             let schema: Schema
             do { schema = try Schema(jsonText: text) } catch { throw CLIError("\(update): \(error)") }
-            if let t = try store.updateSchema(schema, author: author) {
+            let appended: Transaction?
+            do { appended = try store.updateSchema(schema, author: author) } catch {
+                throw CLIError("\(update): \(error); nothing appended")
+            }
+            if let t = appended {
                 Output.standard.line(String(t.seq))
             } else {
                 Output.standard.line("the schema is unchanged; nothing appended")
@@ -43,7 +49,11 @@ struct ViewsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "views",
         abstract: "List the named views of the schema.",
-        discussion: "Example: viewlog views shop --json"
+        discussion: """
+        Examples:
+          viewlog views shop
+          viewlog views shop --json
+        """
     )
 
     @OptionGroup var storeArgument: StoreArgument

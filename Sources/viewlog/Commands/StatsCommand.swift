@@ -5,7 +5,11 @@ struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
         abstract: "Counts and sizes of a store.",
-        discussion: "Example: viewlog stats shop --json"
+        discussion: """
+        Examples:
+          viewlog stats shop
+          viewlog stats shop --json
+        """
     )
 
     @OptionGroup var storeArgument: StoreArgument

@@ -5,7 +5,13 @@ struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check checksums, contiguous seqs, decodable entries and objects == replay(log).",
-        discussion: "Exits 1 and lists the problems when the store is damaged. Example: viewlog verify shop"
+        discussion: """
+        Exits 1 and lists the problems when the store is damaged.
+
+        Examples:
+          viewlog verify shop
+          viewlog verify shop --json
+        """
     )
 
     @OptionGroup var storeArgument: StoreArgument

@@ -8,8 +8,8 @@ struct ViewOptions: ParsableArguments {
     @Option(name: .customLong("where"), help: "A predicate, e.g. \"height > 170 AND name BEGINSWITH[c] 'a'\".") var predicate: String?
     @Option(help: "Sort descriptors, e.g. \"sectionName, height desc, name\".") var sort: String?
     @Option(help: "The attribute that groups rows into sections.") var section: String?
-    @Option(help: "At most this many rows.") var limit: Int?
-    @Option(help: "Skip this many rows first.") var offset: Int?
+    @Option(parsing: .unconditional, help: "At most this many rows.") var limit: Int?
+    @Option(parsing: .unconditional, help: "Skip this many rows first.") var offset: Int?
     @Option(name: .customLong("var"), help: "A value for $NAME in the predicate: NAME=VALUE (a JSON literal or text).")
     var variables: [String] = []
 
@@ -93,7 +93,7 @@ struct MaterializedView {
         for info in controller.sections {
             var rows: [JSONValue] = []
             for id in ids[row..<(row + info.numberOfObjects)] {
-                rows.append(.object([("id", id.json), ("values", entity.json(values[id] ?? [:]))]))
+                rows.append(.object([("id", id.json), ("values", entity.stateJSON(values[id] ?? [:]))]))
             }
             row += info.numberOfObjects
             sections.append(.object([("name", .string(info.name)), ("rows", .array(rows))]))
@@ -101,23 +101,32 @@ struct MaterializedView {
         return .object([("position", .int(Int64(controller.position))), ("sections", .array(sections))])
     }
 
-    /// Aligned text: a heading per section (when sectioned), a row per object.
+    /// Aligned text: one table whose columns line up across sections; when sectioned, a heading per section
+    /// (`name (n rows)`) above its rows, each section with the column header.
     var textLines: [String] {
-        var out: [String] = []
-        let columns = entity.attributes.map(\.name)
         let ids = controller.fetchedObjects
+        if ids.isEmpty { return ["(no rows at position \(controller.position))"] }
+        let columns = entity.attributes
+        let rightAligned = Set(columns.indices.filter { Value.alignsRight(columns[$0].type) }.map { $0 + 1 })
+            .union(entity.idType == .int ? [0] : [])
+        let cells = ids.map { id -> [String] in
+            let v = values[id] ?? [:]
+            return [id.displayText] + columns.map { (v[$0.name] ?? .null).displayText }
+        }
+        let indent = controller.isSectioned ? "  " : ""
+        let table = TextTable(header: ["id"] + columns.map(\.name), rows: cells, indent: indent, rightAligned: rightAligned)
+        let widths = table.widths
+        guard controller.isSectioned else { return table.lines(widths: widths) }
+        var out: [String] = []
         var row = 0
         for info in controller.sections {
-            if controller.isSectioned { out.append("\(info.name.isEmpty ? "\"\"" : info.name) (\(info.numberOfObjects))") }
-            var rows: [[String]] = []
-            for id in ids[row..<(row + info.numberOfObjects)] {
-                let v = values[id] ?? [:]
-                rows.append([id.description] + columns.map { v[$0]?.displayText ?? "" })
-            }
-            row += info.numberOfObjects
-            out += TextTable(header: ["id"] + columns, rows: rows, indent: controller.isSectioned ? "  " : "").lines
+            let n = info.numberOfObjects
+            out.append("\(Value.string(info.name).displayText) (\(n) \(n == 1 ? "row" : "rows"))")
+            let section = TextTable(header: table.header, rows: Array(cells[row..<(row + n)]), indent: indent,
+                                    rightAligned: rightAligned)
+            out += section.lines(widths: widths)
+            row += n
         }
-        if ids.isEmpty { out.append("(no rows at position \(controller.position))") }
         return out
     }
 }

@@ -54,6 +54,9 @@ final class Output: @unchecked Sendable {
 
     /// Whether standard output is a terminal (for colour).
     static var isTerminal: Bool { isatty(1) != 0 }
+
+    /// Whether to colour standard output: on a terminal, unless `NO_COLOR` is set (no-color.org).
+    static var usesColour: Bool { isTerminal && getenv("NO_COLOR") == nil }
 }
 
 /// Writes `text` to file descriptor 2 unbuffered.

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+@testable import ViewLog
+
+/// The Core Data sibling-stack scenario across processes: `viewlog watch` follows a view while other
+/// `viewlog append` processes insert objects that do not match, then update some so that they do — and the
+/// other way round. Every change reaches the watcher, registered or not.
+@Suite("Cross-process watch")
+struct CrossProcessTests {
+    @Test func aWatcherSeesObjectsAnotherProcessUpdatesIntoAndOutOfItsView() throws {
+        let box = try Sandbox()
+        try box.exampleSchema("testdummy.json")
+        try #require(box.run(["init", "lab", "--schema", "testdummy.json"]).status == 0)
+        let watcher = try box.start(["watch", "lab", "evens", "--json", "--count", "2"])
+        try watcher.waitForLines(1)  // the initial (empty) view
+
+        // Another process: inserts that do not match (no change set), then updates that make some match.
+        let inserts = (0..<6).map { #"{"insert": "TestDummy", "id": \#($0), "values": {"value": \#($0), "isEven": false}}"# }
+        try #require(box.run(["append", "lab"], input: inserts.joined(separator: "\n")).status == 0)
+        let updates = #"{"author": "background", "changes": [{"update": "TestDummy", "id": 0, "values": {"isEven": true}}, {"update": "TestDummy", "id": 2, "values": {"isEven": true}}, {"update": "TestDummy", "id": 4, "values": {"isEven": true}}]}"#
+        try #require(box.run(["append", "lab"], input: updates).status == 0)
+        try watcher.waitForLines(2)
+        // And back: updated so that they stop matching.
+        let revert = #"{"update": "TestDummy", "id": 2, "values": {"isEven": false}}"#
+        try #require(box.run(["append", "lab"], input: revert).status == 0)
+        let result = try watcher.wait()
+        #expect(result.status == 0)
+
+        let documents = result.stdout.split(separator: "\n").map { try? JSONValue.parse(String($0)) }
+        #expect(documents.count == 3)
+        let entered = try #require(documents[1])
+        #expect(entered["rows"] == .array([0, 2, 4].enumerated().map { index, id in
+            .object([("type", .string("insert")), ("id", .int(Int64(id))), ("to", .array([.int(0), .int(Int64(index))]))])
+        }))
+        let left = try #require(documents[2])
+        #expect(left["rows"] == .array([.object([("type", .string("delete")), ("id", .int(2)), ("from", .array([.int(0), .int(1)]))])]))
+
+        // The watcher's final view equals a fresh query.
+        let fresh = try box.run(["query", "lab", "evens", "--json"])
+        #expect(try JSONValue.parse(fresh.stdout.trimmingCharacters(in: .newlines))["sections"]
+                == .array([.object([("name", .string("null")), ("rows", .array([0, 4].map { id in
+                    .object([("id", .int(Int64(id))), ("values", .object([("isEven", .bool(true)), ("label", .null), ("value", .int(Int64(id)))]))])
+                }))])]))
+    }
+
+    @Test func chunkedAppendsReportWhatWasCommittedAndWhichLineFailed() throws {
+        let box = try Sandbox()
+        try box.exampleSchema("testdummy.json")
+        try #require(box.run(["init", "lab", "--schema", "testdummy.json"]).status == 0)
+        let lines = (0..<5).map { #"{"insert": "TestDummy", "id": \#($0), "values": {"value": \#($0)}}"# }
+            + [#"{"insert": "TestDummy", "id": 2, "values": {}}"#]
+        let input = lines.joined(separator: "\n")
+        let whole = try box.run(["append", "lab"], input: input)
+        #expect(whole.status != 0)
+        #expect(whole.stderr == "error: line 6: insert of TestDummy 2: the id exists already; nothing appended\n")
+        #expect(try box.run(["log", "lab", "--json"]).stdout.isEmpty)
+
+        let chunked = try box.run(["append", "lab", "--chunked", "--chunk-size", "2"], input: input)
+        #expect(chunked.status != 0)
+        #expect(chunked.stdout == "1\n2\n3\n4\n")
+        #expect(chunked.stderr == "error: line 6: insert of TestDummy 2: the id exists already; seqs 1…4 (the input before line 5) were committed, nothing from line 5 on\n")
+        #expect(try box.run(["verify", "lab"]).status == 0)
+    }
+}
