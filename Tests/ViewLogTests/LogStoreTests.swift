@@ -187,3 +187,25 @@ struct LogStoreTests {
         #expect(throws: StoreError.positionPastHead(position: 41, head: 40)) { _ = try store.objects(of: "Employee", at: 41) }
     }
 }
+
+@Suite("LogStore: values")
+struct LogStoreValueTests {
+    @Test(arguments: [Double.nan, .infinity, -.infinity])
+    func nonFiniteDoublesAreRefused(value: Double) throws {
+        let store = try makeStore()
+        #expect(throws: StoreError.self) {
+            try store.append([.insert(entity: "Employee", id: .string("e1"), values: ["name": .string("A"), "salary": .double(value)])], author: "t")
+        }
+        #expect(try store.head == 0)
+    }
+
+    @Test func theValueOrderIsTotalEvenForNaN() {
+        let values: [Value] = [.double(.nan), .double(1), .int(2), .double(-.infinity), .null, .double(.nan)]
+        for a in values {
+            #expect(Value.compare(a, a) == 0)
+            for b in values {
+                #expect(Value.compare(a, b) == -Value.compare(b, a), "\(a) vs \(b)")
+            }
+        }
+    }
+}

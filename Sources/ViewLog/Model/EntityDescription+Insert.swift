@@ -29,6 +29,9 @@ extension EntityDescription {
                 let got = value.type.map { "a \($0.rawValue)" } ?? "null"
                 throw .invalidValue(entity: name, .typeMismatch(attribute: key, expected: a.type, got: got))
             }
+            if case .double(let d) = stored, !d.isFinite {
+                throw .invalidValue(entity: name, .typeMismatch(attribute: key, expected: a.type, got: "\(d) (not a finite number)"))
+            }
             if case .string(let s) = stored, s.utf8.count > Limits.stringBytesMax {
                 throw .stringTooLong(entity: name, attribute: key, bytes: s.utf8.count)
             }

@@ -45,7 +45,11 @@ extension Value {
         case (_, .null): return 1
         case let (.string(x), .string(y)): return compareUTF8(x, y)
         case let (.int(x), .int(y)): return x < y ? -1 : (x == y ? 0 : 1)
-        case let (.double(x), .double(y)): return x < y ? -1 : (x == y ? 0 : 1)
+        case let (.double(x), .double(y)):
+            if x < y { return -1 }
+            if x > y { return 1 }
+            if x == y { return 0 }
+            return x.isNaN ? (y.isNaN ? 0 : 1) : -1  // NaN sorts after every number: the order stays total
         case let (.int(x), .double(y)): return -compareDouble(y, toInt: x)
         case let (.double(x), .int(y)): return compareDouble(x, toInt: y)
         case let (.bool(x), .bool(y)): return x == y ? 0 : (x ? 1 : -1)
