@@ -47,10 +47,18 @@ viewlog get "$store" Employee e2 --at 3
 step viewlog append "$store" update Employee nobody height=1 '   # refused: nothing appended'
 viewlog append "$store" update Employee nobody height=1 || echo "(exit status $?)"
 
+step viewlog watch "$store" tall --count 1 '&' ' # then another process appends'
+viewlog watch "$store" tall --count 1 > "$work/watch.out" &
+watcher=$!
+for _ in $(seq 100); do [ -s "$work/watch.out" ] && break; sleep 0.05; done
+viewlog append "$store" insert Employee e9 name=Eve height=199 sectionName=A >/dev/null
+wait "$watcher"
+cat "$work/watch.out"
+
 step viewlog verify "$store"
 viewlog verify "$store"
 
-step viewlog replay "$store" --into "$work/at3" --to 3
+step viewlog replay "$store" --into "$work/at3" --to 3 '&&' viewlog query "$work/at3" tall
 viewlog replay "$store" --into "$work/at3" --to 3
 viewlog query "$work/at3" tall
 
