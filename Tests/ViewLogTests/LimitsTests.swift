@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+@testable import ViewLog
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Limits and resources (issue #7, point 4): regular expressions cannot hang a view, the map grows, store files
+/// are private. Disk-full and over-long input lines are checked at CLI level (`viewlogTests`).
+@Suite("Limits")
+struct LimitsTests {
+    // MARK: MATCHES cannot hang a view
+
+    /// Without a subject bound this evaluation tries ~4096³/6 ≈ 10¹⁰ splits (about 12 minutes; 11 s already at
+    /// 1,000 bytes): the time limit turns such a regression into a failure rather than a stuck CI job.
+    @Test(.timeLimit(.minutes(1)))
+    func polynomialBacktrackingIsBounded() throws {
+        let pattern = ".*a.*a.*b"
+        let analysis = RegexMatcher.analyze(pattern)
+        #expect(analysis.refusal == nil)
+        #expect(analysis.subjectBytesMax >= Limits.regexSubjectBytesMin)
+        #expect(analysis.subjectBytesMax < 100)
+        let long = Fixture.values(name: String(repeating: "a", count: Limits.regexSubjectBytesMax))
+        #expect(try !Fixture.eval("name MATCHES '\(pattern)'", long))
+        // At the bound the worst case is tried in full, and still finishes.
+        let atBound = Fixture.values(name: String(repeating: "a", count: analysis.subjectBytesMax))
+        #expect(try !Fixture.eval("name MATCHES '\(pattern)'", atBound))
+        let matching = Fixture.values(name: String(repeating: "a", count: analysis.subjectBytesMax - 1) + "b")
+        #expect(try Fixture.eval("name MATCHES '\(pattern)'", matching))
+    }
+
+    @Test func theSubjectBoundFollowsTheNumberOfWaysToMatch() {
+        func bound(_ p: String) -> Int { RegexMatcher.analyze(p).subjectBytesMax }
+        // One quantifier: linear, the general limit applies.
+        #expect(bound("a*") == Limits.regexSubjectBytesMax)
+        #expect(bound("[A-Z][a-z]+") == Limits.regexSubjectBytesMax)
+        #expect(bound("a*+b*+c*+d*+e*+") == Limits.regexSubjectBytesMax)  // possessive: one way each
+        // Each further unbounded quantifier lowers the bound.
+        #expect(bound(".*a.*b") < Limits.regexSubjectBytesMax)
+        #expect(bound(".*a.*a.*b") < bound(".*a.*b"))
+        #expect(bound("(?:x|y|z).*a.*b") < bound(".*a.*b"))  // alternatives multiply
+        #expect(bound(".{0,3}a.*b") > bound(".*a.*b"))      // a bounded count is not the subject's length
+        // The bound is the largest length whose step count fits the budget.
+        for p in [".*a.*b", ".*a.*a.*b", "x?y?z?.*", "(a|b|c)[0-9]{2,40}.*"] {
+            let b = bound(p)
+            #expect(b >= Limits.regexSubjectBytesMin && b <= Limits.regexSubjectBytesMax, "\(p)")
+        }
+    }
+
+    @Test(arguments: [
+        ".*a.*b.*c.*d.*e",                                                      // five unbounded quantifiers
+        String(repeating: "a?", count: 30) + String(repeating: "a", count: 30),  // 2³⁰ ways: exponential
+        String(repeating: "(x|y)", count: 25),                                  // 2²⁵ alternatives
+    ])
+    func tooManyWaysToMatchIsRefused(pattern: String) {
+        let error = Fixture.error("name MATCHES \(PredicateOperand.quoted(pattern))")
+        #expect(error?.message.contains("is refused: it could backtrack for too long") == true, "\(String(describing: error))")
+    }
+
+    @Test func aSubjectOverTheBoundDoesNotMatch() throws {
+        let pattern = ".*x.*"
+        let b = RegexMatcher.analyze(pattern).subjectBytesMax
+        #expect(try Fixture.eval("name MATCHES '\(pattern)'", Fixture.values(name: "x" + String(repeating: "a", count: b - 1))))
+        #expect(try !Fixture.eval("name MATCHES '\(pattern)'", Fixture.values(name: "x" + String(repeating: "a", count: b))))
+    }
+
+    // MARK: Store files
+
+    @Test func storeFilesAreOwnerOnly() throws {
+        // The umask only ever removes bits, so under the usual 022 a mode of 0755 or 0644 would show here.
+        let store = try makeStore()
+        try store.append([.insert(entity: "Employee", id: .string("e1"), values: ["name": .string("Ann")])], author: "t")
+        func mode(_ path: String) -> mode_t {
+            var st = stat()
+            #expect(stat(path, &st) == 0, "stat \(path)")
+            return st.st_mode & 0o777
+        }
+        #expect(mode(store.path) == 0o700)
+        #expect(mode(store.path + "/data.mdb") == 0o600)
+        #expect(mode(store.path + "/lock.mdb") == 0o600)
+    }
+
+    // MARK: The map grows by itself
+
+    @Test func theMapGrowsByItself() throws {
+        let store = try makeStore(options: StoreOptions(durable: false, mapSizeBytes: 1 << 20))
+        let big = String(repeating: "x", count: 64 * 1024)
+        for i in 0..<40 {  // ~2.5 MiB of log and objects in a 1 MiB map
+            try store.append([.insert(entity: "Employee", id: .string("e\(i)"), values: ["name": .string(big)])], author: "t")
+        }
+        #expect(store.environment.mapGrowCount >= 1)
+        #expect(store.environment.mapSizeBytes > 1 << 20)
+        #expect(try store.head == 40)
+        #expect(try store.verify().isOK)
+    }
+}
