@@ -100,6 +100,9 @@ public final class LogStore: Sendable {
             return read ? try environment.read(body) : try environment.write(body)
         } catch let error as StoreError {
             throw error
+        } catch let error as LMDBError where !read && [EIO, ENOSPC, EFBIG, EDQUOT].contains(error.code) {
+            // LMDB reports a short write (a full disk, a file size limit) as EIO. Nothing was committed.
+            throw .storage("\(path): cannot write the store (\(error.message)): is the disk full, or a file size limit reached?")
         } catch let error as LMDBError {
             throw .storage("\(path): \(error.description)")
         } catch let error as CodecError {
