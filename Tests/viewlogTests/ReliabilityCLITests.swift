@@ -59,8 +59,8 @@ struct ReliabilityCLITests {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", script, CLIProcess.binary, store]
             let out = directory + "/writer-\(w).out", err = directory + "/writer-\(w).err"
-            FileManager.default.createFile(atPath: out, contents: nil)
-            FileManager.default.createFile(atPath: err, contents: nil)
+            _ = FileManager.default.createFile(atPath: out, contents: nil)
+            _ = FileManager.default.createFile(atPath: err, contents: nil)
             process.standardOutput = FileHandle(forWritingAtPath: out)
             process.standardError = FileHandle(forWritingAtPath: err)
             try process.run()
