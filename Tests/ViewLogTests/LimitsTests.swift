@@ -81,6 +81,42 @@ struct LimitsTests {
         #expect(mode(store.path + "/lock.mdb") == 0o600)
     }
 
+    // MARK: A full disk
+
+    /// In a child process (the limit is process-wide): with a file size limit and SIGXFSZ ignored, write()
+    /// fails with EFBIG, as on a full disk. The append throws a storage error, the store is as it was, and once
+    /// there is room again the same process appends. (The CLI's error is tested in `viewlogTests`.)
+    @Test func anAppendThatCannotWriteChangesNothingAndTheStoreRecovers() async {
+        await #expect(processExitsWith: .success) {
+            let store = try makeStore(options: StoreOptions(durable: true))
+            for i in 0..<5 {
+                try store.append([.insert(entity: "Employee", id: .string("e\(i)"), values: ["name": .string("N")])], author: "t")
+            }
+            var st = stat()
+            guard stat(store.path + "/data.mdb", &st) == 0 else { exit(2) }
+            signal(SIGXFSZ, SIG_IGN)
+            var limit = rlimit()
+            getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit)
+            let saved = limit
+            limit.rlim_cur = rlim_t(st.st_size)
+            guard setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit) == 0 else { exit(3) }
+            let big = String(repeating: "x", count: 512 * 1024)
+            do {
+                try store.append([.insert(entity: "Employee", id: .string("big"), values: ["name": .string(big)])], author: "t")
+                exit(4)  // the write should have failed
+            } catch let error {
+                guard case .storage(let message)? = error as? StoreError, message.contains("cannot write the store") else { exit(5) }
+            }
+            guard try store.head == 5, try store.verify().isOK, try store.object(employee("big")) == nil else { exit(6) }
+            var raised = saved
+            guard setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &raised) == 0 else { exit(7) }
+            try store.append([.insert(entity: "Employee", id: .string("big"), values: ["name": .string(big)])], author: "t")
+            guard try store.head == 6, try store.verify().isOK else { exit(8) }
+            let reopened = try LogStore.open(at: store.path)
+            guard try reopened.head == 6 else { exit(9) }
+        }
+    }
+
     // MARK: The map grows by itself
 
     @Test func theMapGrowsByItself() throws {

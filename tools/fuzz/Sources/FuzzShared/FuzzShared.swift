@@ -27,6 +27,9 @@ public enum FuzzShared {
                                       "active": .bool(true), "hired": .date(Timestamp(milliseconds: Int64.max)),
                                       "nick": .string(String(repeating: "a", count: 300))]),
         (.string("e4"), ["name": .string("Bob"), "height": .int(Int64.max), "salary": .double(.infinity)]),  // missing keys read as null
+        // The worst case of backtracking patterns (`.*a.*a.*b`): a long run of one letter.
+        (.string("e5"), ["name": .string(String(repeating: "a", count: Limits.regexSubjectBytesMax)),
+                         "nick": .string(String(repeating: "a", count: 1000) + "!")]),
     ]
 
     /// Values for `$variables` of the predicates.
