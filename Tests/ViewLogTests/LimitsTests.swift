@@ -58,6 +58,16 @@ struct LimitsTests {
         #expect(error?.message.contains("is refused: it could backtrack for too long") == true, "\(String(describing: error))")
     }
 
+    /// Found by the predicate fuzzer: `{0, 2, 13, …}` (digits, commas, spaces) scans as a counted quantifier
+    /// whose upper count saturates at Int.max, and `max − 0 + 1` overflowed.
+    @Test(arguments: ["a{0, 2, 13,15,  17,, 2, 3, 43, 4, 5, 6, 7, 8, 9, 71, 113, 43, 4, 5, 6, 7, 8, 9, 71, 11}",
+                      "a{0,99999999999999999999999999}", "a{99999999999999999999999999,}", "a{,99999999999999999999}b*"])
+    func hugeCountedQuantifiersDoNotTrap(pattern: String) {
+        let analysis = RegexMatcher.analyze(pattern)
+        #expect(analysis.refusal != nil || analysis.subjectBytesMax >= Limits.regexSubjectBytesMin)
+        _ = Fixture.error("name MATCHES \(PredicateOperand.quoted(pattern))")
+    }
+
     @Test func aSubjectOverTheBoundDoesNotMatch() throws {
         let pattern = ".*x.*"
         let b = RegexMatcher.analyze(pattern).subjectBytesMax

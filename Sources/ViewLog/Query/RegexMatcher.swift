@@ -229,7 +229,7 @@ final class RegexMatcher: @unchecked Sendable {
         guard let comma = text.firstIndex(of: ",") else { return 1 }
         let low = number(text[..<comma]) ?? 0
         guard let high = number(text[(comma + 1)...]) else { return Int.max }
-        return high >= low ? high - low + 1 : 1
+        return high >= low ? (high - low).addingSaturating(1) : 1  // counts may be saturated at Int.max
     }
 }
 
