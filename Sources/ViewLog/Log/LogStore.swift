@@ -27,13 +27,17 @@ public final class LogStore: Sendable {
     /// The log format version this code writes and the newest it reads.
     public static let formatVersion = 1
 
-    private init(path: String, environment: LMDBEnvironment) throws(StoreError) {
+    /// Opens the store's databases; only `create` makes them, so that opening never writes into an LMDB file
+    /// that is not a store.
+    private init(path: String, environment: LMDBEnvironment, create: Bool) throws(StoreError) {
         self.path = path
         self.environment = environment
         do {
-            logDB = try environment.database(named: "log")
-            objectsDB = try environment.database(named: "objects")
-            metaDB = try environment.database(named: "meta")
+            logDB = try environment.database(named: "log", create: create)
+            objectsDB = try environment.database(named: "objects", create: create)
+            metaDB = try environment.database(named: "meta", create: create)
+        } catch where error.code == LMDBError.notFound.code {
+            throw StoreError.notAStore(path: path, reason: "its LMDB file has no ViewLog databases")
         } catch {
             throw StoreError.storage("open databases of \(path): \(error)")
         }
@@ -48,7 +52,7 @@ public final class LogStore: Sendable {
         guard mkdir(path, 0o700) == 0 else {
             throw .storage("cannot create directory \(path): \(String(cString: strerror(errno)))")
         }
-        let store = try LogStore(path: path, environment: try environment(path, options))
+        let store = try LogStore(path: path, environment: try environment(path, options), create: true)
         try store.perform { txn in
             try txn.put(store.metaDB, key: MetaKey.format, value: bigEndianBytes(UInt64(formatVersion)))
             try txn.put(store.metaDB, key: MetaKey.head, value: bigEndianBytes(0))
@@ -65,7 +69,9 @@ public final class LogStore: Sendable {
         guard stat(path, &st) == 0 else { throw .notAStore(path: path, reason: "no such directory") }
         guard (st.st_mode & S_IFMT) == S_IFDIR else { throw .notAStore(path: path, reason: "not a directory") }
         guard stat(path + "/data.mdb", &st) == 0 else { throw .notAStore(path: path, reason: "no data.mdb in it") }
-        let store = try LogStore(path: path, environment: try environment(path, options))
+        // LMDB would make an empty file a new environment: refuse it before LMDB writes into it.
+        guard st.st_size > 0 else { throw .notAStore(path: path, reason: "its data.mdb is empty") }
+        let store = try LogStore(path: path, environment: try environment(path, options), create: false)
         let version: UInt64? = try store.perform(read: true) { txn in
             try txn.value(store.metaDB, for: MetaKey.format).flatMap(uint64FromBigEndian)
         }
@@ -94,6 +100,9 @@ public final class LogStore: Sendable {
             return read ? try environment.read(body) : try environment.write(body)
         } catch let error as StoreError {
             throw error
+        } catch let error as LMDBError where !read && [EIO, ENOSPC, EFBIG, EDQUOT].contains(error.code) {
+            // LMDB reports a short write (a full disk, a file size limit) as EIO. Nothing was committed.
+            throw .storage("\(path): cannot write the store (\(error.message)): is the disk full, or a file size limit reached?")
         } catch let error as LMDBError {
             throw .storage("\(path): \(error.description)")
         } catch let error as CodecError {

@@ -24,6 +24,9 @@
 /// ``Limits/regexPatternBytesMax``, ``Limits/regexSubjectBytesMax``): longer than the limit, a backreference, or
 /// a *nested quantifier* — a group holding a quantifier or `|` that is itself repeated (`(a+)+`, `(a*)*`,
 /// `(a|a)*`); make such a group atomic (`(?>a|b)*`) or the outer quantifier possessive (`(a|b)*+`).
+/// A string longer than the pattern's subject bound does not match: 4096 bytes for a pattern with one
+/// quantifier, less for each further one (`.*a.*a.*b`: 73 bytes), so that backtracking stays within
+/// ``Limits/regexBacktrackingStepsMax``; a pattern with too many ways to match (`.*a.*b.*c.*d.*e`) is refused.
 ///
 /// An empty (or all-blank) text is `TRUEPREDICATE`.
 public struct Predicate: Sendable, Hashable, CustomStringConvertible {

@@ -12,9 +12,17 @@
 ///   into the group;
 /// - it has a backreference (`\1`, `\k<name>`, `\g1`).
 ///
-/// This check is structural and conservative: it refuses some harmless patterns (`(ab|cd)*`) and does not
-/// bound polynomial backtracking such as `.*a.*a.*a`. That is why a string longer than
-/// ``Limits/regexSubjectBytesMax`` bytes never matches (the comparison is false).
+/// This check is structural and conservative: it refuses some harmless patterns (`(ab|cd)*`).
+///
+/// Without nested quantifiers, backtracking is still polynomial: `.*a.*a.*b` tries every way to split the
+/// string in three, about n³/6 attempts (11 s for 1,000 bytes on our machine). So each pattern also gets a
+/// **subject bound**: the longest string (at most ``Limits/regexSubjectBytesMax`` bytes) on which the number of
+/// ways the pattern can match — the product, over its quantifiers, of how many counts each can take (`*`, `+`,
+/// `{n,}`: up to the string's length + 1; `?`: 2; `{n,m}`: m − n + 1; possessive: 1) and over its groups, of
+/// their `|` alternatives — times the pattern's length stays within ``Limits/regexBacktrackingStepsMax``.
+/// A longer string does not match (the comparison is false). A pattern whose bound would be below
+/// ``Limits/regexSubjectBytesMin`` (too many quantifiers in a row, like `.*a.*b.*c.*d.*`) is refused. Bytes
+/// over-count the Unicode scalars the engine steps through, so the bound is conservative.
 final class RegexMatcher: @unchecked Sendable {
     // `Regex` is not `Sendable`, but it is an immutable value whose compiled program is initialised once,
     // atomically, by the `_StringProcessing` runtime; matching from several threads at once is safe.
@@ -22,14 +30,18 @@ final class RegexMatcher: @unchecked Sendable {
     private let folding: StringFolding
     /// The pattern as written.
     let pattern: String
+    /// Longest subject, in UTF-8 bytes, the pattern is tried on; a longer one does not match.
+    let subjectBytesMax: Int
 
     /// Compiles `pattern`. `options`: `[c]` matches case-insensitively; `[d]` strips diacritics from pattern
     /// and subject first.
     init(_ pattern: String, options: ComparisonOptions) throws(QueryError) {
         self.pattern = pattern
-        if let reason = RegexMatcher.refusal(of: pattern) {
+        let analysis = RegexMatcher.analyze(pattern)
+        if let reason = analysis.refusal {
             throw QueryError("regular expression \(PredicateOperand.quoted(pattern)) is refused: \(reason)")
         }
+        subjectBytesMax = analysis.subjectBytesMax
         folding = StringFolding(options.intersection(.diacriticInsensitive))
         var r: Regex<AnyRegexOutput>
         do {
@@ -48,21 +60,63 @@ final class RegexMatcher: @unchecked Sendable {
     }
 
     func matches(_ subject: String) -> Bool {
-        guard subject.utf8.count <= Limits.regexSubjectBytesMax else { return false }
+        guard subject.utf8.count <= subjectBytesMax else { return false }
         let s = folding.fold(subject)
         return ((try? regex.wholeMatch(in: s)) ?? nil) != nil
     }
 
     /// Why `pattern` is refused (see the type's documentation), or `nil` when it is accepted.
-    static func refusal(of pattern: String) -> String? {
+    static func refusal(of pattern: String) -> String? { analyze(pattern).refusal }
+
+    /// What ``analyze(_:)`` finds: why a pattern is refused, or its subject bound.
+    struct Analysis: Equatable {
+        /// Why the pattern is refused; `nil` when it is accepted.
+        var refusal: String?
+        /// The longest subject in UTF-8 bytes (0 when refused).
+        var subjectBytesMax: Int
+    }
+
+    /// Checks `pattern` and computes its subject bound (see the type's documentation).
+    static func analyze(_ pattern: String) -> Analysis {
         guard pattern.utf8.count <= Limits.regexPatternBytesMax else {
-            return "longer than \(Limits.regexPatternBytesMax) bytes"
+            return Analysis(refusal: "longer than \(Limits.regexPatternBytesMax) bytes", subjectBytesMax: 0)
         }
+        var choices: [Int] = []  // per quantifier: how many counts it can take (Int.max: unbounded)
+        var alternatives = 1     // product of the alternatives of every group, saturating
+        if let reason = scan(pattern, choices: &choices, alternatives: &alternatives) {
+            return Analysis(refusal: reason, subjectBytesMax: 0)
+        }
+        let steps = { (subjectBytes: Int) -> Int in
+            var product = alternatives
+            product = product.multipliedSaturating(by: pattern.unicodeScalars.count + 1)
+            for c in choices { product = product.multipliedSaturating(by: min(c, subjectBytes + 1)) }
+            return product
+        }
+        guard steps(Limits.regexSubjectBytesMin) <= Limits.regexBacktrackingStepsMax else {
+            return Analysis(refusal: "it could backtrack for too long (\(choices.count) quantifiers and \(alternatives) "
+                                + "alternatives allow too many ways to match even a \(Limits.regexSubjectBytesMin)-byte string); "
+                                + "use fewer quantifiers, or possessive ones (*+, ++)",
+                            subjectBytesMax: 0)
+        }
+        // The largest bound whose step count fits: `steps` grows with the bound.
+        var low = Limits.regexSubjectBytesMin, high = Limits.regexSubjectBytesMax
+        while low < high {
+            let mid = low + (high - low + 1) / 2
+            if steps(mid) <= Limits.regexBacktrackingStepsMax { low = mid } else { high = mid - 1 }
+        }
+        return Analysis(refusal: nil, subjectBytesMax: low)
+    }
+
+    /// Scans `pattern` once: returns why it is refused (nested quantifier, backreference), and collects each
+    /// quantifier's number of choices and the product of the groups' alternatives.
+    private static func scan(_ pattern: String, choices: inout [Int], alternatives: inout Int) -> String? {
         struct Group {
             /// Holds a quantifier or an alternation, itself or in a nested group.
             var isAmbiguous = false
             /// `(?>…)`: never backtracked into.
             var isAtomic = false
+            /// Its `|` branches.
+            var branches = 1
         }
         let p = Array(pattern.unicodeScalars)
         var groups = [Group()]
@@ -114,16 +168,19 @@ final class RegexMatcher: @unchecked Sendable {
                 if i + 2 < p.count, p[i + 1] == "?", p[i + 2] == ">" { g.isAtomic = true }
                 groups.append(g)
                 i += 1
+                if i < p.count, p[i] == "?" { i += 1 }  // `(?:`, `(?>`, `(?<name>`…: not a quantifier
                 previousGroupIsAmbiguous = false
             case ")":
                 i += 1
                 guard groups.count > 1 else { return nil }  // `Regex` reports the unbalanced parenthesis
                 let g = groups.removeLast()
+                alternatives = alternatives.multipliedSaturating(by: g.branches)
                 let ambiguous = g.isAmbiguous && !g.isAtomic
                 if ambiguous { groups[groups.count - 1].isAmbiguous = true }
                 previousGroupIsAmbiguous = ambiguous
             case "*", "+", "{":
                 var end = i + 1
+                var count = Int.max
                 if c == "{" {
                     guard let e = countedQuantifierEnd(i) else {  // a literal brace
                         i += 1
@@ -131,26 +188,54 @@ final class RegexMatcher: @unchecked Sendable {
                         continue
                     }
                     end = e
+                    count = countedQuantifierChoices(p[(i + 1)..<(e - 1)])
                 }
                 let possessive = end < p.count && p[end] == "+"
                 if previousGroupIsAmbiguous, !possessive {
                     return "nested quantifier (a repeated group that holds a quantifier or '|')"
                 }
+                if !possessive { choices.append(count) }
                 groups[groups.count - 1].isAmbiguous = true
                 i = end
                 if i < p.count, p[i] == "?" || p[i] == "+" { i += 1 }  // lazy or possessive suffix
                 previousGroupIsAmbiguous = false
             case "|":
                 groups[groups.count - 1].isAmbiguous = true
+                groups[groups.count - 1].branches += 1
                 i += 1
                 previousGroupIsAmbiguous = false
             case "?":
+                choices.append(2)
                 i += 1  // optional: at most one more way to match; keeps the group's state for the next check
             default:
                 i += 1
                 previousGroupIsAmbiguous = false
             }
         }
+        for g in groups { alternatives = alternatives.multipliedSaturating(by: g.branches) }  // top level, unclosed
         return nil
+    }
+
+    /// How many counts `{n}`, `{n,}`, `{n,m}` or `{,m}` allows (`text` is between the braces); `Int.max` when
+    /// unbounded.
+    private static func countedQuantifierChoices(_ text: ArraySlice<Unicode.Scalar>) -> Int {
+        func number(_ digits: ArraySlice<Unicode.Scalar>) -> Int? {
+            var value: Int?
+            for d in digits where d >= "0" && d <= "9" {
+                value = (value ?? 0).multipliedSaturating(by: 10).addingSaturating(Int(d.value - 48))
+            }
+            return value
+        }
+        guard let comma = text.firstIndex(of: ",") else { return 1 }
+        let low = number(text[..<comma]) ?? 0
+        guard let high = number(text[(comma + 1)...]) else { return Int.max }
+        return high >= low ? (high - low).addingSaturating(1) : 1  // counts may be saturated at Int.max
+    }
+}
+
+extension Int {
+    fileprivate func multipliedSaturating(by other: Int) -> Int {
+        let (r, overflow) = multipliedReportingOverflow(by: other)
+        return overflow ? Int.max : r
     }
 }
