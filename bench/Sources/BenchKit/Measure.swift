@@ -100,3 +100,20 @@ public func makeDirectories(_ path: String) {
         mkdir(prefix, 0o755)
     }
 }
+
+/// Nanoseconds per `fdatasync` of a 4 KiB overwrite at `path` (the floor of one durable commit's flush).
+public func measureFlush(path: String, count: Int = 200) -> Timing {
+    let fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0o600)
+    precondition(fd >= 0, "open \(path)")
+    defer { close(fd); unlink(path) }
+    var page = [UInt8](repeating: 7, count: 4096)
+    var samples: [Double] = []
+    for i in 0..<count {
+        page[0] = UInt8(truncatingIfNeeded: i)
+        samples.append(time {
+            _ = page.withUnsafeBytes { pwrite(fd, $0.baseAddress, 4096, off_t((i % 16) * 4096)) }
+            _ = fdatasync(fd)
+        })
+    }
+    return Timing(samples)
+}

@@ -8,6 +8,8 @@ public struct Report: Codable, Sendable {
     public var grdbRowsQueryPlan = ""
     public var peakResidentBytes = 0
     public var seconds = 0.0
+    /// One 4 KiB overwrite + fdatasync on the scratch disk.
+    public var flush: Timing?
     public init() {}
 }
 

@@ -34,6 +34,11 @@ let started = Date()
 var report = Report()
 report.sizes = options.sizes
 
+// MARK: The disk
+
+log("flush: 4 KiB overwrite + fdatasync")
+report.flush = measureFlush(path: options.root + "/flush-probe")
+
 // MARK: Append
 
 for durable in [true, false] {
