@@ -30,6 +30,42 @@ func log(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
 
 let options = Options()
 makeDirectories(options.root)
+
+// `bench-report --profile WHAT`: run one workload, untimed, for perf or callgrind.
+if let what = ProcessInfo.processInfo.environment["BENCH_PROFILE"] {
+    let n = Int(ProcessInfo.processInfo.environment["BENCH_PROFILE_ROWS"] ?? "") ?? 100_000
+    let reps = Int(ProcessInfo.processInfo.environment["BENCH_PROFILE_REPS"] ?? "") ?? 1_000
+    switch what {
+    case "fetch":
+        let store = try LogStore.create(at: scratchPath(options.root, "profile"), schema: Workload.schema(),
+                                        options: StoreOptions(durable: false, mapSizeBytes: 1 << 30))
+        try loadItems(store, Workload.items(n))
+        for _ in 0..<reps { _ = viewLogInitialFetch(store).numberOfRows }
+    case "apply":
+        let view = InMemoryView(items: Workload.items(n), kind: .sortPosition)
+        for i in 0..<reps {
+            view.kind = i % 2 == 0 ? .sortPosition : .membership
+            view.apply(view.nextDelta())
+        }
+    case "append1", "append10k":
+        let shape: AppendShape = what == "append1" ? .one : .batch
+        let store = try LogStore.create(at: scratchPath(options.root, "profile"), schema: Workload.schema(),
+                                        options: StoreOptions(durable: false, mapSizeBytes: 1 << 30))
+        let plan = AppendPlan(shape: shape, writes: reps, firstID: 1, firstSeq: 1)
+        for r in plan.requests { try store.append(r) }
+    case "e2e":
+        let view = ViewLogLiveView(path: scratchPath(options.root, "profile"), items: Workload.items(n),
+                                   durable: false, kind: .sortPosition)
+        for _ in 0..<reps { view.step(view.nextRequest()) }
+    case "replay":
+        let store = makeReplayStore(path: scratchPath(options.root, "profile"), items: n / 10, changes: n)
+        for _ in 0..<reps { _ = replayViewByDelta(store) }
+    default:
+        fatalError("unknown profile \(what)")
+    }
+    removeTree(options.root + "/profile")
+    exit(0)
+}
 let started = Date()
 var report = Report()
 report.sizes = options.sizes
