@@ -121,22 +121,14 @@ final class OrderedRows {
     }
 
     /// Replaces the contents with `keys` (unique ids, any order): O(n log n) sort, O(n) build.
-    ///
-    /// Sorts the keys themselves, then stores them in view order: comparing keys in one contiguous array is
-    /// several times faster than comparing through the slab, and rows adjacent in the view end up adjacent in
-    /// the slab (bench/RESULTS.md, initial fetch).
     func load<S: Sequence<RowKey>>(_ keys: S) {
         precondition(count == 0, "OrderedRows.load needs an empty structure")
-        var sorted = Array(keys)
-        let order = self.order
-        sorted.sort { order.compare($0, $1) < 0 }
-        slab.reserve(sorted.count)
         var slots: [RowSlot] = []
-        slots.reserveCapacity(sorted.count)
-        for key in sorted {
+        for key in keys {
             precondition(!contains(key.id), "OrderedRows: id \(key.id) is given twice")
             slots.append(slab.add(key))
         }
+        slots.sort { compare($0, $1) < 0 }
         tree.load(slots)
         var runs: [SectionEntry] = []
         for slot in slots {

@@ -129,18 +129,9 @@ final class RowSlab {
         index[hole] = RowSlab.empty
     }
 
-    private func growIndex() { resizeIndex(index.count * 2) }
-
-    /// Makes room in the id index for `rows` rows in all, so that adding them never rehashes.
-    func reserve(_ rows: Int) {
-        var size = index.count
-        while rows * 4 > size * 3 { size *= 2 }
-        if size > index.count { resizeIndex(size) }
-    }
-
-    private func resizeIndex(_ size: Int) {
+    private func growIndex() {
         let old = index
-        index = Array(repeating: RowSlab.empty, count: size)
+        index = Array(repeating: RowSlab.empty, count: old.count * 2)
         for raw in old where raw != RowSlab.empty { insertIndex(raw, hash: id(RowSlot(raw: raw)).hashValue) }
     }
 
