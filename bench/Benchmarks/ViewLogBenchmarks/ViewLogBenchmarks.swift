@@ -158,8 +158,7 @@ let benchmarks: @Sendable () -> Void = {
     for n in [10_000, 1_000_000] {
         let objects = Box<[(ObjectID, ObjectValues)]>()
         Benchmark("View build/\(n) rows/ViewLog",
-                  configuration: .init(metrics: [.wallClock, .mallocCountTotal, .peakMemoryResidentDelta,
-                                                 .memoryLeaked],
+                  configuration: .init(metrics: [.wallClock, .mallocCountTotal, .peakMemoryResidentDelta],
                                        maxIterations: 10)) { benchmark in
             guard let o = objects.value else { return }
             for _ in benchmark.scaledIterations {
