@@ -186,6 +186,28 @@ struct LogStoreTests {
         }
         #expect(throws: StoreError.positionPastHead(position: 41, head: 40)) { _ = try store.objects(of: "Employee", at: 41) }
     }
+
+    /// The store caches the parsed schema (appends read it every time); a schema change must never be hidden by
+    /// the cache, in either direction of time.
+    @Test func schemaCacheFollowsSchemaChanges() throws {
+        let store = try makeStore()
+        try store.append([.insert(entity: "Employee", id: .string("e1"), values: ["name": .string("Ann")])], author: "test")
+        let refused = #expect(throws: StoreError.self) {
+            try store.append([.update(entity: "Employee", id: .string("e1"), values: ["nick": .string("A")])], author: "test")
+        }
+        #expect(refused != nil)
+        let newText = employeesSchemaText.replacingOccurrences(
+            of: #""name": {"type": "string"},"#, with: #""name": {"type": "string"}, "nick": {"type": "string", "default": "-"},"#)
+        let newSchema = try Schema(jsonText: newText)
+        #expect(try store.updateSchema(newSchema, author: "test") != nil)
+        // The new attribute is accepted at once, and the old position still has the old schema.
+        try store.append([.update(entity: "Employee", id: .string("e1"), values: ["nick": .string("A")])], author: "test")
+        #expect(try store.schema.entity(named: "Employee").attribute(named: "nick") != nil)
+        #expect(try store.schema(at: 1).entity(named: "Employee").attribute(named: "nick") == nil)
+        #expect(try store.schema(at: 2).entity(named: "Employee").attribute(named: "nick") != nil)
+        #expect(try store.schema.entity(named: "Employee").attribute(named: "nick") != nil)
+        #expect(try store.verify().isOK)
+    }
 }
 
 @Suite("LogStore: values")

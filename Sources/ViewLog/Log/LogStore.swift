@@ -1,4 +1,5 @@
 import LMDB
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -23,6 +24,10 @@ public final class LogStore: Sendable {
     let logDB: LMDBDatabase
     let objectsDB: LMDBDatabase
     let metaDB: LMDBDatabase
+    /// The last schema read from the metadata, with the stored text it was parsed from. Every append reads
+    /// the schema at the head; parsing its JSON each time was most of a small append's cost (bench/RESULTS.md).
+    /// A hit needs the stored bytes to be equal, so the cache is never stale.
+    private let schemaCache = Mutex<(text: [UInt8], schema: Schema)?>(nil)
 
     /// The log format version this code writes and the newest it reads.
     public static let formatVersion = 1
@@ -147,10 +152,21 @@ public final class LogStore: Sendable {
                 entry = try cursor.previous()
             }
             guard let e = entry else { throw StoreError.corrupt(seq: nil, reason: "no schema in the metadata") }
+            if let hit = schemaCache.withLock({ cached -> Schema? in
+                guard let cached, cached.text.count == e.value.count,
+                      cached.text.withUnsafeBytes({ memcmp($0.baseAddress!, e.value.baseAddress!, $0.count) }) == 0
+                else { return nil }
+                return cached.schema
+            }) {
+                return hit
+            }
             let text = String(decoding: e.value, as: UTF8.self)
-            do { return try Schema(jsonText: text) } catch {
+            let schema: Schema
+            do { schema = try Schema(jsonText: text) } catch {
                 throw StoreError.corrupt(seq: nil, reason: "stored schema does not load: \(error)")
             }
+            schemaCache.withLock { $0 = (Array(e.value), schema) }
+            return schema
         }
     }
 

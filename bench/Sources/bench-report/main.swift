@@ -1,0 +1,210 @@
+// Runs every benchmark of DESIGN §8 beside its peer, in this process, and prints one JSON document on
+// stdout (progress on stderr). tools/bench-report turns it into bench/RESULTS.md and the plot.
+//
+//   bench-report [--root DIR] [--sizes 1000,10000,100000,1000000] [--replay-changes 1000000] [--quick]
+import BenchKit
+import Foundation
+import ViewLog
+
+struct Options {
+    var root = "/tmp/viewlog-bench"
+    var sizes = [1_000, 10_000, 100_000, 1_000_000]
+    var replayChanges = 1_000_000
+    var quick = false
+
+    init() {
+        var args = CommandLine.arguments.dropFirst().makeIterator()
+        while let a = args.next() {
+            switch a {
+            case "--root": root = args.next() ?? root
+            case "--sizes": sizes = (args.next() ?? "").split(separator: ",").compactMap { Int($0) }
+            case "--replay-changes": replayChanges = Int(args.next() ?? "") ?? replayChanges
+            case "--quick": quick = true
+            default: fatalError("unknown argument \(a)")
+            }
+        }
+    }
+}
+
+func log(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
+
+let options = Options()
+makeDirectories(options.root)
+
+// `bench-report --profile WHAT`: run one workload, untimed, for perf or callgrind.
+if let what = ProcessInfo.processInfo.environment["BENCH_PROFILE"] {
+    let n = Int(ProcessInfo.processInfo.environment["BENCH_PROFILE_ROWS"] ?? "") ?? 100_000
+    let reps = Int(ProcessInfo.processInfo.environment["BENCH_PROFILE_REPS"] ?? "") ?? 1_000
+    switch what {
+    case "fetch":
+        let store = try LogStore.create(at: scratchPath(options.root, "profile"), schema: Workload.schema(),
+                                        options: StoreOptions(durable: false, mapSizeBytes: 1 << 30))
+        try loadItems(store, Workload.items(n))
+        for _ in 0..<reps { _ = viewLogInitialFetch(store).numberOfRows }
+    case "apply":
+        let view = InMemoryView(items: Workload.items(n), kind: .sortPosition)
+        for i in 0..<reps {
+            view.kind = i % 2 == 0 ? .sortPosition : .membership
+            view.apply(view.nextDelta())
+        }
+    case "append1", "append10k":
+        let shape: AppendShape = what == "append1" ? .one : .batch
+        let store = try LogStore.create(at: scratchPath(options.root, "profile"), schema: Workload.schema(),
+                                        options: StoreOptions(durable: false, mapSizeBytes: 1 << 30))
+        let plan = AppendPlan(shape: shape, writes: reps, firstID: 1, firstSeq: 1)
+        for r in plan.requests { try store.append(r) }
+    case "e2e":
+        let view = ViewLogLiveView(path: scratchPath(options.root, "profile"), items: Workload.items(n),
+                                   durable: false, kind: .sortPosition)
+        for _ in 0..<reps { view.step(view.nextRequest()) }
+    case "replay":
+        let store = makeReplayStore(path: scratchPath(options.root, "profile"), items: n / 10, changes: n)
+        for _ in 0..<reps { _ = replayViewByDelta(store) }
+    default:
+        fatalError("unknown profile \(what)")
+    }
+    removeTree(options.root + "/profile")
+    exit(0)
+}
+let started = Date()
+var report = Report()
+report.sizes = options.sizes
+
+// MARK: The disk
+
+log("flush: 4 KiB overwrite + fdatasync")
+report.flush = measureFlush(path: options.root + "/flush-probe")
+
+// MARK: Append
+
+for durable in [true, false] {
+    for shape in AppendShape.allCases {
+        let writes: Int
+        switch (shape, durable) {
+        case (.one, true): writes = options.quick ? 10 : 100
+        case (.one, false): writes = options.quick ? 50 : 400
+        default: writes = options.quick ? 1 : 2
+        }
+        log("append: \(shape.rawValue), \(durable ? "durable" : "no sync"), \(writes * 5) writes each")
+        let m = measureAppend(root: options.root, shape: shape, durable: durable, writes: writes)
+        report.append.append(AppendResult(shape: shape.rawValue, durable: durable, changesPerWrite: shape.changesPerWrite,
+                                          transactionsPerWrite: shape.transactionsPerWrite,
+                                          viewlog: Timing(m.viewlog), raw: Timing(m.raw),
+                                          bytesPerChange: m.bytesPerChange, viewlogFileBytes: m.viewlogFileBytes,
+                                          rawFileBytes: m.rawFileBytes))
+        removeTree(options.root + "/append-viewlog-\(shape.changesPerWrite)-\(shape.transactionsPerWrite)-\(durable ? "d" : "n")")
+        removeTree(options.root + "/append-raw-\(shape.changesPerWrite)-\(shape.transactionsPerWrite)-\(durable ? "d" : "n")")
+    }
+}
+
+// MARK: Views
+
+for n in options.sizes {
+    let items = Workload.items(n)
+    let big = n >= 1_000_000, large = n >= 100_000
+
+    // Apply alone.
+    let applyReps = options.quick ? 200 : 2_000
+    log("view \(n): apply in memory, \(applyReps) changes of each kind")
+    let memory = InMemoryView(items: items, kind: .membership)
+    var inMemory: [String: Timing] = [:]
+    for kind in ViewChangeKind.allCases {
+        memory.kind = kind
+        var samples: [Double] = []
+        for _ in 0..<applyReps {
+            let d = memory.nextDelta()
+            samples.append(time { memory.apply(d) })
+        }
+        inMemory[kind.rawValue] = Timing(samples)
+    }
+
+    // Memory of a live view.
+    let heapPerRow = viewHeapBytesPerRow(items: items)
+
+    // End to end, same data, same query, same durability (flushed commits).
+    log("view \(n): building the ViewLog store and the GRDB database")
+    var viewlogBuild = 0.0, grdbBuild = 0.0
+    var live: ViewLogLiveView!
+    var grdb: GRDBLiveView!
+    viewlogBuild = time { live = ViewLogLiveView(path: scratchPath(options.root, "view-viewlog-\(n)"), items: items,
+                                                  durable: true, kind: .membership) }
+    grdbBuild = time { grdb = GRDBLiveView(path: scratchPath(options.root, "view-grdb-\(n).sqlite"), items: items,
+                                           durable: true, kind: .membership) }
+    if report.grdbQueryPlan.isEmpty {
+        report.grdbQueryPlan = GRDBWorkload.queryPlan(grdb.pool, GRDBWorkload.idsQuery)
+        report.grdbRowsQueryPlan = GRDBWorkload.queryPlan(grdb.pool, GRDBWorkload.rowsQuery)
+    }
+
+    // Initial fetch.
+    let fetchReps = options.quick ? 2 : (big ? 3 : (large ? 7 : 21))
+    log("view \(n): initial fetch, \(fetchReps) each")
+    var vf: [Double] = [], gr: [Double] = [], gi: [Double] = []
+    for _ in 0..<fetchReps {
+        vf.append(time { _ = viewLogInitialFetch(live.store).numberOfRows })
+        gr.append(time { _ = grdbFetchRecords(grdb.pool).count })
+        gi.append(time { _ = grdbFetchIDs(grdb.pool).count })
+    }
+
+    // One change → change set / fresh array + difference.
+    let viewlogReps = options.quick ? 20 : 200
+    let grdbReps = options.quick ? 4 : (big ? 8 : (large ? 20 : (n >= 10_000 ? 100 : 200)))
+    let rounds = 4
+    var e2eViewLog: [String: Timing] = [:], e2eGRDB: [String: Timing] = [:]
+    for kind in ViewChangeKind.allCases {
+        log("view \(n): end to end, \(kind.rawValue), \(viewlogReps) ViewLog / \(grdbReps) GRDB")
+        let liveStream = live!, grdbView = grdb!
+        var vs: [Double] = [], gs: [Double] = []
+        let seed: UInt64 = kind == .membership ? 11 : 13
+        var liveUpdates = UpdateStream(items: items, kind: kind, seed: seed)
+        var grdbUpdates = UpdateStream(items: items, kind: kind, seed: seed)
+        for _ in 0..<rounds {
+            for _ in 0..<(viewlogReps / rounds) {
+                let u = liveUpdates.next()
+                let request = ChangeRequest.update(entity: Workload.entityName, id: .int(Int64(u.id)),
+                                                   values: ["score": .int(u.newScore)])
+                vs.append(time { liveStream.step(request) })
+            }
+            for _ in 0..<max(1, grdbReps / rounds) {
+                let u = grdbUpdates.next()
+                gs.append(time { grdbView.step(u) })
+            }
+        }
+        e2eViewLog[kind.rawValue] = Timing(vs)
+        e2eGRDB[kind.rawValue] = Timing(gs)
+    }
+    report.views.append(ViewResult(size: n, applyInMemory: inMemory, viewlogEndToEnd: e2eViewLog, grdbEndToEnd: e2eGRDB,
+                                   viewlogFetch: Timing(vf), grdbFetchRecords: Timing(gr), grdbFetchIDs: Timing(gi),
+                                   heapBytesPerRow: heapPerRow, viewlogBuildNs: viewlogBuild, grdbBuildNs: grdbBuild,
+                                   viewlogStoreBytes: live.store.usedBytes))
+    live = nil
+    grdb = nil
+    removeTree(options.root + "/view-viewlog-\(n)")
+    for suffix in ["", "-wal", "-shm"] { removeTree(options.root + "/view-grdb-\(n).sqlite" + suffix) }
+}
+
+// MARK: Replay
+
+do {
+    let total = options.quick ? min(options.replayChanges, 100_000) : options.replayChanges
+    let items = max(1, total / 10)
+    log("replay: building a log of \(total) changes (\(items) inserts, \(total - items) updates)")
+    let store = makeReplayStore(path: scratchPath(options.root, "replay"), items: items, changes: total)
+    let reps = options.quick ? 1 : 3
+    var byDelta: [Double] = [], byFold: [Double] = [], decode: [Double] = []
+    var rows = 0
+    for _ in 0..<reps {
+        log("replay: repetition")
+        decode.append(time { precondition(decodeLog(store) == total) })
+        byFold.append(time { rows = replayViewByFold(store) })
+        byDelta.append(time { precondition(replayViewByDelta(store) == rows) })
+    }
+    report.replay = ReplayResult(changes: total, rows: rows, byDelta: Timing(byDelta), byFold: Timing(byFold),
+                                 decodeOnly: Timing(decode))
+    removeTree(options.root + "/replay")
+}
+
+report.peakResidentBytes = peakResidentBytes()
+report.seconds = Date().timeIntervalSince(started)
+let encoder = JSONEncoder()
+encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+print(String(decoding: try encoder.encode(report), as: UTF8.self))
