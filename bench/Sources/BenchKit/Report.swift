@@ -46,6 +46,11 @@ public struct ViewResult: Codable, Sendable {
     public var applyInMemory: [String: Timing]
     public var viewlogEndToEnd: [String: Timing]
     public var grdbEndToEnd: [String: Timing]
+    /// The same with no flush on either side (MDB_NOSYNC, synchronous = OFF).
+    public var viewlogEndToEndNoSync: [String: Timing]
+    public var grdbEndToEndNoSync: [String: Timing]
+    /// 4 KiB write + fdatasync just before the durable steps of this size.
+    public var flush: Timing?
     public var viewlogFetch: Timing
     public var grdbFetchRecords: Timing
     public var grdbFetchIDs: Timing
@@ -55,12 +60,16 @@ public struct ViewResult: Codable, Sendable {
     public var viewlogStoreBytes: Int
 
     public init(size: Int, applyInMemory: [String: Timing], viewlogEndToEnd: [String: Timing],
-                grdbEndToEnd: [String: Timing], viewlogFetch: Timing, grdbFetchRecords: Timing, grdbFetchIDs: Timing,
+                grdbEndToEnd: [String: Timing], viewlogEndToEndNoSync: [String: Timing],
+                grdbEndToEndNoSync: [String: Timing], flush: Timing?, viewlogFetch: Timing, grdbFetchRecords: Timing, grdbFetchIDs: Timing,
                 heapBytesPerRow: Double, viewlogBuildNs: Double, grdbBuildNs: Double, viewlogStoreBytes: Int) {
         self.size = size
         self.applyInMemory = applyInMemory
         self.viewlogEndToEnd = viewlogEndToEnd
         self.grdbEndToEnd = grdbEndToEnd
+        self.viewlogEndToEndNoSync = viewlogEndToEndNoSync
+        self.grdbEndToEndNoSync = grdbEndToEndNoSync
+        self.flush = flush
         self.viewlogFetch = viewlogFetch
         self.grdbFetchRecords = grdbFetchRecords
         self.grdbFetchIDs = grdbFetchIDs

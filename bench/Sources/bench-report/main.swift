@@ -54,9 +54,26 @@ if let what = ProcessInfo.processInfo.environment["BENCH_PROFILE"] {
         let plan = AppendPlan(shape: shape, writes: reps, firstID: 1, firstSeq: 1)
         for r in plan.requests { try store.append(r) }
     case "e2e":
+        let durable = ProcessInfo.processInfo.environment["BENCH_PROFILE_DURABLE"] == "1"
         let view = ViewLogLiveView(path: scratchPath(options.root, "profile"), items: Workload.items(n),
-                                   durable: false, kind: .sortPosition)
-        for _ in 0..<reps { view.step(view.nextRequest()) }
+                                   durable: durable, kind: .sortPosition)
+        var samples: [Double] = []
+        for _ in 0..<reps {
+            let request = view.nextRequest()
+            samples.append(time { view.step(request) })
+        }
+        log("e2e \(n) rows, durable \(durable): median \(Timing(samples).medianNs / 1e3) µs per step")
+    case "grdb":
+        let durable = ProcessInfo.processInfo.environment["BENCH_PROFILE_DURABLE"] == "1"
+        let path = scratchPath(options.root, "profile.sqlite")
+        let view = GRDBLiveView(path: path, items: Workload.items(n), durable: durable, kind: .sortPosition)
+        var samples: [Double] = []
+        for _ in 0..<reps {
+            let u = view.nextUpdate()
+            samples.append(time { view.step(u) })
+        }
+        log("grdb \(n) rows, durable \(durable): median \(Timing(samples).medianNs / 1e3) µs per step")
+        for suffix in ["", "-wal", "-shm"] { removeTree(path + suffix) }
     case "replay":
         let store = makeReplayStore(path: scratchPath(options.root, "profile"), items: n / 10, changes: n)
         for _ in 0..<reps { _ = replayViewByDelta(store) }
@@ -121,65 +138,82 @@ for n in options.sizes {
     // Memory of a live view.
     let heapPerRow = viewHeapBytesPerRow(items: items)
 
-    // End to end, same data, same query, same durability (flushed commits).
-    log("view \(n): building the ViewLog store and the GRDB database")
-    var viewlogBuild = 0.0, grdbBuild = 0.0
-    var live: ViewLogLiveView!
-    var grdb: GRDBLiveView!
-    viewlogBuild = time { live = ViewLogLiveView(path: scratchPath(options.root, "view-viewlog-\(n)"), items: items,
-                                                  durable: true, kind: .membership) }
-    grdbBuild = time { grdb = GRDBLiveView(path: scratchPath(options.root, "view-grdb-\(n).sqlite"), items: items,
-                                           durable: true, kind: .membership) }
-    if report.grdbQueryPlan.isEmpty {
-        report.grdbQueryPlan = GRDBWorkload.queryPlan(grdb.pool, GRDBWorkload.idsQuery)
-        report.grdbRowsQueryPlan = GRDBWorkload.queryPlan(grdb.pool, GRDBWorkload.rowsQuery)
-    }
-
-    // Initial fetch.
-    let fetchReps = options.quick ? 2 : (big ? 3 : (large ? 7 : 21))
-    log("view \(n): initial fetch, \(fetchReps) each")
-    var vf: [Double] = [], gr: [Double] = [], gi: [Double] = []
-    for _ in 0..<fetchReps {
-        vf.append(time { _ = viewLogInitialFetch(live.store).numberOfRows })
-        gr.append(time { _ = grdbFetchRecords(grdb.pool).count })
-        gi.append(time { _ = grdbFetchIDs(grdb.pool).count })
-    }
-
-    // One change → change set / fresh array + difference.
-    let viewlogReps = options.quick ? 20 : 200
-    let grdbReps = options.quick ? 4 : (big ? 8 : (large ? 20 : (n >= 10_000 ? 100 : 200)))
-    let rounds = 4
+    // End to end, same data, same query, same durability: flushed commits on both sides, then no flush on
+    // either (MDB_NOSYNC against synchronous = OFF), which shows the software alone whatever the disk does.
     var e2eViewLog: [String: Timing] = [:], e2eGRDB: [String: Timing] = [:]
-    for kind in ViewChangeKind.allCases {
-        log("view \(n): end to end, \(kind.rawValue), \(viewlogReps) ViewLog / \(grdbReps) GRDB")
-        let liveStream = live!, grdbView = grdb!
-        var vs: [Double] = [], gs: [Double] = []
-        let seed: UInt64 = kind == .membership ? 11 : 13
-        var liveUpdates = UpdateStream(items: items, kind: kind, seed: seed)
-        var grdbUpdates = UpdateStream(items: items, kind: kind, seed: seed)
-        for _ in 0..<rounds {
-            for _ in 0..<(viewlogReps / rounds) {
-                let u = liveUpdates.next()
-                let request = ChangeRequest.update(entity: Workload.entityName, id: .int(Int64(u.id)),
-                                                   values: ["score": .int(u.newScore)])
-                vs.append(time { liveStream.step(request) })
-            }
-            for _ in 0..<max(1, grdbReps / rounds) {
-                let u = grdbUpdates.next()
-                gs.append(time { grdbView.step(u) })
+    var e2eViewLogNoSync: [String: Timing] = [:], e2eGRDBNoSync: [String: Timing] = [:]
+    var vf: [Double] = [], gr: [Double] = [], gi: [Double] = []
+    var viewlogBuild = 0.0, grdbBuild = 0.0, storeBytes = 0
+    var flushAtSize: Timing?
+    for durable in [true, false] {
+        log("view \(n): building the ViewLog store and the GRDB database (\(durable ? "durable" : "no sync"))")
+        var live: ViewLogLiveView!
+        var grdb: GRDBLiveView!
+        let vb = time { live = ViewLogLiveView(path: scratchPath(options.root, "view-viewlog-\(n)"), items: items,
+                                                durable: durable, kind: .membership) }
+        let gb = time { grdb = GRDBLiveView(path: scratchPath(options.root, "view-grdb-\(n).sqlite"), items: items,
+                                             durable: durable, kind: .membership) }
+        if durable { viewlogBuild = vb; grdbBuild = gb; storeBytes = live.store.usedBytes }
+        // Let the disk finish writing back the setup before anything is timed.
+        sync()
+        if report.grdbQueryPlan.isEmpty {
+            report.grdbQueryPlan = GRDBWorkload.queryPlan(grdb.pool, GRDBWorkload.idsQuery)
+            report.grdbRowsQueryPlan = GRDBWorkload.queryPlan(grdb.pool, GRDBWorkload.rowsQuery)
+        }
+        if durable {
+            // The disk's flush latency right now: durable steps cannot be faster than two of these.
+            flushAtSize = measureFlush(path: options.root + "/flush-probe", count: 50)
+            // Initial fetch.
+            let fetchReps = options.quick ? 2 : (big ? 3 : (large ? 7 : 21))
+            log("view \(n): initial fetch, \(fetchReps) each")
+            for _ in 0..<fetchReps {
+                vf.append(time { _ = viewLogInitialFetch(live.store).numberOfRows })
+                gr.append(time { _ = grdbFetchRecords(grdb.pool).count })
+                gi.append(time { _ = grdbFetchIDs(grdb.pool).count })
             }
         }
-        e2eViewLog[kind.rawValue] = Timing(vs)
-        e2eGRDB[kind.rawValue] = Timing(gs)
+        // One change → change set / fresh array + difference.
+        let viewlogReps = options.quick ? 20 : 200
+        let grdbReps = options.quick ? 4 : (big ? 8 : (large ? 20 : (n >= 10_000 ? 100 : 200)))
+        let rounds = 4
+        for kind in ViewChangeKind.allCases {
+            log("view \(n): end to end, \(kind.rawValue), \(durable ? "durable" : "no sync"), \(viewlogReps) ViewLog / \(grdbReps) GRDB")
+            let liveStream = live!, grdbView = grdb!
+            var vs: [Double] = [], gs: [Double] = []
+            let seed: UInt64 = kind == .membership ? 11 : 13
+            var liveUpdates = UpdateStream(items: items, kind: kind, seed: seed)
+            var grdbUpdates = UpdateStream(items: items, kind: kind, seed: seed)
+            for _ in 0..<rounds {
+                for _ in 0..<(viewlogReps / rounds) {
+                    let u = liveUpdates.next()
+                    let request = ChangeRequest.update(entity: Workload.entityName, id: .int(Int64(u.id)),
+                                                       values: ["score": .int(u.newScore)])
+                    vs.append(time { liveStream.step(request) })
+                }
+                for _ in 0..<max(1, grdbReps / rounds) {
+                    let u = grdbUpdates.next()
+                    gs.append(time { grdbView.step(u) })
+                }
+            }
+            if durable {
+                e2eViewLog[kind.rawValue] = Timing(vs)
+                e2eGRDB[kind.rawValue] = Timing(gs)
+            } else {
+                e2eViewLogNoSync[kind.rawValue] = Timing(vs)
+                e2eGRDBNoSync[kind.rawValue] = Timing(gs)
+            }
+        }
+        live = nil
+        grdb = nil
+        removeTree(options.root + "/view-viewlog-\(n)")
+        for suffix in ["", "-wal", "-shm"] { removeTree(options.root + "/view-grdb-\(n).sqlite" + suffix) }
     }
     report.views.append(ViewResult(size: n, applyInMemory: inMemory, viewlogEndToEnd: e2eViewLog, grdbEndToEnd: e2eGRDB,
+                                   viewlogEndToEndNoSync: e2eViewLogNoSync, grdbEndToEndNoSync: e2eGRDBNoSync,
+                                   flush: flushAtSize,
                                    viewlogFetch: Timing(vf), grdbFetchRecords: Timing(gr), grdbFetchIDs: Timing(gi),
                                    heapBytesPerRow: heapPerRow, viewlogBuildNs: viewlogBuild, grdbBuildNs: grdbBuild,
-                                   viewlogStoreBytes: live.store.usedBytes))
-    live = nil
-    grdb = nil
-    removeTree(options.root + "/view-viewlog-\(n)")
-    for suffix in ["", "-wal", "-shm"] { removeTree(options.root + "/view-grdb-\(n).sqlite" + suffix) }
+                                   viewlogStoreBytes: storeBytes))
 }
 
 // MARK: Replay
