@@ -125,8 +125,18 @@ extension ByteWriter {
                 buffer.initializeElement(at: i, to: pair)
                 i += 1
             }
-            var filled = UnsafeMutableBufferPointer(rebasing: buffer[0..<i])
-            filled.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }  // code-point order
+            let filled = UnsafeMutableBufferPointer(rebasing: buffer[0..<i])
+            // Insertion sort: objects have few attributes, and the generic stable sort with a UTF-8 view
+            // comparator cost ~12 % of an append (bench/RESULTS-notes.md). Code-point order = UTF-8 byte order.
+            var j = 1
+            while j < filled.count {
+                var k = j
+                while k > 0, Value.compareUTF8(filled[k].key, filled[k - 1].key) < 0 {
+                    filled.swapAt(k, k - 1)
+                    k -= 1
+                }
+                j += 1
+            }
             body(filled)
             _ = filled.deinitialize()
         }
