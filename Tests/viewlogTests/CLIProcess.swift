@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs the built `viewlog` binary in child processes, for tests that need several processes or a process
 /// with its own resource limits.
@@ -13,6 +16,10 @@ enum CLIProcess {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         return executable.deletingLastPathComponent().appendingPathComponent("viewlog").path
     }()
+
+    /// Whether this build runs under ThreadSanitizer (its runtime is linked in: `__tsan_init` resolves). Its
+    /// runtime cannot even start under a small file size limit (`ulimit -f`): it dies with SIGBUS.
+    static let isThreadSanitized: Bool = dlsym(nil, "__tsan_init") != nil
 
     /// Whether the binary exists (a test `#require`s it, naming the path).
     static var binaryExists: Bool { FileManager.default.isExecutableFile(atPath: binary) }

@@ -130,7 +130,8 @@ struct ReliabilityCLITests {
 
     /// An append that cannot write (here a file size limit: write() fails with EFBIG once SIGXFSZ is ignored)
     /// fails with a clear error and leaves the store as it was; the same append works once there is room.
-    @Test func anAppendThatCannotWriteLeavesTheStoreAsItWas() throws {
+    @Test(.disabled(if: CLIProcess.isThreadSanitized, "ThreadSanitizer's runtime dies under `ulimit -f` (SIGBUS)"))
+    func anAppendThatCannotWriteLeavesTheStoreAsItWas() throws {
         let (directory, store) = try Self.newStore()
         let small = try Self.appendLines((1...5).map { Self.insertLine("e\($0)") }, to: store, in: directory)
         try #require(small.status == 0, "\(small)")
