@@ -1,24 +1,13 @@
+import class Foundation.ProcessInfo
 import ViewLog
 
-/// SplitMix64: a small, fast, seedable generator. Tests seed it from `VIEWLOG_SEED` or a fixed default,
-/// never from the clock, and print the seed when they fail.
-public struct ViewTestRNG: RandomNumberGenerator, Sendable {
-    private var state: UInt64
+/// The generator of the view tests: the shared SplitMix64 ``SeededGenerator``.
+public typealias ViewTestRNG = SeededGenerator
 
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// The seed from the environment variable `VIEWLOG_SEED` (decimal), or `fallback`.
+extension SeededGenerator {
+    /// `VIEWLOG_SEED` from the environment (see ``environmentSeed``) when set, otherwise `fallback`.
     public static func seed(default fallback: UInt64) -> UInt64 {
-        guard let text = ProcessInfoLite.environment("VIEWLOG_SEED"), let seed = UInt64(text) else { return fallback }
-        return seed
+        ProcessInfo.processInfo.environment["VIEWLOG_SEED"] == nil ? fallback : environmentSeed
     }
 
     /// A random element of a non-empty array.
@@ -27,14 +16,6 @@ public struct ViewTestRNG: RandomNumberGenerator, Sendable {
     public mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
     /// `true` with probability `p`.
     public mutating func chance(_ p: Double) -> Bool { Double(next() >> 11) / Double(1 << 53) < p }
-}
-
-/// Environment access without Foundation.
-public enum ProcessInfoLite {
-    public static func environment(_ name: String) -> String? {
-        guard let p = getenv(name) else { return nil }
-        return String(cString: p)
-    }
 }
 
 #if canImport(Glibc)
