@@ -73,12 +73,16 @@ public final class Context {
     public func stage(_ request: ChangeRequest) throws(StoreError) {
         let resolver = ChangeResolver(schema: try schema)
         let key = request.key
-        let current = try object(key)
+        let base = try store.object(key, at: position)
+        let current: ObjectValues?
+        switch staged.apply(to: key, base: base) {
+        case .none: current = base
+        case .some(let v): current = v
+        }
         let resolved: Change
         do { resolved = try resolver.resolve(request, current: current) } catch {
             throw .invalidChange(transaction: 0, change: 0, reason: error.reason)
         }
-        let base = try store.object(key, at: position)
         // Stage what the save will log: inserts with their defaults, values converted to their types, so the
         // controllers show staged objects exactly as they will be saved.
         try staged.stage(resolved.request ?? request, existsInBase: base != nil)
