@@ -1,5 +1,4 @@
 import CLMDB
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -21,7 +20,7 @@ import Darwin
 /// write closure run again. **A write closure may therefore run more than once**; it must only act through
 /// its transaction (or be idempotent).
 public final class LMDBEnvironment: @unchecked Sendable {
-    // Safety: `env` is thread-safe under MDB_NOTLS for the calls we make; mutable state is behind `state`,
+    // Safety: `env` is thread-safe under MDB_NOTLS for the calls we make; mutable `state` is behind `stateLock`,
     // and map resizing is serialized against all transactions by `resizeLock`.
     @usableFromInline let env: OpaquePointer
     /// The directory of the environment, resolved (`realpath`).
@@ -29,7 +28,8 @@ public final class LMDBEnvironment: @unchecked Sendable {
     /// The options it was opened with.
     public let options: EnvironmentOptions
     let resizeLock = ReadWriteLock()
-    private let state: Mutex<State>
+    private let stateLock = ReadWriteLock()
+    private var state: State
 
     private struct State {
         var mapSize: Int
@@ -37,7 +37,8 @@ public final class LMDBEnvironment: @unchecked Sendable {
         var growCount = 0
     }
 
-    private static let registry = Mutex<[String: WeakEnvironment]>([:])
+    private static let registryLock = ReadWriteLock()
+    nonisolated(unsafe) private static var registry: [String: WeakEnvironment] = [:]  // under registryLock
 
     private struct WeakEnvironment {
         weak var environment: LMDBEnvironment?
@@ -52,10 +53,10 @@ public final class LMDBEnvironment: @unchecked Sendable {
         }
         let canonical = String(cString: resolved)
         free(resolved)
-        return try registry.withLock { (entries) throws(LMDBError) -> LMDBEnvironment in
-            if let existing = entries[canonical]?.environment { return existing }
+        return try registryLock.withExclusiveLock { () throws(LMDBError) -> LMDBEnvironment in
+            if let existing = registry[canonical]?.environment { return existing }
             let environment = try LMDBEnvironment(canonicalPath: canonical, options: options)
-            entries[canonical] = WeakEnvironment(environment: environment)
+            registry[canonical] = WeakEnvironment(environment: environment)
             return environment
         }
     }
@@ -85,22 +86,27 @@ public final class LMDBEnvironment: @unchecked Sendable {
         self.env = handle
         self.path = canonicalPath
         self.options = options
-        self.state = Mutex(State(mapSize: max(info.me_mapsize, options.mapSizeBytes)))
+        self.state = State(mapSize: max(info.me_mapsize, options.mapSizeBytes))
     }
 
     deinit {
         mdb_env_close(env)
     }
 
+    /// Runs `body` with the mutable state, under `stateLock`.
+    private func withState<T>(_ body: (inout State) -> T) -> T {
+        stateLock.withExclusiveLock { body(&state) }
+    }
+
     /// The current map size in bytes.
-    public var mapSizeBytes: Int { state.withLock { $0.mapSize } }
+    public var mapSizeBytes: Int { withState { $0.mapSize } }
 
     /// How many times this process grew the map.
-    public var mapGrowCount: Int { state.withLock { $0.growCount } }
+    public var mapGrowCount: Int { withState { $0.growCount } }
 
     /// Opens (creating it if `create`) the named database. Handles are cached: later calls are cheap.
     public func database(named name: String, create: Bool = true) throws(LMDBError) -> LMDBDatabase {
-        if let db = state.withLock({ $0.databases[name] }) { return db }
+        if let db = withState({ $0.databases[name] }) { return db }
         let open = { (txn: LMDBTransaction) throws -> LMDBDatabase in
             var dbi = MDB_dbi()
             let flags = create && !self.options.readOnly ? UInt32(MDB_CREATE) : 0
@@ -115,7 +121,7 @@ public final class LMDBEnvironment: @unchecked Sendable {
         } catch {
             preconditionFailure("unexpected error opening a database: \(error)")
         }
-        state.withLock { $0.databases[name] = db }
+        withState { $0.databases[name] = db }
         return db
     }
 
@@ -173,7 +179,7 @@ public final class LMDBEnvironment: @unchecked Sendable {
                 _ = mdb_env_set_mapsize(env, 0)
                 var info = MDB_envinfo()
                 mdb_env_info(env, &info)
-                state.withLock { $0.mapSize = info.me_mapsize }
+                withState { $0.mapSize = info.me_mapsize }
                 resizeLock.unlock()
                 resizeLock.lockShared()
                 continue
@@ -191,14 +197,14 @@ public final class LMDBEnvironment: @unchecked Sendable {
         defer { resizeLock.unlock() }
         var info = MDB_envinfo()
         mdb_env_info(env, &info)
-        let current = max(info.me_mapsize, state.withLock { $0.mapSize })
+        let current = max(info.me_mapsize, withState { $0.mapSize })
         guard current < options.mapSizeBytesMax else {
             throw LMDBError(code: MDB_MAP_FULL, context: "the store reached its maximum size of \(options.mapSizeBytesMax) bytes")
         }
         let next = min(current.multipliedReportingOverflow(by: 2).overflow ? options.mapSizeBytesMax : current * 2,
                        options.mapSizeBytesMax)
         try LMDBError.check(mdb_env_set_mapsize(env, next), "grow map to \(next) bytes")
-        state.withLock {
+        withState {
             $0.mapSize = next
             $0.growCount += 1
         }

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A process-local reader/writer lock. Every LMDB transaction of an environment holds it shared; growing the
+/// A process-local reader/writer lock (pthread's, which ThreadSanitizer understands). Every LMDB transaction of an environment holds it shared; growing the
 /// map holds it exclusive, because `mdb_env_set_mapsize` needs no transaction open in this process.
 final class ReadWriteLock: @unchecked Sendable {
     private let lock: UnsafeMutablePointer<pthread_rwlock_t>
@@ -29,6 +29,13 @@ final class ReadWriteLock: @unchecked Sendable {
     func lockExclusive() {
         let rc = pthread_rwlock_wrlock(lock)
         precondition(rc == 0, "pthread_rwlock_wrlock failed: \(rc)")
+    }
+
+    /// Runs `body` holding the lock exclusively.
+    func withExclusiveLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        lockExclusive()
+        defer { unlock() }
+        return try body()
     }
 
     func unlock() {

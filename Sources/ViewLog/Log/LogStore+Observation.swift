@@ -1,5 +1,3 @@
-import Synchronization
-
 extension LogStore {
     /// The head as it moves: yields the head when the stream starts, then every new head — immediately for
     /// appends made through any `LogStore` of this process, and within `pollInterval` for appends made by
@@ -10,7 +8,7 @@ extension LogStore {
     /// the consuming task is cancelled.
     public func headUpdates(pollInterval: Duration = .milliseconds(10)) -> AsyncStream<UInt64> {
         let (stream, continuation) = AsyncStream.makeStream(of: UInt64.self, bufferingPolicy: .bufferingNewest(1))
-        let last = Mutex<UInt64?>(nil)
+        let last = Locked<UInt64?>(nil)
         let publish: @Sendable (UInt64) -> Void = { head in
             let isNew = last.withLock { (l: inout UInt64?) -> Bool in
                 guard l.map({ head > $0 }) ?? true else { return false }
@@ -42,11 +40,11 @@ extension LogStore {
 /// In-process observers of store heads, by store path.
 final class HeadNotifier: Sendable {
     static let shared = HeadNotifier()
-    private let observers = Mutex<[Int: (path: String, publish: @Sendable (UInt64) -> Void)]>([:])
-    private let nextToken = Atomic<Int>(0)
+    private let observers = Locked<[Int: (path: String, publish: @Sendable (UInt64) -> Void)]>([:])
+    private let nextToken = Locked<Int>(0)
 
     func register(path: String, _ publish: @escaping @Sendable (UInt64) -> Void) -> Int {
-        let token = nextToken.add(1, ordering: .relaxed).newValue
+        let token = nextToken.withLock { (n: inout Int) -> Int in n += 1; return n }
         observers.withLock { $0[token] = (path, publish) }
         return token
     }

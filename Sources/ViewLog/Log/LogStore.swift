@@ -1,5 +1,4 @@
 import LMDB
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -27,7 +26,7 @@ public final class LogStore: Sendable {
     /// The last schema read from the metadata, with the stored text it was parsed from. Every append reads
     /// the schema at the head; parsing its JSON each time was most of a small append's cost (bench/RESULTS.md).
     /// A hit needs the stored bytes to be equal, so the cache is never stale.
-    private let schemaCache = Mutex<(text: [UInt8], schema: Schema)?>(nil)
+    private let schemaCache = Locked<(text: [UInt8], schema: Schema)?>(nil)
 
     /// The log format version this code writes and the newest it reads.
     public static let formatVersion = 1
