@@ -59,12 +59,6 @@ extension Value {
         }
     }
 
-    /// Equality as the query language sees it: numerically across `int` and `double`.
-    @inlinable
-    public static func equalForQuery(_ a: Value, _ b: Value) -> Bool {
-        compare(a, b) == 0
-    }
-
     @usableFromInline
     var typeRank: Int {
         switch self {

@@ -135,12 +135,3 @@ public struct Predicate: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { format }
 }
-
-extension String {
-    var trimmingSpaces: String {
-        var s = Substring(self)
-        while let f = s.first, f.isWhitespace { s.removeFirst() }
-        while let l = s.last, l.isWhitespace { s.removeLast() }
-        return String(s)
-    }
-}
