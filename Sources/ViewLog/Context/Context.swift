@@ -74,11 +74,7 @@ public final class Context {
         let resolver = ChangeResolver(schema: try schema)
         let key = request.key
         let base = try store.object(key, at: position)
-        let current: ObjectValues?
-        switch staged.apply(to: key, base: base) {
-        case .none: current = base
-        case .some(let v): current = v
-        }
+        let current = staged.values(of: key, base: base)
         let resolved: Change
         do { resolved = try resolver.resolve(request, current: current) } catch {
             throw .invalidChange(transaction: 0, change: 0, reason: error.reason)
@@ -98,11 +94,7 @@ public final class Context {
 
     /// The object's values in this context (its position plus unsaved changes), or `nil`.
     public func object(_ key: ObjectKey) throws(StoreError) -> ObjectValues? {
-        let base = try store.object(key, at: position)
-        switch staged.apply(to: key, base: base) {
-        case .none: return base
-        case .some(let v): return v
-        }
+        staged.values(of: key, base: try store.object(key, at: position))
     }
 
     /// Every object of `entity` in this context (position plus unsaved changes), in id order.
@@ -116,7 +108,7 @@ public final class Context {
         guard !touched.isEmpty else { return base }
         var byID = Dictionary(uniqueKeysWithValues: base.map { ($0.id, $0.values) })
         for key in touched {
-            if case .some(let v) = staged.apply(to: key, base: byID[key.id]) { byID[key.id] = v }
+            byID[key.id] = staged.values(of: key, base: byID[key.id])
         }
         base = byID.sorted { $0.key < $1.key }.map { (id: $0.key, values: $0.value) }
         return base
@@ -180,8 +172,8 @@ public final class Context {
         var result: [ObjectDelta] = []
         result.reserveCapacity(objects.count)
         for (key, var d) in objects {
-            if case .some(let v) = processed.apply(to: key, base: d.before) { d.before = v }
-            if case .some(let v) = next.apply(to: key, base: d.after) { d.after = v }
+            d.before = processed.values(of: key, base: d.before)
+            d.after = next.values(of: key, base: d.after)
             if d.before != d.after { result.append(d) }
         }
         result.sort { $0.key < $1.key }

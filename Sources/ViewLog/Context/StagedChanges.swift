@@ -60,8 +60,18 @@ struct StagedChanges: Equatable {
         .invalidChange(transaction: 0, change: 0, reason: "\(key.entity) \(key.id.json.text): \(why)")
     }
 
-    /// The object's values in the context, given its values at the context's position.
-    func apply(to key: ObjectKey, base: ObjectValues?) -> ObjectValues?? {
+    /// The object's values in the context given its values at the context's position: `base` when the
+    /// object has no staged change.
+    func values(of key: ObjectKey, base: ObjectValues?) -> ObjectValues? {
+        switch apply(to: key, base: base) {
+        case .none: return base
+        case .some(let v): return v
+        }
+    }
+
+    /// The object's staged values given its values at the context's position; `.none` when it has no
+    /// staged change, `.some(nil)` when it is staged as deleted.
+    private func apply(to key: ObjectKey, base: ObjectValues?) -> ObjectValues?? {
         guard let entry = entries[key] else { return .none }
         switch entry {
         case .inserted(let v), .replaced(let v): return .some(v)

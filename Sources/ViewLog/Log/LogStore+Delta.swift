@@ -34,11 +34,9 @@ extension LogStore {
         states.reserveCapacity(seqs.count)
         for key in seqs.keys { states[key] = ObjectState(values: try objectRecord(key, in: txn)?.values) }
         func undo(_ transactions: [Transaction]) {
-            for t in transactions.reversed() {
-                for change in t.changes.reversed() {
-                    guard let key = change.key, let state = states[key] else { continue }
-                    states[key] = ObjectState(values: ObjectValues.applying(change.inverse, to: state.values))
-                }
+            Self.undo(transactions) { key, inverse in
+                guard let state = states[key] else { return }
+                states[key] = ObjectState(values: ObjectValues.applying(inverse, to: state.values))
             }
         }
         if hi < head { undo(try readTransactions(txn, from: hi + 1, through: head)) }

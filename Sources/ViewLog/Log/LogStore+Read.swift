@@ -79,10 +79,8 @@ extension LogStore {
             var seq = head
             while seq > p {
                 let low = seq > UInt64(Self.scanChunkEntries) ? max(p + 1, seq - UInt64(Self.scanChunkEntries) + 1) : p + 1
-                for t in try self.readTransactions(txn, from: low, through: seq).reversed() {
-                    for change in t.changes.reversed() where change.key == key {
-                        state = ObjectValues.applying(change.inverse, to: state)
-                    }
+                Self.undo(try self.readTransactions(txn, from: low, through: seq)) { k, inverse in
+                    if k == key { state = ObjectValues.applying(inverse, to: state) }
                 }
                 seq = low - 1
             }
@@ -104,8 +102,8 @@ extension LogStore {
             var state: [ObjectID: ObjectValues] = [:]
             if head - p <= p {
                 for (id, values) in try self.headObjects(of: entity, in: txn) { state[id] = values }
-                for t in try self.readTransactions(txn, from: p + 1, through: head).reversed() {
-                    for change in t.changes.reversed() { Self.apply(change.inverse, entity: entity, to: &state) }
+                Self.undo(try self.readTransactions(txn, from: p + 1, through: head)) { _, inverse in
+                    Self.apply(inverse, entity: entity, to: &state)
                 }
             } else {
                 for t in try self.readTransactions(txn, from: 1, through: p) {
@@ -113,6 +111,16 @@ extension LogStore {
                 }
             }
             return state.sorted { $0.key < $1.key }.map { (id: $0.key, values: description.canonical($0.value)) }
+        }
+    }
+
+    /// Calls `body` with the inverse of every object change of `transactions`, last change first: replaying
+    /// them takes the state after the transactions back to the state before them.
+    static func undo(_ transactions: [Transaction], _ body: (ObjectKey, Change) -> Void) {
+        for t in transactions.reversed() {
+            for change in t.changes.reversed() {
+                if let key = change.key { body(key, change.inverse) }
+            }
         }
     }
 
