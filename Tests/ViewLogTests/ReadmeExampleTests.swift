@@ -19,8 +19,8 @@ struct ReadmeExampleTests {
                          author: "import")
         let context = try Context(store: store, name: "ui")
         let tall = try context.makeResultsController(
-            FetchRequest(entity: "Employee", predicate: try Predicate("height > 170"),
-                         sortDescriptors: try SortDescriptor.parse("sectionName, height desc, name"), sectionKey: "sectionName"))
+            FetchRequest(entity: "Employee", predicate: try ViewPredicate("height > 170"),
+                         sortDescriptors: try ViewSortDescriptor.parse("sectionName, height desc, name"), sectionKey: "sectionName"))
         let recorder = ChangeRecorder()
         recorder.attach(to: tall)
         try context.update("Employee", id: .string("e1"), values: ["height": .int(182)])
