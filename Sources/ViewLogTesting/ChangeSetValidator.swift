@@ -104,11 +104,13 @@ public enum ChangeSetValidator {
         return problems
     }
 
+    #if !canImport(Testing)
     /// Throws every problem of `changeSet` as one error; returns when it is valid.
     public static func check(_ changeSet: ChangeSet, from before: ViewSnapshot, to after: ViewSnapshot) throws(ChangeSetValidationError) {
         let problems = validate(changeSet, from: before, to: after) + validateSequential(changeSet, from: before, to: after)
         if !problems.isEmpty { throw ChangeSetValidationError(problems: problems) }
     }
+    #endif
 
     /// Every problem of ``ChangeSet/sequentialSteps`` performed one at a time on `before`; empty when they
     /// lead to `after`.
