@@ -35,6 +35,10 @@ public final class ResultsController {
     public private(set) var position: UInt64
     /// Told about every non-empty batch and every reload, synchronously, in order.
     public weak var delegate: (any ResultsControllerDelegate)?
+    /// The context that made this controller (``Context/makeResultsController(_:)``), kept alive by it: the
+    /// controller follows the context's moves and fetches from it. `nil` for a controller made directly
+    /// from objects.
+    public internal(set) var context: Context?
 
     /// Most events the ``changes`` sequence buffers for a consumer that is behind.
     public let changesBufferLimit: Int
