@@ -47,6 +47,46 @@ struct V1StoreTests {
         }
     }
 
+    @Test func upgradesToTheCurrentFormatAndReadsTheSame() throws {
+        try Self.withCopy { path in
+            let store = try LogStore.open(at: path)
+            #expect(try store.format == 1)
+            #expect(try store.upgrade() == 1)
+            #expect(try store.format == LogStore.formatVersion)
+            #expect(try store.upgrade() == LogStore.formatVersion, "a second upgrade does nothing")
+            var schema = try store.schema(at: 0)
+            var lines: [String] = []
+            try store.forEachTransaction { t in
+                for case .schema(let s, _) in t.changes { schema = s }
+                lines.append(t.json(schema: schema).text)
+            }
+            #expect(lines == (try Self.expectedExport()))
+            #expect(try store.verify().isOK)
+            #expect(try store.objects(of: "Badge").map { $0.values["level"] } == [.int(2), .int(3), .int(1)])
+            // Now checksummed: a changed byte of a row is an error, not other data.
+            let key = ObjectRecordCodec.key(ObjectKey(entity: "Badge", id: .int(42)))
+            try store.environment.write { txn in
+                var row = try #require(try txn.value(store.objectsDB, for: key))
+                row[row.count - 6] ^= 0x01
+                try txn.put(store.objectsDB, key: key, value: row)
+            }
+            #expect(throws: StoreError.self) { try store.objects(of: "Badge") }
+            #expect(try store.verify().isOK == false)
+        }
+    }
+
+    @Test func aDamagedV1StoreIsNotUpgraded() throws {
+        try Self.withCopy { path in
+            let store = try LogStore.open(at: path)
+            let key = ObjectRecordCodec.key(ObjectKey(entity: "Badge", id: .int(5)))
+            try store.environment.write { txn in
+                try txn.put(store.objectsDB, key: key, value: ObjectRecordCodec.encode(values: ["label": .string("z"), "level": .int(3)], seq: 7))
+            }
+            #expect(throws: StoreError.self) { try store.upgrade() }
+            #expect(try store.format == 1, "nothing changed")
+        }
+    }
+
     @Test func takesNewAppends() throws {
         try Self.withCopy { path in
             let store = try LogStore.open(at: path)
