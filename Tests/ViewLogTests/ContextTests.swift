@@ -244,9 +244,9 @@ struct ContextTests {
         }
         let head = try store.head
         let requests = [
-            FetchRequest(entity: "Employee", predicate: try Predicate("height > 170"), sortDescriptors: try SortDescriptor.parse("sectionName, height desc, name"), sectionKey: "sectionName"),
-            FetchRequest(entity: "Employee", sortDescriptors: try SortDescriptor.parse("name, height"), limit: 5, offset: 2),
-            FetchRequest(entity: "Employee", predicate: try Predicate("height == nil OR name BEGINSWITH 'A'"), sortDescriptors: try SortDescriptor.parse("height desc")),
+            FetchRequest(entity: "Employee", predicate: try ViewPredicate("height > 170"), sortDescriptors: try ViewSortDescriptor.parse("sectionName, height desc, name"), sectionKey: "sectionName"),
+            FetchRequest(entity: "Employee", sortDescriptors: try ViewSortDescriptor.parse("name, height"), limit: 5, offset: 2),
+            FetchRequest(entity: "Employee", predicate: try ViewPredicate("height == nil OR name BEGINSWITH 'A'"), sortDescriptors: try ViewSortDescriptor.parse("height desc")),
         ]
         let context = try Context(store: store, name: "reader", at: head / 2)
         let controllers = try requests.map { try context.makeResultsController($0) }
