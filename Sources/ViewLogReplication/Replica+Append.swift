@@ -78,9 +78,17 @@ extension Replica {
                     try publish(prepared.bytes, messageID: messageID, expectedLastSeq: caughtUp.head)
                 }
                 switch outcome {
-                case let .stored(seq, _):
+                case let .stored(seq, duplicate: false):
                     try retrying(until: deadline) { () throws(ReplicationError) in
                         try commitAcknowledged(prepared.bytes, seq: seq)
+                    }
+                    return seq
+                case let .stored(seq, duplicate: true):
+                    // An earlier publish of this transaction (its acknowledgement lost) is stored at `seq`, with
+                    // the bytes of that attempt: take them from the stream.
+                    let head = try retrying(until: deadline) { () throws(ReplicationError) in try catchUp().head }
+                    guard head >= seq else {
+                        throw .diverged(stream: stream, seq: seq, reason: "the stream acknowledged seq \(seq) but ends at \(head)")
                     }
                     return seq
                 case .wrongLastSequence:

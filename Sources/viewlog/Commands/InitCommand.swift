@@ -14,8 +14,8 @@ struct InitCommand: ParsableCommand {
 
         Examples:
           viewlog init shop --schema schema/employees.json
-          viewlog init shop --schema schema/employees.json --nats nats://127.0.0.1:4222 --stream shop
-          viewlog init shop2 --nats nats://127.0.0.1:4222,nats://127.0.0.1:4223 --stream shop
+          viewlog init a --schema emp.json --nats nats://127.0.0.1:4222 --stream shop
+          viewlog init b --nats nats://127.0.0.1:4222 --stream shop
         """
     )
 
