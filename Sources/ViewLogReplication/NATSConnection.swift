@@ -187,26 +187,30 @@ final class NATSConnection: @unchecked Sendable {
     }
 
     /// Publishes `data` on `subject` with `Nats-Msg-Id` = `messageID` and `Nats-Expected-Last-Sequence` =
-    /// `expectedLastSeq` and waits for the acknowledgement.
+    /// `expectedLastSeq` and waits for the acknowledgement. The headers are set on the message itself: the C
+    /// client's `jsPubOptions.ExpectLastSeq` treats 0 as "no expectation", and "expect an empty stream" is exactly
+    /// what the first transaction needs (the server honours the header `0`).
     /// - Throws: ``CallError`` for anything else (a timeout: the outcome is unknown — retry with the same
     ///   message id, which the server deduplicates).
     func publish(_ data: [UInt8], subject: String, messageID: String, expectedLastSeq: UInt64,
                  expectedStream: String) throws(CallError) -> PublishOutcome {
+        var msg: OpaquePointer?
+        let created = data.withUnsafeBytes { bytes in
+            natsMsg_Create(&msg, subject, nil, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count))
+        }
+        guard created == NATS_OK, let msg else { throw callError(created, jsErrCode(0)) }
+        defer { natsMsg_Destroy(msg) }
+        for (key, value) in [("Nats-Msg-Id", messageID), ("Nats-Expected-Stream", expectedStream),
+                             ("Nats-Expected-Last-Sequence", String(expectedLastSeq))] {
+            let set = natsMsgHeader_Set(msg, key, value)
+            guard set == NATS_OK else { throw callError(set, jsErrCode(0)) }
+        }
+        var options = jsPubOptions()
+        jsPubOptions_Init(&options)
+        options.MaxWait = ReplicationLimits.publishTimeoutMilliseconds
         var ack: UnsafeMutablePointer<jsPubAck>?
         var code = jsErrCode(0)
-        let status: natsStatus = messageID.withCString { cID in
-            expectedStream.withCString { cStream in
-                var options = jsPubOptions()
-                jsPubOptions_Init(&options)
-                options.MsgId = cID
-                options.ExpectStream = cStream
-                options.ExpectLastSeq = expectedLastSeq
-                options.MaxWait = ReplicationLimits.publishTimeoutMilliseconds
-                return data.withUnsafeBytes { bytes in
-                    js_Publish(&ack, jetStream, subject, bytes.baseAddress, Int32(bytes.count), &options, &code)
-                }
-            }
-        }
+        let status = js_PublishMsg(&ack, jetStream, msg, &options, &code)
         defer { if let ack { jsPubAck_Destroy(ack) } }
         if code == JSStreamWrongLastSequenceErr { return .wrongLastSequence }
         guard status == NATS_OK, let ack else { throw callError(status, code) }

@@ -145,7 +145,7 @@ public final class NATSServers: @unchecked Sendable {
     }
 
     /// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then released).
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw NATSServersError("socket: \(errno)") }
         defer { close(fd) }
