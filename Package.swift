@@ -50,7 +50,7 @@ let package = Package(
         // Start nats-server processes on loopback (Tests/ViewLogReplicationTests/NATSServers.swift).
         .testTarget(name: "ViewLogReplicationTests", dependencies: ["ViewLogReplication", "ViewLog", "CNATS", "TestSupport"]),
         // Runs the built `viewlog` executable (see Tests/viewlogTests/CLI.swift); Goldens/ holds its golden files.
-        .testTarget(name: "viewlogTests", dependencies: ["ViewLog", "TestSupport"], exclude: ["Goldens"]),
+        .testTarget(name: "viewlogTests", dependencies: ["ViewLog", "ViewLogReplication", "TestSupport"], exclude: ["Goldens"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 @_spi(Replication) import ViewLog
+import CNATS
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -59,14 +60,19 @@ public final class Replica: Sendable {
         guard description.utf8.count <= ReplicationLimits.streamDescriptionBytesMax else {
             throw .streamMismatch(stream: stream, reason: "the schema has \(text.utf8.count) bytes; a stream carries at most \((ReplicationLimits.streamDescriptionBytesMax - descriptionPrefix.utf8.count) / 4 * 3) (nats-server's description limit, in base64)")
         }
-        let existing = try call(stream) { () throws(NATSConnection.CallError) in try connection.streamState(stream) }
+        let deadline = Deadline(milliseconds: ReplicationLimits.appendPatienceMilliseconds)
+        let existing = try patiently(stream, until: deadline) { () throws(NATSConnection.CallError) in try connection.streamState(stream) }
         if existing == nil {
             let copies = replicas ?? min(3, servers.count)
             guard copies >= 1 && copies <= 5 else {
                 throw .streamMismatch(stream: stream, reason: "--replicas must be 1…5, not \(copies)")
             }
-            try call(stream) { () throws(NATSConnection.CallError) in
-                try connection.addStream(stream, subject: subject(of: stream), description: description, replicas: copies)
+            try patiently(stream, until: deadline) { () throws(NATSConnection.CallError) in
+                do throws(NATSConnection.CallError) {
+                    try connection.addStream(stream, subject: subject(of: stream), description: description, replicas: copies)
+                } catch where error.code == Int(JSStreamNameExistErr.rawValue) {
+                    return  // another replica created it meanwhile: join it (its schema is checked there)
+                }
             }
         }
         return try join(at: path, connection: connection, stream: stream, expectedSchema: schema)
@@ -82,7 +88,8 @@ public final class Replica: Sendable {
 
     private static func join(at path: String, connection: NATSConnection, stream: String,
                              expectedSchema: Schema?) throws(ReplicationError) -> Replica {
-        guard let state = try call(stream, { () throws(NATSConnection.CallError) in try connection.streamState(stream) }) else {
+        let deadline = Deadline(milliseconds: ReplicationLimits.appendPatienceMilliseconds)
+        guard let state = try patiently(stream, until: deadline, { () throws(NATSConnection.CallError) in try connection.streamState(stream) }) else {
             throw .noStream(stream)
         }
         let schema = try streamSchema(state, stream: stream)
@@ -150,6 +157,21 @@ public final class Replica: Sendable {
         }
     }
 
+    /// ``call(_:_:)``, retried with backoff until `deadline` while the servers answer with something other than
+    /// JetStream's own errors (a timeout, no responders: a cluster still electing its leaders).
+    static func patiently<T>(_ stream: String, until deadline: Deadline,
+                             _ body: () throws(NATSConnection.CallError) -> T) throws(ReplicationError) -> T {
+        var backoff = Backoff()
+        while true {
+            do { return try body() } catch {
+                if error.isJetStreamError && error.code != 10008 || deadline.passed {  // 10008: JetStream temporarily unavailable
+                    throw .server(stream: stream, reason: error.code != 0 ? "\(error.text) (JetStream error \(error.code))" : error.text)
+                }
+                backoff.wait()
+            }
+        }
+    }
+
     // MARK: - State
 
     /// Where the replica stands against its stream.
@@ -193,15 +215,24 @@ public final class Replica: Sendable {
         return (head, applied)
     }
 
-    /// Commits one stream message locally; it must be the next seq.
+    /// Commits one stream message locally; it must be the next seq. When another process sharing the store
+    /// (a writer, a follower) committed that seq first, the local entry must hold the same bytes.
     func apply(_ message: NATSConnection.StoredMessage) throws(ReplicationError) {
         do {
             try store.commitEncoded(message.data, seq: message.seq)
         } catch {
-            if case .corrupt(_, let reason) = error {
+            switch error {
+            case .corrupt(_, let reason):
                 throw .corruptMessage(stream: stream, seq: message.seq, reason: reason)
+            case .positionPastHead(_, let head) where head >= message.seq:
+                let local: [UInt8]?
+                do throws(StoreError) { local = try store.encodedTransaction(at: message.seq) } catch { throw .store(error) }
+                guard local == message.data else {
+                    throw .diverged(stream: stream, seq: message.seq, reason: "same seq, other bytes")
+                }
+            default:
+                throw .store(error)
             }
-            throw .store(error)
         }
     }
 
