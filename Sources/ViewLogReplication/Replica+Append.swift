@@ -73,9 +73,12 @@ extension Replica {
                 if let mine = caughtUp.applied.first(where: { $0.messageID == messageID }) { return mine.seq }
                 let prepared: (seq: UInt64, bytes: [UInt8])
                 do throws(StoreError) { prepared = try store.prepareEncoded(request) } catch { throw .store(error) }
-                precondition(prepared.seq == caughtUp.head + 1, "a prepared transaction takes the next seq")
+                // Validated against the state at `prepared.seq - 1` — past the caught-up head when another process
+                // sharing this store (a follower, a writer) committed meanwhile: that is the state to expect.
+                // A publish retried through timeouts keeps its id and expectation, so its answer is definite:
+                // stored (a retry of a stored one is answered "duplicate"), or refused as wrong last sequence.
                 let outcome = try retrying(until: deadline) { () throws(ReplicationError) in
-                    try publish(prepared.bytes, messageID: messageID, expectedLastSeq: caughtUp.head)
+                    try publish(prepared.bytes, messageID: messageID, expectedLastSeq: prepared.seq - 1)
                 }
                 switch outcome {
                 case let .stored(seq, duplicate: false):
