@@ -18,7 +18,8 @@ public enum ReplicationError: Error, Sendable, CustomStringConvertible {
     case store(StoreError)
     /// The store is not a replica (it records no stream).
     case notAReplica(path: String)
-    /// An append gave up after retrying; `appended` is false when nothing of it is in the stream.
+    /// An append gave up after retrying; the reason says whether the transaction may be in the stream (a
+    /// publish whose answer never came) or is not (other writers kept getting there first).
     case gaveUp(stream: String, reason: String)
 
     public var description: String {
