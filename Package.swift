@@ -47,10 +47,10 @@ let package = Package(
         .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
         .testTarget(name: "ViewLogTests", dependencies: ["ViewLog", "ViewLogTesting", "TestSupport"]),
         .testTarget(name: "ViewLogTestingTests", dependencies: ["ViewLogTesting", "TestSupport"]),
-        // Start nats-server processes on loopback (Tests/ViewLogReplicationTests/NATSServers.swift).
+        // Replication against nats-server processes on loopback (Tests/TestSupport/NATSServers.swift).
         .testTarget(name: "ViewLogReplicationTests", dependencies: ["ViewLogReplication", "ViewLog", "CNATS", "TestSupport"]),
         // Runs the built `viewlog` executable (see Tests/viewlogTests/CLI.swift); Goldens/ holds its golden files.
-        .testTarget(name: "viewlogTests", dependencies: ["ViewLog", "ViewLogReplication", "TestSupport"], exclude: ["Goldens"]),
+        .testTarget(name: "viewlogTests", dependencies: ["ViewLog", "ViewLogTesting", "ViewLogReplication", "TestSupport"], exclude: ["Goldens"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -128,12 +128,17 @@ public final class Context {
     /// get one batch covering everything between (other contexts' transactions included).
     /// - Returns: the appended transaction, or `nil` when there was nothing to save (or the merge policy
     ///   dropped every change).
-    /// - Throws: ``StoreError/conflict(_:)`` under ``MergePolicy/error`` (nothing appended, nothing lost:
-    ///   the changes stay staged).
+    /// - Throws: ``StoreError/conflict(_:)`` under ``MergePolicy/error`` and, for overlapping changes,
+    ///   ``MergePolicy/mergeDisjointProperties`` (nothing appended, nothing lost: the changes stay staged).
     @discardableResult
     public func save() throws(StoreError) -> Transaction? {
         guard hasChanges else { return nil }
-        let transaction = try store.save(staged.requests, author: name, basedOn: position, policy: mergePolicy)
+        var whole: [ObjectKey: ObjectValues?] = [:]
+        if mergePolicy == .overwrite {
+            for request in staged.requests { whole[request.key] = .some(try object(request.key)) }
+        }
+        let transaction = try store.save(staged.requests, author: name, basedOn: position, policy: mergePolicy,
+                                         contextObjects: whole)
         let head = try store.head
         let delta = try batch(to: transaction?.seq ?? head, staged: StagedChanges())
         staged.removeAll()

@@ -1,3 +1,4 @@
+import Foundation
 /// A row a batch may report: an object the delta touched (a member before or after), or an untouched row
 /// within reach of a window edge (it may have been shifted across it).
 struct TrackedRow {
