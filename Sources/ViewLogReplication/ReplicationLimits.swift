@@ -26,4 +26,6 @@ public enum ReplicationLimits {
     public static let streamDescriptionBytesMax = 4_096
     /// How long a follower waits for the next message before it checks for cancellation.
     public static let followPollMilliseconds: Int64 = 200
+    /// Times a local head missing from the stream is asked again before the replica is declared diverged.
+    public static let divergenceChecksMax = 6
 }

@@ -101,4 +101,31 @@ import TestSupport
         let usage = try box.run(["init", "e", "--stream", "shop"])
         #expect(usage.status == 64)
     }
+
+    /// The only server is lost mid-append and comes back: the append in flight waits (same message id, same
+    /// expected sequence) and completes exactly once; every printed seq holds its line.
+    @Test func aServerLostMidAppendCompletesExactlyOnce() throws {
+        try #require(NATSServers.isInstalled)
+        let servers = try NATSServers(count: 1)
+        let box = try Sandbox()
+        try box.exampleSchema("employees.json")
+        try box.run(["init", "a", "--schema", "employees.json", "--nats", servers.urlList, "--stream", "shop"])
+        let count = 40
+        let input = (0..<count).map { #"{"insert": "Employee", "id": "e\#($0)", "values": {"name": "n\#($0)"}}"# }.joined(separator: "\n")
+        let writer = try box.start(["append", "a"], input: input + "\n")
+        defer { if writer.process.isRunning { writer.process.terminate(); writer.process.waitUntilExit() } }
+        try writer.waitForLines(count / 4, timeout: 60)
+        servers.kill(0)
+        usleep(1_500_000)
+        try servers.start(0)
+        try servers.waitUntilReady(0)
+        let result = try writer.wait(timeout: 90)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").compactMap { Int($0) } == Array(1...count))
+        #expect(try box.run("sync a").stdout == "\(count)\n")
+        let log = try box.run("log a --json").stdout.split(separator: "\n").compactMap { CLIProcess.json($0) }
+        let ids = log.compactMap { (($0["changes"] as? [[String: Any]])?.first?["id"] as? String) }
+        #expect(ids == (0..<count).map { "e\($0)" })
+        #expect(try box.run("verify a").status == 0)
+    }
 }
