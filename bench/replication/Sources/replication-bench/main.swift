@@ -1,7 +1,7 @@
 // Usage: replication-bench --nats URLS --replicas N --label TEXT [--appends N] [--lag N] --dir DIR
 // Prints one JSON line: append latency percentiles (µs), appends/s, and replica lag percentiles (µs).
 import Foundation
-import ViewLog
+@_spi(Replication) import ViewLog
 import ViewLogReplication
 
 func argument(_ name: String) -> String? {
@@ -49,6 +49,19 @@ for i in 0..<appends {
 let elapsed = Double(now() - start) / 1e9
 latencies.sort()
 
+// 1b. Where an append's time goes: the stream-info round trip of the catch-up, the validation (an LMDB write
+//     rolled back), and a durable local LMDB append of the same size on a plain store.
+func median(_ body: () throws -> Void) rethrows -> Double {
+    var t: [UInt64] = []
+    for _ in 0..<200 { let t0 = now(); try body(); t.append(now() - t0) }
+    return percentile(t.sorted(), 0.5)
+}
+let infoMicroseconds = try median { _ = try a.state() }
+let prepareMicroseconds = try median { _ = try a.store.prepareEncoded(insert("p", 100)) }
+let plain = try LogStore.create(at: dir + "/plain", schema: schema)
+var n = 0
+let localMicroseconds = try median { n += 1; try plain.append([insert("q\(n)", 100)]) }
+
 // 2. Replica lag: A commits an insert that enters B's view "tall"; B follows the stream, its context merges
 //    automatically, and the lag is the time from A's append returning to B's controller delivering the batch.
 try b.sync()
@@ -77,6 +90,7 @@ let lags: [UInt64] = try await Task { @MainActor in
 let json = """
 {"label": "\(label)", "replicas": \(replicas), "appends": \(appends), "appendsPerSecond": \(Int(Double(appends) / elapsed)), \
 "appendMicroseconds": {"p50": \(percentile(latencies, 0.5)), "p90": \(percentile(latencies, 0.9)), "p99": \(percentile(latencies, 0.99))}, \
-"lagSamples": \(lagSamples), "lagMicroseconds": {"p50": \(percentile(lags, 0.5)), "p90": \(percentile(lags, 0.9)), "p99": \(percentile(lags, 0.99))}}
+"streamInfoMicrosecondsP50": \(infoMicroseconds), "validateMicrosecondsP50": \(prepareMicroseconds), \
+"localDurableAppendMicrosecondsP50": \(localMicroseconds), "lagSamples": \(lagSamples), "lagMicroseconds": {"p50": \(percentile(lags, 0.5)), "p90": \(percentile(lags, 0.9)), "p99": \(percentile(lags, 0.99))}}
 """
 print(json)
