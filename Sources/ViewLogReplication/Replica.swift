@@ -1,4 +1,4 @@
-@_spi(Replication) import ViewLog
+@_spi(Replication) @_spi(Engine) import ViewLog
 import CNATS
 #if canImport(Glibc)
 import Glibc

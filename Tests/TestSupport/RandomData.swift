@@ -1,4 +1,4 @@
-import ViewLog
+@_spi(Engine) import ViewLog
 
 /// Random values for property-based tests, drawn from a seeded generator (see ``SeededGenerator``).
 ///

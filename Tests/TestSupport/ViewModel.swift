@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Testing) import ViewLog
+@_spi(Testing) @_spi(Engine) import ViewLog
 import ViewLogTesting
 
 /// One change of a model transaction.

@@ -1,5 +1,5 @@
 import class Foundation.ProcessInfo
-import ViewLog
+@_spi(Engine) import ViewLog
 
 /// The generator of the view tests: the shared SplitMix64 ``SeededGenerator``.
 public typealias ViewTestRNG = SeededGenerator

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ViewLog
+@_spi(Engine) import ViewLog
 import ViewLogTesting
 
 /// ViewLogTesting's Swift Testing helpers: failures reported at the caller's line, golden files with a line diff

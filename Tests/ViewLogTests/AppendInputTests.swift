@@ -1,6 +1,6 @@
 import Testing
 import TestSupport
-@testable import ViewLog
+@_spi(Engine) @testable import ViewLog
 
 @Suite struct AppendInputTests {
     static let schema = Fixtures.employees

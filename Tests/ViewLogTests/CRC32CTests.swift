@@ -1,6 +1,6 @@
 import Testing
 import TestSupport
-@testable import ViewLog
+@_spi(Engine) @testable import ViewLog
 
 @Suite struct CRC32CTests {
     /// Bit-at-a-time reference implementation, to check the slicing-by-8 tables.

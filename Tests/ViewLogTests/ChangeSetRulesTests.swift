@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Testing) import ViewLog
+@_spi(Testing) @_spi(Engine) import ViewLog
 import ViewLogTesting
 import TestSupport
 

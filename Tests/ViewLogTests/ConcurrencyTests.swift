@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
-@testable import ViewLog
+@_spi(Engine) @testable import ViewLog
 
 /// Several writers and readers in one process (issue #7, point 2): through one `LogStore`, through several
 /// `LogStore`s of the same path (which share one LMDB environment), while the map grows. Multi-process writers

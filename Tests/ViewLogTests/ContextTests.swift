@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import ViewLogTesting
-@testable import ViewLog
+@_spi(Engine) @testable import ViewLog
 
 let testDummySchemaText = """
 {"entities": {"TestDummy": {"id": "int", "attributes": {

@@ -1,7 +1,7 @@
 import Foundation
 import LMDB
 import Testing
-@testable import ViewLog
+@_spi(Engine) @testable import ViewLog
 
 /// Damaged stores (issue #7, point 3): an entry whose bytes no longer match its checksum is reported by
 /// `verify` and by every read that needs it, naming its seq — never a crash or wrong data; a file that is not a

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ViewLog
+@_spi(Engine) import ViewLog
 import ViewLogTesting
 
 /// The DocC articles' code, compiled and run: each ```swift block of `Sources/*/*.docc/*.md` must appear in this

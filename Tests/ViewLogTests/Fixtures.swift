@@ -1,4 +1,4 @@
-@testable import ViewLog
+@_spi(Engine) @testable import ViewLog
 
 /// The schema of DESIGN §2, shared by the JSON and append-input tests.
 enum Fixtures {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ViewLog
+@_spi(Engine) @testable import ViewLog
 
 /// The fuzzers' seed corpora (`tools/fuzz/corpus/<target>/`) run through the same checks as the libFuzzer
 /// targets (`tools/fuzz/Sources/`), in every `swift test`: an input that once crashed a target is added to its

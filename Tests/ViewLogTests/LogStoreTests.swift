@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ViewLog
+@_spi(Engine) @testable import ViewLog
 
 /// A path for a new store under the temporary directory (the directory itself does not exist yet).
 func newStorePath() -> String {

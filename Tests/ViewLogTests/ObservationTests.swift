@@ -1,5 +1,5 @@
 import Testing
-@_spi(Testing) import ViewLog
+@_spi(Testing) @_spi(Engine) import ViewLog
 import ViewLogTesting
 import TestSupport
 

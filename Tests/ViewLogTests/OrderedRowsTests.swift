@@ -1,5 +1,5 @@
 import Testing
-@testable @_spi(Testing) import ViewLog
+@testable @_spi(Testing) @_spi(Engine) import ViewLog
 import TestSupport
 
 @Suite struct OrderedRowsTests {

@@ -1,5 +1,5 @@
 import Testing
-@testable import ViewLog
+@_spi(Engine) @testable import ViewLog
 
 /// Programmer errors trap (preconditions stay on in release builds); these exit tests prove they do.
 @Suite("Preconditions")

@@ -1,6 +1,6 @@
 import Testing
 import TestSupport
-@testable import ViewLog
+@_spi(Engine) @testable import ViewLog
 
 /// Random small predicates, built in code, evaluated by the compiled evaluator and by a tiny independent
 /// reference evaluator written here from DESIGN §4. Rerun a failure with `VIEWLOG_SEED=<seed>`.

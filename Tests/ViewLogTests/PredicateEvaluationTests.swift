@@ -1,5 +1,5 @@
 import Testing
-@testable import ViewLog
+@_spi(Engine) @testable import ViewLog
 
 @Suite("Predicate evaluation")
 struct PredicateEvaluationTests {

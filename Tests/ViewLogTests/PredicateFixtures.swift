@@ -1,5 +1,5 @@
 import Testing
-@testable import ViewLog
+@_spi(Engine) @testable import ViewLog
 
 /// The small schema the query tests use.
 enum Fixture {

@@ -1,6 +1,6 @@
 import Testing
 import ViewLogTesting
-@testable import ViewLog
+@_spi(Engine) @testable import ViewLog
 
 /// The README's library example, so that it keeps compiling and doing what it says.
 @Suite("README example")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-@testable import ViewLog
+@_spi(Engine) @testable import ViewLog
 
 @Suite("Schema evolution and replay")
 struct SchemaEvolutionTests {

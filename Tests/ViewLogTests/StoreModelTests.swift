@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-@testable import ViewLog
+@_spi(Engine) @testable import ViewLog
 
 /// A store-level model-based test: random appends, context saves under every merge policy, a schema change,
 /// moves and time travel through ``LogStore`` (`append`, `object`/`objects` at positions, `delta(from:to:)`) and

@@ -34,6 +34,25 @@ struct StyleTests {
         #expect(offenders.isEmpty, "\(offenders.joined(separator: "\n"))")
     }
 
+    /// Engine internals stay out of the public API and its docs: they are `@_spi(Engine)`, for the CLI, tests,
+    /// benchmarks and fuzzers only.
+    @Test func engineInternalsAreSPI() {
+        let internals = ["enum CRC32C", "enum TransactionCodec", "enum ObjectRecordCodec", "enum JSONValue",
+                         "struct JSONError", "enum Limits", "enum AppendInput", "func apply(_ delta: Delta)",
+                         "func checkInvariants(", "var treeWork"]
+        var found: Set<String> = [], offenders: [String] = []
+        for file in Self.swiftFiles(under: "Sources/ViewLog") {
+            for line in file.lines {
+                for name in internals where line.contains("public \(name)") {
+                    found.insert(name)
+                    if !line.contains("@_spi(Engine)") { offenders.append("\(file.path): \(line.trimmingCharacters(in: .whitespaces))") }
+                }
+            }
+        }
+        #expect(found.count == internals.count, "not found: \(Set(internals).subtracting(found))")
+        #expect(offenders.isEmpty, "\(offenders.joined(separator: "\n"))")
+    }
+
     @Test func onlyTheLMDBModuleImportsCLMDB() {
         var offenders: [String] = []
         for file in Self.swiftFiles(under: "Sources") + Self.swiftFiles(under: "Tests") where !file.path.hasPrefix("Sources/LMDB/") {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import ViewLogTesting
-@testable import ViewLog
+@_spi(Engine) @testable import ViewLog
 
 /// Typed rows from a controller, literals for ids and values, a typed update that stages only what changed,
 /// `performFetch` through the controller's context, and staging errors that say what was staged.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ViewLog
+@_spi(Engine) import ViewLog
 
 // MARK: - Fixtures
 

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ViewLog
+@_spi(Engine) @testable import ViewLog
 
 /// A store of log format 1, made by the format-1 code (`Tests/ViewLogTests/V1Store`): it must still open and
 /// read exactly as that code read it.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ViewLog
+@_spi(Engine) @testable import ViewLog
 
 /// The Core Data sibling-stack scenario across processes: `viewlog watch` follows a view while other
 /// `viewlog append` processes insert objects that do not match, then update some so that they do — and the

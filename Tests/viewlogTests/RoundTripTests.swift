@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-import ViewLog
+@_spi(Engine) import ViewLog
 
 /// A random workload written through the CLI, from a seeded generator (rerun a failure with the `VIEWLOG_SEED`
 /// printed in its message).

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ViewLog
+@_spi(Engine) @testable import ViewLog
 
 /// `viewlog upgrade STORE` on the version-1 store made by the format-1 code (`Tests/ViewLogTests/V1Store`).
 @Suite("CLI upgrade")

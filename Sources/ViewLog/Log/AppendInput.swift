@@ -13,7 +13,7 @@
 /// transactions, line length — and nothing that depends on the store's state (whether an object exists): the
 /// store checks that when it applies the requests. Insert values are kept as given: defaults are filled by the
 /// store (``EntityDescription/completeInsert(_:)``).
-public enum AppendInput {
+@_spi(Engine) public enum AppendInput {
     /// One transaction read from one line.
     public struct Entry: Sendable, Hashable {
         /// The 1-based line it was read from.

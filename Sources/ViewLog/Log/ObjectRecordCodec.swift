@@ -5,7 +5,7 @@
 /// Two record versions: version 1 (stores of log format 1) has no checksum; version 2 (log format 2) ends with a
 /// CRC-32C of the object's key and the record, checked on every read, so a damaged row is an error, never other
 /// data. Decoding is total, as for ``TransactionCodec``.
-public enum ObjectRecordCodec {
+@_spi(Engine) public enum ObjectRecordCodec {
     /// The version byte every record of log format 1 starts with (no checksum).
     public static let recordVersion: UInt8 = 1
     /// The version byte every record of log format 2 starts with (checksummed).

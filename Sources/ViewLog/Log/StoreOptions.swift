@@ -6,8 +6,11 @@ public struct StoreOptions: Sendable, Hashable {
     /// Initial map size; the map grows by itself.
     public var mapSizeBytes: Int
 
+    /// The initial map size unless you choose one: 64 MiB .
+    public static let defaultMapSizeBytes = 64 * 1024 * 1024
+
     /// Durable commits and a 64 MiB initial map.
-    public init(durable: Bool = true, mapSizeBytes: Int = Limits.mapSizeBytesInitial) {
+    public init(durable: Bool = true, mapSizeBytes: Int = StoreOptions.defaultMapSizeBytes) {
         self.durable = durable
         self.mapSizeBytes = mapSizeBytes
     }

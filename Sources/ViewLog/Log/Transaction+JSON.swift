@@ -14,7 +14,7 @@
 extension Transaction {
     /// The JSON document of this transaction; `schema` is the schema in force before it (values of entities the
     /// schema lacks are written with their keys sorted).
-    public func json(schema: Schema) -> JSONValue {
+    @_spi(Engine) public func json(schema: Schema) -> JSONValue {
         var current = schema
         var documents: [JSONValue] = []
         documents.reserveCapacity(changes.count)
@@ -38,7 +38,7 @@ extension Transaction {
     /// - Parameters:
     ///   - line: the 1-based input line the document came from, for errors; `0` when there is none.
     /// - Throws: ``InputError`` naming the line, the change and what is wrong.
-    public init(json: JSONValue, schema: Schema, line: Int = 0) throws(InputError) {
+    @_spi(Engine) public init(json: JSONValue, schema: Schema, line: Int = 0) throws(InputError) {
         let members = try InputValues.members(json, what: "a transaction", line: line, context: "")
         try InputValues.checkKeys(members, allowed: ["seq", "time", "author", "changes"], line: line, context: "")
         guard case .int(let s)? = json["seq"], s >= 1 else {
@@ -78,7 +78,7 @@ extension Transaction {
 
 extension Change {
     /// The JSON document of this change (see ``Transaction/json(schema:)``); `schema` gives the attribute order.
-    public func json(schema: Schema) -> JSONValue {
+    @_spi(Engine) public func json(schema: Schema) -> JSONValue {
         func entity(_ key: ObjectKey) -> EntityDescription {
             schema.entities[key.entity] ?? EntityDescription(name: key.entity, idType: key.id.type, attributes: [])
         }

@@ -6,7 +6,7 @@
 /// transactions give equal bytes (attribute names are written in code-point order). Decoding is total: any
 /// bytes give a transaction or a ``CodecError``, never a trap; lengths and counts are checked against the bytes
 /// that remain and against ``Limits`` before anything is allocated.
-public enum TransactionCodec {
+@_spi(Engine) public enum TransactionCodec {
     /// The version of the format this build writes and reads.
     public static let formatVersion: UInt16 = 1
 

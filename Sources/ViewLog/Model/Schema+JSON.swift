@@ -7,7 +7,7 @@ extension Schema {
     }
 
     /// Reads and validates a schema from its JSON document.
-    public init(json: JSONValue) throws(SchemaError) {
+    @_spi(Engine) public init(json: JSONValue) throws(SchemaError) {
         guard case .object(let top) = json else { throw .malformed("the schema must be a JSON object") }
         for (k, _) in top where k != "entities" && k != "views" && k != "$schema" {
             throw .malformed("unknown top-level key '\(k)' (expected 'entities' and 'views')")
@@ -117,7 +117,7 @@ extension Schema {
     }
 
     /// The schema as a JSON document, in the schema file format; entities, attributes and views sorted by name.
-    public var json: JSONValue {
+    @_spi(Engine) public var json: JSONValue {
         var entityMembers: [(String, JSONValue)] = []
         for name in entityNames {
             let e = entities[name]!

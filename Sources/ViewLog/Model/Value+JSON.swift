@@ -1,6 +1,6 @@
 extension Value {
     /// The JSON form of the value: dates as ISO-8601 UTC strings with milliseconds.
-    public var json: JSONValue {
+    @_spi(Engine) public var json: JSONValue {
         switch self {
         case .null: return .null
         case .string(let s): return .string(s)
@@ -14,7 +14,7 @@ extension Value {
 
 extension ObjectID {
     /// The JSON form: a string or an integer, as the schema types it.
-    public var json: JSONValue {
+    @_spi(Engine) public var json: JSONValue {
         switch self {
         case .string(let s): return .string(s)
         case .int(let i): return .int(i)
@@ -23,7 +23,7 @@ extension ObjectID {
 
     /// Reads an id of type `type` from JSON; a string id must be a string, an int id an integer.
     /// - Returns: `nil` when the JSON value is not of the id's type.
-    public init?(json: JSONValue, type: IDType) {
+    @_spi(Engine) public init?(json: JSONValue, type: IDType) {
         switch (type, json) {
         case (.string, .string(let s)): self = .string(s)
         case (.int, .int(let i)): self = .int(i)
@@ -63,7 +63,7 @@ public enum ValueError: Error, Sendable, Hashable, CustomStringConvertible {
 extension Attribute {
     /// Reads a value of this attribute from JSON, by its type: an int takes only integers (`1.5` is an
     /// error), a double takes any number, a date an ISO-8601 string, `null` only when optional.
-    public func value(fromJSON json: JSONValue) throws(ValueError) -> Value {
+    @_spi(Engine) public func value(fromJSON json: JSONValue) throws(ValueError) -> Value {
         switch (type, json) {
         case (_, .null):
             guard isOptional else { throw .nullForRequired(attribute: name) }
@@ -112,7 +112,7 @@ extension Attribute {
 extension EntityDescription {
     /// The JSON object of `values`, keys in attribute order. Keys that are not attributes of this entity
     /// (values of an attribute added by a later schema, seen at an older position) are left out.
-    public func json(_ values: ObjectValues) -> JSONValue {
+    @_spi(Engine) public func json(_ values: ObjectValues) -> JSONValue {
         var members: [(String, JSONValue)] = []
         members.reserveCapacity(values.count)
         for a in attributes { if let v = values[a.name] { members.append((a.name, v.json)) } }

@@ -4,7 +4,7 @@
 /// step with eight 256-entry tables, so it runs at about a byte per cycle without hardware support.
 ///
 /// Checksums chain: `checksum(b, seed: checksum(a)) == checksum(a + b)`.
-public enum CRC32C {
+@_spi(Engine) public enum CRC32C {
     /// The reflected Castagnoli polynomial.
     public static let polynomial: UInt32 = 0x82F6_3B78
 

@@ -4,7 +4,7 @@
 /// (`1` is an int, `1.0` and `1e3` are doubles), object keys keep their order, and every input — however
 /// malformed or deep — gives a value or a ``JSONError``, never a trap (the decoder is total and bounded by
 /// ``Limits/jsonDepthMax``).
-public enum JSONValue: Sendable, Hashable {
+@_spi(Engine) public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case int(Int64)
@@ -63,7 +63,7 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 /// Why a JSON text could not be read, with the byte offset where reading stopped.
-public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
+@_spi(Engine) public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong.
     public var message: String
     /// 0-based byte offset into the text.

@@ -1,5 +1,5 @@
 /// Every bound of ViewLog in one place. Units and qualifiers come last in each name.
-public enum Limits {
+@_spi(Engine) public enum Limits {
     /// Longest entity, attribute or view name.
     public static let nameBytesMax = 128
     /// Longest string value (one attribute) in the log.
@@ -43,7 +43,7 @@ public enum Limits {
     /// Largest encoded transaction in the log.
     public static let transactionBytesMax = 256 * 1024 * 1024
     /// Initial LMDB map size; the map grows by itself when full.
-    public static let mapSizeBytesInitial = 64 * 1024 * 1024
+    public static let mapSizeBytesInitial = StoreOptions.defaultMapSizeBytes
     /// Largest LMDB map size the store grows to.
     public static let mapSizeBytesMax = 1 << 40
     /// Most named LMDB databases in a store environment.

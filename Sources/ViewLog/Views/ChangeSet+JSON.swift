@@ -4,7 +4,7 @@ extension ChangeSet {
     /// `{"from": 3, "to": 9, "sections": [{"type": "delete", "index": 2, "name": "C"}, …],
     ///   "rows": [{"type": "move", "id": "e4", "from": [0, 3], "to": [1, 1], "changed": ["sectionName"]}, …]}`.
     /// - Parameter includeSeq: add each row change's `seq` (membership provenance; optional in JSON).
-    public func json(includeSeq: Bool = false) -> JSONValue {
+    @_spi(Engine) public func json(includeSeq: Bool = false) -> JSONValue {
         func path(_ p: IndexPath) -> JSONValue { .array([.int(Int64(p.section)), .int(Int64(p.row))]) }
         let sections: [JSONValue] = sectionChanges.map { s in
             .object([("type", .string(s.kind.rawValue)), ("index", .int(Int64(s.index))), ("name", .string(s.name))])

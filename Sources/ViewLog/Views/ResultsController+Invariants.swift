@@ -1,7 +1,7 @@
 extension ResultsController {
     /// Checks the controller's structures. Cheap by default (counts agree); `deep` also walks every node and
     /// row (O(n)): order, counts, section counts and the id index. Traps on a broken invariant.
-    public func checkInvariants(deep: Bool = false) {
+    @_spi(Engine) public func checkInvariants(deep: Bool = false) {
         precondition(rows.sections.count <= rows.count, "more sections than rows")
         let w = window
         precondition(w.start <= w.end && w.end <= rows.count, "window out of range")
@@ -11,7 +11,7 @@ extension ResultsController {
 
     /// Node visits and comparisons of the view's trees since the last reset; for tests proving O(log n) work.
     @_spi(Testing)
-    public var treeWork: (nodeVisits: Int, comparisons: Int) {
+    @_spi(Engine) public var treeWork: (nodeVisits: Int, comparisons: Int) {
         let c = rows.counters
         return (c.nodeVisits, c.comparisons)
     }

@@ -191,7 +191,7 @@ public final class ResultsController {
     /// - Precondition: `delta.from` is the controller's ``position``.
     /// - Returns: the batch, possibly empty.
     @discardableResult
-    public func apply(_ delta: Delta) -> ChangeSet {
+    @_spi(Engine) public func apply(_ delta: Delta) -> ChangeSet {
         precondition(delta.from == position,
                      "ResultsController at position \(position) was given a delta from \(delta.from)")
         let changeSet = computeChangeSet(delta)

@@ -1,4 +1,4 @@
-import ViewLog
+@_spi(Engine) import ViewLog
 
 /// Commits numbered input transactions either in one LMDB write (all or nothing, up to
 /// ``Limits/singleWriteChangesMax`` changes and ``Limits/singleWriteInputBytesMax`` bytes), or — with

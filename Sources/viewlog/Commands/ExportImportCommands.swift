@@ -1,5 +1,5 @@
 import ArgumentParser
-import ViewLog
+@_spi(Engine) import ViewLog
 
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

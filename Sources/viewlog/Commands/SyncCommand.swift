@@ -1,5 +1,5 @@
 import ArgumentParser
-@_spi(Replication) import ViewLog
+@_spi(Replication) @_spi(Engine) import ViewLog
 import ViewLogReplication
 
 struct SyncCommand: AsyncParsableCommand {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import ViewLog
+@_spi(Engine) import ViewLog
 
 /// Which view: a named view of the schema, or `--entity` with its parts.
 struct ViewOptions: ParsableArguments {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Dispatch
-import ViewLog
+@_spi(Engine) import ViewLog
 
 #if canImport(Glibc)
 import Glibc

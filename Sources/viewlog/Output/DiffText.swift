@@ -1,5 +1,5 @@
 import Foundation
-import ViewLog
+@_spi(Engine) import ViewLog
 
 /// Human text of a change set: `+` insert, `-` delete, `>` move, `~` update, with index paths and
 /// old → new values of changed attributes.

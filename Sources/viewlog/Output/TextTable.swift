@@ -1,4 +1,4 @@
-import ViewLog
+@_spi(Engine) import ViewLog
 
 /// Aligned columns of text for human output. Widths count terminal columns (wide East Asian characters and
 /// emoji take two); right-aligned columns (numbers) line up on their last digit.

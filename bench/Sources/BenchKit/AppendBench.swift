@@ -1,5 +1,5 @@
 import RawLMDB
-import ViewLog
+@_spi(Engine) import ViewLog
 
 /// How many changes one append carries and how they are grouped.
 public enum AppendShape: String, Sendable, Codable, CaseIterable {

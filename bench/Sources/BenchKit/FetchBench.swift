@@ -1,5 +1,5 @@
 import GRDB
-import ViewLog
+@_spi(Engine) import ViewLog
 
 /// A row as a GRDB user fetches it: a plain struct decoded by column index (GRDB's fastest record decoding).
 public struct ItemRecord: FetchableRecord, Sendable {

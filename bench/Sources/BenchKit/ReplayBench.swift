@@ -1,4 +1,4 @@
-import ViewLog
+@_spi(Engine) import ViewLog
 
 /// A store whose log holds `changes` changes: `items` inserts, then updates of seeded rows' scores, in
 /// transactions of 10,000 changes (10 per LMDB write, not flushed).

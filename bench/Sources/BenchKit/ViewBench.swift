@@ -4,7 +4,7 @@ import Glibc
 #endif
 import GRDB
 import Synchronization
-import ViewLog
+@_spi(Engine) import ViewLog
 
 // MARK: - ViewLog, in memory
 

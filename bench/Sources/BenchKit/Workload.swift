@@ -1,4 +1,4 @@
-import ViewLog
+@_spi(Engine) import ViewLog
 
 /// A seeded generator (SplitMix64): every run of the benchmarks does the same work.
 public struct SeededGenerator: RandomNumberGenerator, Sendable {

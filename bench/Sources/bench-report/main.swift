@@ -4,7 +4,7 @@
 //   bench-report [--root DIR] [--sizes 1000,10000,100000,1000000] [--replay-changes 1000000] [--quick]
 import BenchKit
 import Foundation
-import ViewLog
+@_spi(Engine) import ViewLog
 
 struct Options {
     var root = "/tmp/viewlog-bench"

@@ -1,5 +1,5 @@
 import FuzzShared
-import ViewLog
+@_spi(Engine) import ViewLog
 
 // One input line of `viewlog append` → AppendInput.parseLine against the schema: an entry or an InputError,
 // never a crash. The input is also read as a whole text (several lines) by AppendInput.parse.

@@ -1,5 +1,5 @@
 import FuzzShared
-import ViewLog
+@_spi(Engine) import ViewLog
 
 // Decoding is total (DESIGN §3): any bytes give a transaction or a CodecError, never a crash. A transaction
 // that decodes must encode back to the same bytes (the encoding is deterministic and canonical), except for the

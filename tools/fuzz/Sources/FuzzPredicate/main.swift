@@ -1,5 +1,5 @@
 import FuzzShared
-import ViewLog
+@_spi(Engine) import ViewLog
 
 // A predicate text → parse → compile for each entity → evaluate against the fixture objects. Parsing and
 // compiling may throw; nothing may trap, and `MATCHES` may not run for long (libFuzzer's -timeout catches a

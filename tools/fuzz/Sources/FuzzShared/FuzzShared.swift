@@ -1,4 +1,4 @@
-import ViewLog
+@_spi(Engine) import ViewLog
 
 /// Fixtures shared by the fuzz targets: built once, used by every input.
 public enum FuzzShared {
