@@ -38,7 +38,7 @@ let package = Package(
         .testTarget(name: "ViewLogTests", dependencies: ["ViewLog", "ViewLogTesting", "TestSupport"]),
         .testTarget(name: "ViewLogTestingTests", dependencies: ["ViewLogTesting", "TestSupport"]),
         // Runs the built `viewlog` executable (see Tests/viewlogTests/CLI.swift); Goldens/ holds its golden files.
-        .testTarget(name: "viewlogTests", dependencies: ["ViewLog", "TestSupport"], exclude: ["Goldens"]),
+        .testTarget(name: "viewlogTests", dependencies: ["ViewLog", "ViewLogTesting", "TestSupport"], exclude: ["Goldens"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -52,7 +52,7 @@ import TestSupport
     @Test func numbersAcrossIntAndDoubleAreExact() {
         let ints: [Int64] = [.min, .min + 1, -(1 << 53) - 1, -(1 << 53), -1, 0, 1, (1 << 53), (1 << 53) + 1,
                              (1 << 62), .max - 1, .max]
-        let doubles: [Double] = [-.infinity, -9.223372036854775808e18, -9007199254740993, -9007199254740992, -1.5,
+        let doubles: [Double] = [-.infinity, -9.223372036854775808e18, -9007199254740994, -9007199254740992, -1.5,
                                  -0.0, 0.0, .leastNonzeroMagnitude, 0.5, 1, 9007199254740992, 9.223372036854775807e18,
                                  .greatestFiniteMagnitude, .infinity, .nan]
         let all = ints.map(Value.int) + doubles.map(Value.double)
@@ -130,7 +130,7 @@ import TestSupport
     /// moving a row between them is a valid change set.
     @Test func canonicallyEquivalentSectionsAreDistinct() throws {
         let entity = EntityDescription(name: "Row", idType: .int, attributes: [Attribute(name: "s", type: .string)])
-        let request = FetchRequest(entity: "Row", sortDescriptors: [SortDescriptor(key: "s")], sectionKey: "s")
+        let request = FetchRequest(entity: "Row", sortDescriptors: [ViewSortDescriptor(key: "s")], sectionKey: "s")
         let objects: [(ObjectID, ObjectValues)] = [(.int(1), ["s": .string("e\u{301}")]), (.int(2), ["s": .string("\u{e9}")]),
                                                     (.int(3), ["s": .string("\u{e9}")])]
         let c = try ResultsController(fetchRequest: request, entity: entity, objects: objects)

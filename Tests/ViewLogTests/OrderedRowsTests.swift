@@ -78,7 +78,7 @@ import TestSupport
         let objects = (0..<n).lazy.map { (ObjectID.int(Int64($0)), ["v": Value.int(Int64($0 % 1000))] as ObjectValues) }
         let log2n = log2(Double(n))
         for (limit, offset) in [(nil, 0), (Optional(100), 50_000)] {
-            let request = FetchRequest(entity: "Row", sortDescriptors: [SortDescriptor(key: "v")], limit: limit, offset: offset)
+            let request = FetchRequest(entity: "Row", sortDescriptors: [ViewSortDescriptor(key: "v")], limit: limit, offset: offset)
             let c = try ResultsController(fetchRequest: request, entity: entity, objects: objects, nodeCapacity: 64) { _, _ in true }
             var position: UInt64 = 0
             for id in [7, 123_456, 199_999] {

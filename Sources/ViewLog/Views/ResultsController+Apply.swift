@@ -1,3 +1,5 @@
+import Foundation
+
 extension ResultsController {
     /// Computes one batch and updates the rows (DESIGN §5). O(k log n) for k touched objects of the entity.
     ///
