@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """Turns bench-report's JSON into bench/RESULTS.md and a log-log SVG plot of per-change cost against view size.
 
-Standard library only. Usage: bench-report-render.py REPORT.json MACHINE.json SUITE.txt RESULTS.md PLOT.svg
+Standard library only. Usage: bench-report-render.py REPORT.json MACHINE.json SUITE.txt RESULTS.md PLOT.svg [CLI.json]
 """
 import json
 import math
 import sys
 
 report_path, machine_path, suite_path, results_path, plot_path = sys.argv[1:6]
+cli_path = sys.argv[6] if len(sys.argv) > 6 else None
 r = json.load(open(report_path))
 m = json.load(open(machine_path))
 suite = open(suite_path).read().strip()
+cli = json.load(open(cli_path)) if cli_path else None
 
 US = 1e3
 MS = 1e6
@@ -184,10 +186,10 @@ w("![per-change cost against view size, log-log](per-change-cost.svg)\n")
 
 apply_1m = max(med(views[big]["applyInMemory"][k]) for k in kinds)
 if big >= 1_000_000:
-    targets.append(("one change applied to a live view of 1,000,000 rows", "≤ 5 µs median, O(log n)",
+    targets.append(("one change applied to a live view of 1,000,000 rows", "≤ 3 µs median, O(log n)",
                     ", ".join(f"{k} {fmt_ns(med(views[big]['applyInMemory'][k]))}" for k in kinds),
-                    f"slopes {slopes[('apply', 'membership')]:.2f} / {slopes[('apply', 'sort-position')]:.2f}",
-                    apply_1m <= 5000 and max(slopes[("apply", k)] for k in kinds) < 0.25))
+                    f"{apply_1m / 3000:.1f}× the budget; slopes {slopes[('apply', 'membership')]:.2f} / {slopes[('apply', 'sort-position')]:.2f}",
+                    apply_1m <= 3000 and max(slopes[("apply", k)] for k in kinds) < 0.25))
 for n, need in [(100_000, 100), (1_000_000, 1000)]:
     if n in views:
         for dur, vf, gf in [("durable", "viewlogEndToEnd", "grdbEndToEnd"), ("no sync", "viewlogEndToEndNoSync", "grdbEndToEndNoSync")]:
@@ -218,10 +220,10 @@ if rp:
         w(f"| {label} | {fmt_ns(t)} | {fmt_rate(c * 1e9 / t)} | {t / c:.0f} ns |")
     w("")
     best = min(med(rp["byDelta"]), med(rp["byFold"]))
-    targets.append((f"rebuild a view by replaying a {c:,}-change log", "≥ 2,000,000 changes/s",
+    targets.append((f"rebuild a view by replaying a {c:,}-change log", "≥ 5,000,000 changes/s",
                     f"library path {fmt_rate(c * 1e9 / med(rp['byDelta']), 'changes')}; fold {fmt_rate(c * 1e9 / med(rp['byFold']), 'changes')}; "
                     f"decode alone {fmt_rate(c * 1e9 / med(rp['decodeOnly']), 'changes')}",
-                    f"{c * 1e9 / best / 2e6:.0%} of target", c * 1e9 / best >= 2e6))
+                    f"{c * 1e9 / best / 5e6:.0%} of target", c * 1e9 / best >= 5e6))
 
 # ---------------------------------------------------------------- fetch
 w("## Initial fetch of a view\n")
@@ -236,9 +238,9 @@ for n in sizes:
     w(f"| {fmt_size(n)} | {fmt_ns(a)} | {fmt_ns(g)} | {fmt_ns(i)} | {a / g:.2f} | {a / n:.0f} ns, {g / n:.0f} ns |")
 w("")
 worst = max(med(views[n]["viewlogFetch"]) / med(views[n]["grdbFetchRecords"]) for n in sizes)
-targets.append(("initial fetch of a view", "no slower than GRDB fetching the same rows in the same order",
+targets.append(("initial fetch of a view", "≤ 0.5× GRDB's time fetching the same rows in the same order",
                 ", ".join(f"{fmt_size(n)}: {med(views[n]['viewlogFetch']) / med(views[n]['grdbFetchRecords']):.2f}×" for n in sizes),
-                f"worst {worst:.2f}× GRDB's time", worst <= 1.0))
+                f"worst {worst:.2f}× GRDB's time", worst <= 0.5))
 
 # ---------------------------------------------------------------- memory
 w("## Memory of a live view\n")
@@ -249,12 +251,64 @@ w("| rows | bytes per row | beyond key values | back of the envelope |")
 w("|---|---|---|---|")
 for n in sizes:
     b = views[n]["heapBytesPerRow"]
-    w(f"| {fmt_size(n)} | {b:.1f} | {b - 24:.1f} | id 24 + 4-byte tree slot / fill + id index 4 / 0.75 load ≈ 35 |")
+    w(f"| {fmt_size(n)} | {b:.1f} | {b - 24:.1f} | tree element 24 / ¾ fill + slab slot (4 + key 20) + id index 4 / ½ load ≈ 64 |")
 w("")
 mem_big = views[big]["heapBytesPerRow"] - 24
-targets.append(("memory of a live view", "≤ 100 bytes per row beyond its key values",
-                f"{mem_big:.0f} bytes/row beyond the key value at {fmt_size(big)} rows", f"{mem_big / 100:.0%} of budget",
-                mem_big <= 100))
+targets.append(("memory of a live view", "≤ 64 bytes per row beyond its key values",
+                f"{mem_big:.0f} bytes/row beyond the key value at {fmt_size(big)} rows", f"{mem_big / 64:.0%} of budget",
+                mem_big <= 64))
+
+# ---------------------------------------------------------------- allocations (ordo-one suite, not timed)
+import re
+allocs = {}
+current = None
+for line in suite.splitlines():
+    mm = re.match(r"^#+\s*(View apply/\S.*?)\s*$", line)
+    if mm:
+        current = mm.group(1)
+    elif current and line.startswith("| Malloc (total)"):
+        allocs[current] = int([c.strip() for c in line.strip("|").split("|")][3])
+        current = None
+if allocs:
+    base = allocs.get("View apply/baseline/ViewLog", 0)
+    per = {k: v - base for k, v in allocs.items() if "baseline" not in k}
+    worst_alloc = max(per.values())
+    targets.append(("allocations per change applied to a live view (ordo-one `Malloc (total)` median, minus the suite's own)",
+                    "≤ 4", ", ".join(f"{k.split('/')[1]} {k.split('/')[2]}: {v}" for k, v in sorted(per.items())),
+                    f"worst {worst_alloc}", worst_alloc <= 4))
+
+# ---------------------------------------------------------------- the CLI against sqlite3
+if cli:
+    w("## The CLI against `sqlite3`'s own CLI\n")
+    w(f"`tools/bench-cli.py`: {cli['rows']:,} `Item`s, then updates of random items' scores: a log of {cli['changes']:,} "
+      "changes, one per transaction. `sqlite3` in WAL mode with `synchronous=FULL` (every commit flushed, as LMDB's durable "
+      "commit is) and an index `item_score(score)` matching the view's order. Whole processes timed (start-up included on "
+      f"both sides), median of {cli['reps']} runs (the replay of 2).\n")
+    w("| what | ViewLog | sqlite3 | ViewLog / sqlite3 | target |")
+    w("|---|---|---|---|---|")
+    def sec(x):
+        return fmt_ns(x["median_s"] * 1e9)
+    rows_cli = [
+        ("load", f"`viewlog append --file` of the {cli['rows']:,} inserts (one write)", "the same inserts in one transaction", 0.5,
+         "bulk load"),
+        ("query", f"`viewlog query --json` ({cli['query']['viewlog_rows']:,} rows)",
+         f"`sqlite3 -json` of the same SELECT ({cli['query']['sqlite_rows']:,} rows; plan `{cli['query']['plan'].splitlines()[-1].strip('|-` ')}`)",
+         1.0, "query --json"),
+        ("replay", f"`viewlog replay --into` ({cli['changes']:,} changes, a commit every 10,000 transactions)",
+         "the same statements, a COMMIT every 10,000", 0.25, "replay --into"),
+    ]
+    for key, vl, sq, need, label in rows_cli:
+        ratio = cli[key]["viewlog"]["median_s"] / cli[key]["sqlite"]["median_s"]
+        w(f"| {vl} vs {sq} | {sec(cli[key]['viewlog'])} | {sec(cli[key]['sqlite'])} | {ratio:.2f} | ≤ {need} |")
+        targets.append((f"CLI `{label}` against sqlite3, same data, both durable", f"≤ {need}× sqlite3's time",
+                        f"ViewLog {sec(cli[key]['viewlog'])}, sqlite3 {sec(cli[key]['sqlite'])}", f"{ratio:.2f}×", ratio <= need))
+    tt = cli["time_travel"]
+    tt_ratio = tt["at"]["median_s"] / tt["head"]["median_s"]
+    w("")
+    w(f"Time travel: `viewlog query --at {tt['position']:,}` (the middle of the {cli['changes']:,}-change log) "
+      f"{sec(tt['at'])} against the same query at the head {sec(tt['head'])}: {tt_ratio:.2f}×.\n")
+    targets.append((f"a view at the middle of a {cli['changes']:,}-change log (`query --at`) against the head query",
+                    "≤ 2× the head's time", f"at {sec(tt['at'])}, head {sec(tt['head'])}", f"{tt_ratio:.2f}×", tt_ratio <= 2))
 
 # ---------------------------------------------------------------- targets first
 head = []

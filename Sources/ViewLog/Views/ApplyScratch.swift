@@ -1,4 +1,5 @@
-import Foundation
+import Foundation  // IndexPath
+
 /// A key copied into an ``ApplyScratch``'s byte arena: bytes `[start, end)`, the id from `start + idStart`, the
 /// section value in `[start, start + sectionEnd)`.
 struct KeyRef: Equatable {

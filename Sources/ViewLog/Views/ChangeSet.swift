@@ -38,11 +38,13 @@ public struct ChangeSet: Sendable, Hashable {
     public func rows(_ kind: RowChange.Kind) -> [RowChange] { rowChanges.filter { $0.kind == kind } }
 
     static func canonical(_ sections: [SectionChange]) -> [SectionChange] {
-        sections.filter { $0.kind == .delete }.sorted { $0.index > $1.index }
+        if sections.count < 2 { return sections }
+        return sections.filter { $0.kind == .delete }.sorted { $0.index > $1.index }
             + sections.filter { $0.kind == .insert }.sorted { $0.index < $1.index }
     }
 
     static func canonical(_ rows: [RowChange]) -> [RowChange] {
+        if isCanonical(rows) { return rows }  // most batches (and every one-change batch): no copy
         var buckets: [RowChange.Kind: [RowChange]] = [:]
         for r in rows { buckets[r.kind, default: []].append(r) }
         let deletes = (buckets[.delete] ?? []).sorted { $0.from! > $1.from! }
@@ -50,6 +52,27 @@ public struct ChangeSet: Sendable, Hashable {
             (buckets[kind] ?? []).sorted { $0.to! < $1.to! }
         }
         return deletes + later
+    }
+
+    /// Whether `rows` are already in canonical order.
+    static func isCanonical(_ rows: [RowChange]) -> Bool {
+        func rank(_ k: RowChange.Kind) -> Int {
+            switch k {
+            case .delete: return 0
+            case .insert: return 1
+            case .move: return 2
+            case .update: return 3
+            }
+        }
+        for i in rows.indices.dropFirst() {
+            let a = rows[i - 1], b = rows[i]
+            if rank(a.kind) != rank(b.kind) {
+                if rank(a.kind) > rank(b.kind) { return false }
+            } else if a.kind == .delete ? !(a.from! > b.from!) : !(a.to! < b.to!) {
+                return false
+            }
+        }
+        return true
     }
 
     /// The view after the batch, made by applying it to `before` with UITableView's rules; `nil` when the

@@ -9,7 +9,9 @@ import Foundation
 extension IndexPath {
     /// Makes the index path `[section, row]`, as UIKit's `IndexPath(row:section:)` does.
     public init(row: Int, section: Int) {
-        self.init(indexes: [section, row])
+        // Not `init(indexes: [section, row])`: that allocates an array for every index path of a change set.
+        self.init(index: section)
+        append(row)
     }
 
     /// The row's index within its section: the second index, as UIKit's `row`.

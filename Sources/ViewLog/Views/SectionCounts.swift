@@ -64,17 +64,19 @@ final class SectionCounts {
     /// Adds `delta` rows to the section whose key bytes are `key`, creating it (with the value `value()`) or
     /// removing it when it becomes empty.
     func add(_ delta: Int, to key: UnsafeRawBufferPointer, value: () -> Value) {
+        // Closure literals at each call (not one stored closure): they stay on the stack, a change allocates nothing.
         var emptied = false
-        let order: (SectionEntry) -> Int = { e in e.key.withUnsafeBytes { compareBytes($0, key) } }
-        let found = tree.update(order) { entry in
+        let found = tree.update({ e in e.key.withUnsafeBytes { compareBytes($0, key) } }) { entry in
             entry.rows += delta
             emptied = entry.rows == 0
         }
         if !found {
             precondition(delta > 0, "SectionCounts: removing rows from a missing section")
-            tree.insert(SectionEntry(key: Array(key), value: value(), rows: delta), order)
+            tree.insert(SectionEntry(key: Array(key), value: value(), rows: delta)) { e in
+                e.key.withUnsafeBytes { compareBytes($0, key) }
+            }
         } else if emptied {
-            tree.remove(order)
+            tree.remove { e in e.key.withUnsafeBytes { compareBytes($0, key) } }
         }
     }
 

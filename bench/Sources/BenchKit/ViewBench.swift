@@ -48,6 +48,26 @@ public final class InMemoryView {
         let changes = controller.apply(d)
         precondition(!changes.isEmpty, "a benchmark change left the view unchanged")
     }
+
+    /// Deltas made ahead by ``prepare(_:)``, so that a benchmark's measured body is `apply` alone (its malloc
+    /// count then counts `apply`'s allocations only).
+    private var prepared: [Delta] = []
+    private var nextPrepared = 0
+
+    /// Makes the next `count` deltas now.
+    public func prepare(_ count: Int) {
+        prepared = (0..<count).map { _ in nextDelta() }
+        nextPrepared = 0
+    }
+
+    /// Applies the next prepared delta (made by ``prepare(_:)``); traps when they are used up.
+    @inline(never)
+    public func applyPrepared() {
+        precondition(nextPrepared < prepared.count, "InMemoryView: prepared deltas are used up")
+        let changes = controller.apply(prepared[nextPrepared])
+        nextPrepared += 1
+        precondition(!changes.isEmpty, "a benchmark change left the view unchanged")
+    }
 }
 
 // MARK: - ViewLog, end to end
