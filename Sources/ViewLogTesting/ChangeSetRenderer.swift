@@ -17,7 +17,7 @@ public enum ChangeSetRenderer {
     public static func render(_ changeSet: ChangeSet, seq: Bool = false) -> String {
         var lines: [String] = []
         for s in changeSet.sectionChanges {
-            lines.append("section \(s.kind == .delete ? "-" : "+") \(s.index) \"\(s.name)\"")
+            lines.append("section \(s.kind == .delete ? "-" : "+") \(s.index) \(s.value.sectionLabel)")
         }
         for r in changeSet.rowChanges {
             var line: String
@@ -35,7 +35,7 @@ public enum ChangeSetRenderer {
 
     /// The snapshot as one line per section: `"name": id id id`.
     public static func render(_ snapshot: ViewSnapshot) -> String {
-        snapshot.sections.map { "\"\($0.name)\": " + $0.rows.map(\.description).joined(separator: " ") }
+        snapshot.sections.map { "\($0.value.sectionLabel): " + $0.rows.map(\.description).joined(separator: " ") }
             .joined(separator: "\n")
     }
 }

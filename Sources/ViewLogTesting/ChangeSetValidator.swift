@@ -64,10 +64,10 @@ public enum ChangeSetValidator {
                 }
                 let section = before.sections[s.index]
                 if section.value != s.value {
-                    fail("section delete", "\(label): before, section \(s.index) is \"\(section.name)\"")
+                    fail("section delete", "\(label): before, section \(s.index) is \(section.value.sectionLabel)")
                 }
                 if after.sections.contains(where: { $0.value == s.value }) {
-                    fail("section delete", "\(label): section \"\(s.name)\" still exists after")
+                    fail("section delete", "\(label): section \(s.value.sectionLabel) still exists after")
                 }
                 for id in section.rows where reported[id] != .delete && reported[id] != .move {
                     fail("deleted section rows", "\(label): its row \(id) is not reported as a delete or a move")
@@ -79,10 +79,10 @@ public enum ChangeSetValidator {
                 }
                 let section = after.sections[s.index]
                 if section.value != s.value {
-                    fail("section insert", "\(label): after, section \(s.index) is \"\(section.name)\"")
+                    fail("section insert", "\(label): after, section \(s.index) is \(section.value.sectionLabel)")
                 }
                 if before.sections.contains(where: { $0.value == s.value }) {
-                    fail("section insert", "\(label): section \"\(s.name)\" already existed before")
+                    fail("section insert", "\(label): section \(s.value.sectionLabel) already existed before")
                 }
                 for id in section.rows where reported[id] != .insert && reported[id] != .move {
                     fail("inserted section rows", "\(label): its row \(id) is not reported as an insert or a move")
@@ -128,7 +128,7 @@ public enum ChangeSetValidator {
                 sections[p.section].rows.remove(at: p.row)
             case let .deleteSection(i, v):
                 guard sections.indices.contains(i) else { return fail("no section \(i)") }
-                guard sections[i].value == v else { return fail("section \(i) is \"\(sections[i].name)\"") }
+                guard sections[i].value == v else { return fail("section \(i) is \(sections[i].value.sectionLabel)") }
                 guard sections[i].rows.isEmpty else { return fail("section \(i) still has rows \(sections[i].rows)") }
                 sections.remove(at: i)
             case let .insertSection(i, v):
@@ -207,7 +207,7 @@ public enum ChangeSetValidator {
         }
         for (i, (a, e)) in zip(actual.sections, expected.sections).enumerated() {
             if a.value != e.value {
-                return [ChangeSetProblem(rule: "result", message: "section \(i) is \"\(a.name)\", expected \"\(e.name)\"")]
+                return [ChangeSetProblem(rule: "result", message: "section \(i) is \(a.value.sectionLabel), expected \(e.value.sectionLabel)")]
             }
             for j in 0..<max(a.rows.count, e.rows.count) where a.rows[safe: j] != e.rows[safe: j] {
                 return [ChangeSetProblem(rule: "result", message: "[\(i),\(j)] holds \(a.rows[safe: j].map(\.description) ?? "nothing"), expected \(e.rows[safe: j].map(\.description) ?? "nothing")")]

@@ -153,6 +153,7 @@ struct PredicateDifferentialTests {
             switch op {
             case .in:
                 guard case .list(let es) = r else { fatalError() }
+                if a.isNull { return false }  // only == and != see null
                 return es.contains { equal(a, value($0, object), options) }
             case .between:
                 guard case .list(let es) = r else { fatalError() }

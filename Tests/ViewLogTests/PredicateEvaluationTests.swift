@@ -87,12 +87,12 @@ struct PredicateEvaluationTests {
         ("height < 180", false), ("height <= 180", false), ("height > 180", false), ("height >= 180", false),
         ("180 > height", false), ("NOT height > 180", true), ("NOT height < 180", true), ("NOT (height != 180)", false),
         ("height BETWEEN {0, 300}", false), ("NOT height BETWEEN {0, 300}", true),
-        ("height IN {180, 170}", false), ("height IN {180, nil}", true), ("NOT height IN {180}", true),
+        ("height IN {180, 170}", false), ("height IN {180, nil}", false), ("height IN {nil}", false), ("NOT height IN {nil}", true), ("NOT height IN {180}", true),
         ("height IN {}", false),
         ("nick BEGINSWITH 'a'", false), ("nick ENDSWITH ''", false), ("nick CONTAINS ''", false),
         ("nick LIKE '*'", false), ("nick MATCHES '.*'", false), ("NOT nick LIKE '*'", true),
         ("nick ==[c] 'a'", false), ("nick !=[c] 'a'", true), ("nick ==[c] nil", true), ("nick <[c] 'a'", false),
-        ("nick IN[c] {'a'}", false), ("nick IN[c] {'a', nil}", true), ("'abc' BEGINSWITH nick", false),
+        ("nick IN[c] {'a'}", false), ("nick IN[c] {'a', nil}", false), ("nick IN {'x', nil}", false), ("'abc' BEGINSWITH nick", false),
         ("hired < '2030-01-01T00:00:00Z'", false), ("hired > '1970-01-01T00:00:00Z'", false), ("hired == nil", true),
         ("nick == name", false), ("nick != name", true), ("name == nick", false), ("nick < name", false),
         ("height == height", true), ("height < height", false), ("height != height", false),
@@ -260,7 +260,8 @@ struct PredicateEvaluationTests {
         #expect(!p.evaluate(Fixture.values(height: 181), id: .string("e1")))
         #expect(!p.evaluate(Fixture.nulls, id: .string("e1")))
         let withNil = try ViewPredicate("height IN {nil, \(ints)}").compiled(for: Fixture.employee)
-        #expect(withNil.evaluate(Fixture.nulls, id: .string("e1")))
+        #expect(!withNil.evaluate(Fixture.nulls, id: .string("e1")))  // null is in no list (DESIGN §4)
+        #expect(withNil.evaluate(Fixture.values(height: 180), id: .string("e1")))
         let doubles = (0..<100).map { "\($0 * 3).0" }.joined(separator: ", ")
         let d = try ViewPredicate("height IN {\(doubles)}").compiled(for: Fixture.employee)
         #expect(d.evaluate(Fixture.values(height: 180), id: .string("e1")))

@@ -106,7 +106,7 @@ import TestSupport
         let request = FetchRequest(entity: "Author", predicate: .none)
         let f = try Fixture(request, [("a1", Self.person("A", "Adams"))])
         #expect(f.controller.numberOfSections == 1)
-        #expect(f.controller.sections.map(\.name) == ["null"])
+        #expect(f.controller.sections.map(\.name) == [nil])
         #expect(f.controller.sections[0].numberOfObjects == 0)
         #expect(f.controller.snapshot == ViewSnapshot(sections: [.init(value: .null, rows: [])]))
     }

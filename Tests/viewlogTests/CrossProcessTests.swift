@@ -38,7 +38,7 @@ struct CrossProcessTests {
         // The watcher's final view equals a fresh query.
         let fresh = try box.run(["query", "lab", "evens", "--json"])
         #expect(try JSONValue.parse(fresh.stdout.trimmingCharacters(in: .newlines))["sections"]
-                == .array([.object([("name", .string("null")), ("rows", .array([0, 4].map { id in
+                == .array([.object([("name", .null), ("rows", .array([0, 4].map { id in
                     .object([("id", .int(Int64(id))), ("values", .object([("isEven", .bool(true)), ("label", .null), ("value", .int(Int64(id)))]))])
                 }))])]))
     }

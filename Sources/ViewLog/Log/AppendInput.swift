@@ -7,8 +7,8 @@
 /// {"author": "sync", "changes": [ …changes as above… ]}
 /// ```
 ///
-/// Blank lines (empty or only white space) are skipped; they still count for line numbers. A line may end with
-/// `\r\n`. Reading checks everything the schema can tell — JSON syntax, keys, entities, attributes, value and id
+/// Lines are read by ``InputLines`` (as `import` reads them): blank lines are skipped but still count for line
+/// numbers, a line may end with `\r\n`. Reading checks everything the schema can tell — JSON syntax, keys, entities, attributes, value and id
 /// types, `null` for required attributes, required attributes without a default missing from an insert, empty
 /// transactions, line length — and nothing that depends on the store's state (whether an object exists): the
 /// store checks that when it applies the requests. Insert values are kept as given: defaults are filled by the
@@ -36,17 +36,9 @@
     /// - Throws: ``InputError`` for the first bad line, or ``InputError/noLines`` when no line is non-blank.
     public static func parse(_ text: String, schema: Schema) throws(InputError) -> [Entry] {
         var entries: [Entry] = []
-        let utf8 = text.utf8
-        var start = utf8.startIndex
-        var lineNumber = 0
-        while true {  // one step per line: bounded by the text's length
-            let end = utf8[start...].firstIndex(of: 0x0A) ?? utf8.endIndex
-            lineNumber += 1
-            if let entry = try parseLine(Substring(utf8[start..<end]), lineNumber: lineNumber, schema: schema) {
-                entries.append(entry)
-            }
-            guard end < utf8.endIndex else { break }
-            start = utf8.index(after: end)
+        var lines = InputLines(text)
+        while let (line, json) = try lines.next() {  // one step per line: bounded by the text's length
+            entries.append(try entry(json, line: line, schema: schema))
         }
         guard !entries.isEmpty else { throw .noLines }
         return entries
@@ -57,18 +49,7 @@
     /// - Returns: the transaction of the line, or `nil` for a blank line.
     /// - Throws: ``InputError`` at `lineNumber`.
     public static func parseLine(_ text: Substring, lineNumber: Int, schema: Schema) throws(InputError) -> Entry? {
-        guard text.utf8.count <= Limits.lineBytesMax else {
-            throw InputError(line: lineNumber, message: "line is longer than \(Limits.lineBytesMax) bytes")
-        }
-        var line = text
-        if line.utf8.last == 0x0D { line = Substring(line.utf8.dropLast()) }  // a "\r\n" line end
-        if line.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
-        let parsed = line.withUTF8 { bytes in Result { () throws(JSONError) in try JSONValue.parse(bytes) } }
-        let json: JSONValue
-        switch parsed {
-        case .success(let value): json = value
-        case .failure(let error): throw InputError(line: lineNumber, message: error.description)
-        }
+        guard let json = try InputLines.json(text, lineNumber: lineNumber) else { return nil }
         return try entry(json, line: lineNumber, schema: schema)
     }
 
@@ -149,6 +130,9 @@
         case "update":
             guard let v = json["values"] else { throw InputValues.error("missing \"values\"", line: line, context: context) }
             let values = try InputValues.values(v, what: "values", entity: entity, line: line, context: context)
+            guard !values.isEmpty else {
+                throw InputValues.error("\"values\" is empty: an update needs at least one attribute", line: line, context: context)
+            }
             return .update(entity: entity.name, id: id, values: values)
         default:
             return .delete(entity: entity.name, id: id)
@@ -198,6 +182,9 @@
         if op == "insert" {
             try InputValues.checkRequired(values, entity: entity, line: 0, context: context)
             return .insert(entity: entity.name, id: id, values: values)
+        }
+        guard !values.isEmpty else {
+            throw InputValues.error("an update needs at least one KEY=VALUE assignment", line: 0, context: context)
         }
         return .update(entity: entity.name, id: id, values: values)
     }

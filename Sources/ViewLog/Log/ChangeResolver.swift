@@ -33,6 +33,9 @@ struct ChangeResolver {
         case let .update(entityName, id, values):
             let entity = try entity(entityName)
             try checkID(id, of: entity)
+            guard !values.isEmpty else {
+                throw Refusal(reason: "update of \(entityName) \(id.json.text): sets no values (an update needs at least one attribute)")
+            }
             guard let current else { throw Refusal(reason: "update of \(entityName) \(id.json.text): no such object") }
             let checked: ObjectValues
             do { checked = try entity.checkedValues(values) } catch {

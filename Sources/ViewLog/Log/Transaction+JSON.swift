@@ -50,7 +50,7 @@ extension Transaction {
             throw InputValues.error("\"time\" must be an ISO-8601 date string", line: line, context: context)
         }
         guard let time = Timestamp(iso8601: timeText) else {
-            throw InputValues.error("\"time\": '\(timeText)' is not an ISO-8601 date", line: line, context: context)
+            throw InputValues.error("\"time\": '\(timeText)' \(Timestamp.problem(iso8601: timeText))", line: line, context: context)
         }
         guard case .string(let author)? = json["author"] else {
             throw InputValues.error("\"author\" must be a string", line: line, context: context)

@@ -32,6 +32,10 @@ extension EntityDescription {
             if case .double(let d) = stored, !d.isFinite {
                 throw .invalidValue(entity: name, .typeMismatch(attribute: key, expected: a.type, got: "\(d) (not a finite number)"))
             }
+            if case .date(let t) = stored, !t.isInRange {
+                throw .invalidValue(entity: name, .typeMismatch(attribute: key, expected: a.type,
+                                                                 got: "\(t) (outside \(Timestamp.rangeText))"))
+            }
             if case .string(let s) = stored, s.utf8.count > Limits.stringBytesMax {
                 throw .stringTooLong(entity: name, attribute: key, bytes: s.utf8.count)
             }

@@ -1,5 +1,6 @@
 /// The identity of an object within its entity. Ids keep their schema type: a string id is never given as
-/// a number, nor an int id as a string.
+/// a number, nor an int id as a string. String ids are equal (and hash) by code point: `"\u{e9}"` and `"e\u{301}"`
+/// are two objects.
 public enum ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible {
     case string(String)
     case int(Int64)
@@ -9,6 +10,25 @@ public enum ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible {
         switch self {
         case .string: return .string
         case .int: return .int
+        }
+    }
+
+    /// Code-point equality (not canonical equivalence).
+    @inlinable
+    public static func == (a: ObjectID, b: ObjectID) -> Bool {
+        switch (a, b) {
+        case let (.int(x), .int(y)): return x == y
+        case let (.string(x), .string(y)): return Value.sameScalars(x, y)
+        default: return false
+        }
+    }
+
+    /// Hashes string ids by their UTF-8 bytes, consistently with ``==(_:_:)``.
+    @inlinable
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .int(let i): hasher.combine(0 as UInt8); hasher.combine(i)
+        case .string(let s): hasher.combine(1 as UInt8); Value.hashScalars(s, into: &hasher)
         }
     }
 
@@ -52,8 +72,19 @@ public struct ObjectKey: Sendable, Hashable, Comparable, CustomStringConvertible
         self.id = id
     }
 
+    /// Code-point equality of entity names and ids.
+    public static func == (a: ObjectKey, b: ObjectKey) -> Bool {
+        Value.sameScalars(a.entity, b.entity) && a.id == b.id
+    }
+
+    /// Hashes by code points, consistently with ``==(_:_:)``.
+    public func hash(into hasher: inout Hasher) {
+        Value.hashScalars(entity, into: &hasher)
+        hasher.combine(id)
+    }
+
     public static func < (a: ObjectKey, b: ObjectKey) -> Bool {
-        a.entity != b.entity ? Value.compareUTF8(a.entity, b.entity) < 0 : a.id < b.id
+        !Value.sameScalars(a.entity, b.entity) ? Value.compareUTF8(a.entity, b.entity) < 0 : a.id < b.id
     }
 
     public var description: String { "\(entity)/\(id)" }

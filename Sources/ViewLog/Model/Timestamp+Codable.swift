@@ -8,7 +8,7 @@ extension Timestamp: Codable {
         let text = try container.decode(String.self)
         guard let timestamp = Timestamp(iso8601: text) else {
             throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "'\(text)' is not an ISO-8601 date-time")
+                in: container, debugDescription: "'\(text)' \(Timestamp.problem(iso8601: text))")
         }
         self = timestamp
     }

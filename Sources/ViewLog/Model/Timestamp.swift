@@ -13,6 +13,18 @@ public struct Timestamp: Sendable, Hashable, Comparable {
     @inlinable
     public static func < (a: Timestamp, b: Timestamp) -> Bool { a.milliseconds < b.milliseconds }
 
+    /// The one range of dates for input, storage and output, in milliseconds since the epoch: years 0001…9999
+    /// in UTC, `0001-01-01T00:00:00.000Z` through `9999-12-31T23:59:59.999Z`. Input outside it is refused (after
+    /// applying the offset: `9999-12-31T23:00:00-01:00` is year 10000), so everything `export` writes, `import` reads.
+    public static let range: ClosedRange<Int64> = -62_135_596_800_000 ... 253_402_300_799_999
+
+    /// ``range`` as text, for error messages.
+    public static let rangeText = "0001-01-01T00:00:00.000Z…9999-12-31T23:59:59.999Z"
+
+    /// Whether this timestamp is in ``range``.
+    @inlinable
+    public var isInRange: Bool { Timestamp.range.contains(milliseconds) }
+
     /// The JSON form: ISO-8601, UTC, with milliseconds, e.g. `2026-11-22T10:00:00.000Z`.
     public var iso8601: String {
         let ms = milliseconds
@@ -29,8 +41,19 @@ public struct Timestamp: Sendable, Hashable, Comparable {
     }
 
     /// Reads an ISO-8601 date-time: `YYYY-MM-DDTHH:MM:SS`, optional fraction (truncated to milliseconds),
-    /// then `Z` or an offset `±HH:MM` / `±HHMM`. Returns `nil` for anything else (total: never traps).
+    /// then `Z` or an offset `±HH:MM` / `±HHMM`. Returns `nil` for anything else and for a time outside
+    /// ``range`` (total: never traps).
     public init?(iso8601 text: String) {
+        self.init(iso8601: text, checkingRange: true)
+    }
+
+    /// Why `text` is not a timestamp, for an error message: `is not an ISO-8601 date`, or `is outside the date
+    /// range …` for a well-formed date outside ``range``.
+    public static func problem(iso8601 text: String) -> String {
+        Timestamp(iso8601: text, checkingRange: false) == nil ? "is not an ISO-8601 date" : "is outside the date range \(rangeText)"
+    }
+
+    init?(iso8601 text: String, checkingRange: Bool) {
         let b = Array(text.utf8)
         guard b.count >= 20, b.count <= 64 else { return nil }
         var i = 0
@@ -87,6 +110,7 @@ public struct Timestamp: Sendable, Hashable, Comparable {
         let days = Timestamp.days(fromCivil: y, mo, d)
         let seconds = days * 86_400 + h * 3600 + mi * 60 + s - offsetMinutes * 60
         self.milliseconds = seconds * 1000 + fractionMs
+        guard isInRange || !checkingRange else { return nil }
     }
 
     static func daysIn(month: Int64, year: Int64) -> Int64 {

@@ -55,7 +55,7 @@ public enum ValueError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case let .typeMismatch(a, t, g): return "attribute '\(a)' is \(t.rawValue), got \(g)"
         case .nullForRequired(let a): return "attribute '\(a)' is required and cannot be null"
-        case let .malformedDate(a, t): return "attribute '\(a)': '\(t)' is not an ISO-8601 date"
+        case let .malformedDate(a, t): return "attribute '\(a)': '\(t)' \(Timestamp.problem(iso8601: t))"
         }
     }
 }

@@ -2,6 +2,9 @@
 ///
 /// Values are typed by the schema (`string`, `int`, `double`, `bool`, `date`); `null` is a value only of
 /// optional attributes. Ordering (``Value/compare(_:_:)``) is the one the query language and sort descriptors use.
+///
+/// Equality and hashing are by code point (DESIGN §4): `"\u{e9}"` and `"e\u{301}"` are different values, unlike
+/// Swift's `String ==`, which is canonical equivalence. Doubles compare as numbers (`-0.0 == 0.0`).
 public enum Value: Sendable, Hashable {
     case null
     case string(String)
@@ -31,6 +34,47 @@ public enum Value: Sendable, Hashable {
 }
 
 extension Value {
+    /// Code-point equality: strings are equal when their Unicode scalars are (not canonical equivalence).
+    @inlinable
+    public static func == (a: Value, b: Value) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case let (.string(x), .string(y)): return sameScalars(x, y)
+        case let (.int(x), .int(y)): return x == y
+        case let (.double(x), .double(y)): return x == y
+        case let (.bool(x), .bool(y)): return x == y
+        case let (.date(x), .date(y)): return x == y
+        default: return false
+        }
+    }
+
+    /// Hashes strings by their UTF-8 bytes, consistently with ``==(_:_:)``.
+    @inlinable
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0 as UInt8)
+        case .string(let s): hasher.combine(1 as UInt8); Value.hashScalars(s, into: &hasher)
+        case .int(let i): hasher.combine(2 as UInt8); hasher.combine(i)
+        case .double(let d): hasher.combine(3 as UInt8); hasher.combine(d)
+        case .bool(let b): hasher.combine(4 as UInt8); hasher.combine(b)
+        case .date(let t): hasher.combine(5 as UInt8); hasher.combine(t)
+        }
+    }
+
+    /// Whether two strings have the same Unicode scalars (the same UTF-8 bytes).
+    @inlinable
+    public static func sameScalars(_ x: String, _ y: String) -> Bool {
+        x.utf8.count == y.utf8.count && compareUTF8(x, y) == 0
+    }
+
+    /// Feeds a string's UTF-8 bytes to `hasher` (code-point identity, unlike `String.hash(into:)`).
+    @inlinable
+    public static func hashScalars(_ s: String, into hasher: inout Hasher) {
+        var s = s
+        s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(s.utf8.count)
+    }
+
     /// Total order used by sort descriptors, sections and comparisons: `null` first, then by value.
     ///
     /// Numbers compare numerically across `int` and `double`; strings in Unicode code-point order (which is
@@ -112,6 +156,22 @@ extension Value: CustomStringConvertible {
         case .date(let t): return t.iso8601
         }
     }
+}
+
+extension Value {
+    /// The name of the section of rows with this value (DESIGN §4): `nil` for ``null`` (JSON `null`, `(null)` in
+    /// human output; never the string `"null"`, which names the section of the string "null"), else the value as
+    /// text (``description``). Equal values give one name: `-0.0` and `0.0` are one section named `0.0`.
+    public var sectionName: String? {
+        switch self {
+        case .null: return nil
+        case .double(let d) where d == 0: return 0.0.shortestText
+        default: return description
+        }
+    }
+
+    /// The section's name for messages and readable output: quoted (`"A"`), or `(null)` without a name.
+    public var sectionLabel: String { sectionName.map { "\"\($0)\"" } ?? "(null)" }
 }
 
 extension Double {

@@ -82,7 +82,7 @@ indirect enum PredicateNode: Sendable {
     case matches(PredicateTerm, RegexMatcher)
     /// `IN` with a short list, scanned.
     case inList(PredicateTerm, [Value], StringFolding)
-    /// `IN` with a long list of values of the key's own type (or `null`).
+    /// `IN` with a long list of values of the key's own type (never `null`: a null operand of `IN` is false).
     case inSet(PredicateTerm, Set<Value>, StringFolding)
 
     func evaluate(_ values: ObjectValues, _ id: ObjectID) -> Bool {
@@ -122,6 +122,7 @@ indirect enum PredicateNode: Sendable {
             return regex.matches(s)
         case let .inList(term, list, folding):
             let v = term.foldedValue(values, id, folding)
+            if v.isNull { return false }  // only == and != see null (DESIGN §4)
             var i = 0
             while i < list.count {
                 if Value.compare(v, list[i]) == 0 { return true }
@@ -129,7 +130,8 @@ indirect enum PredicateNode: Sendable {
             }
             return false
         case let .inSet(term, set, folding):
-            return set.contains(term.foldedValue(values, id, folding))
+            let v = term.foldedValue(values, id, folding)
+            return !v.isNull && set.contains(v)
         }
     }
 

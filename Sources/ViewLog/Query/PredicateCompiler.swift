@@ -149,7 +149,7 @@ struct PredicateCompiler {
         case (.date, .string(let s)):
             guard let t = Timestamp(iso8601: s) else {
                 throw QueryError("type mismatch: '\(name)' of \(entity.name) is date, and "
-                                 + "\(PredicateCompiler.describe(v, origin: origin)) is not an ISO-8601 date")
+                                 + "\(PredicateCompiler.describe(v, origin: origin)) \(Timestamp.problem(iso8601: s))")
             }
             return .date(t)
         default:
@@ -258,7 +258,9 @@ struct PredicateCompiler {
         }
     }
 
-    /// `x IN {a, b, …}`: `x == a OR x == b OR …`, so a `NIL` element matches a null `x`.
+    /// `x IN {a, b, …}`: whether `x` equals one of the elements. As for every operator other than `==`/`!=`
+    /// (DESIGN §4), a null operand makes it false: a null `x` is in no list, also not in `{NIL}`, and `NIL`
+    /// elements match nothing (they are dropped).
     private mutating func membership(_ lhs: PredicateOperand, _ rhs: PredicateOperand, _ options: ComparisonOptions)
         throws(QueryError) -> PredicateNode {
         guard case .list(let elements) = rhs else { throw QueryError("IN needs a list {…} on the right") }
@@ -276,13 +278,14 @@ struct PredicateCompiler {
             }
             let (_, r) = try unify(a, b)
             guard case .constant(var v) = PredicateCompiler.fold(r, folding) else { continue }
+            if v.isNull { continue }
             if case .key(_, _, let type) = a { v = PredicateCompiler.exact(v, as: type) }
             values.append(v)
         }
         let l = term(of: a)
         let term = PredicateCompiler.fold(l, folding)
         if values.count > Limits.inListScanCountMax, case .key(_, _, let type) = a,
-           values.allSatisfy({ $0.isNull || $0.type == type }) {
+           values.allSatisfy({ $0.type == type }) {
             return .inSet(term, Set(values), folding)
         }
         return .inList(term, values, folding)

@@ -12,6 +12,10 @@
 ///   into the group;
 /// - it has a backreference (`\1`, `\k<name>`, `\g1`).
 ///
+/// Combining marks are literal code points, as in ICU (which NSPredicate's `MATCHES` uses): `.́x` is `.` then
+/// U+0301 then `x`, and `[é]` with a decomposed é is a class of two code points. (Swift's `Regex` parser refuses a
+/// mark right after a metacharacter as "confusable"; each mark is given to it as `\u{…}`, which means the same.)
+///
 /// This check is structural and conservative: it refuses some harmless patterns (`(ab|cd)*`).
 ///
 /// Without nested quantifiers, backtracking is still polynomial: `.*a.*a.*b` tries every way to split the
@@ -45,7 +49,7 @@ final class RegexMatcher: @unchecked Sendable {
         folding = StringFolding(options.intersection(.diacriticInsensitive))
         var r: Regex<AnyRegexOutput>
         do {
-            r = try Regex(folding.fold(pattern))
+            r = try Regex(RegexMatcher.escapingMarks(folding.fold(pattern)))
         } catch {
             throw QueryError("invalid regular expression \(PredicateOperand.quoted(pattern)): \(error)")
         }
@@ -63,6 +67,46 @@ final class RegexMatcher: @unchecked Sendable {
         guard subject.utf8.count <= subjectBytesMax else { return false }
         let s = folding.fold(subject)
         return ((try? regex.wholeMatch(in: s)) ?? nil) != nil
+    }
+
+    /// `pattern` with every combining mark (general categories Mn, Mc, Me) written as `\u{…}`: the same literal
+    /// code point (also after a `\`), without the `Regex` parser's "confusable for a metacharacter" refusal.
+    /// Inside `\Q…\E`, where an escape would be literal text, the pattern is kept as it is.
+    static func escapingMarks(_ pattern: String) -> String {
+        func isMark(_ u: Unicode.Scalar) -> Bool {
+            switch u.properties.generalCategory {
+            case .nonspacingMark, .spacingMark, .enclosingMark: return true
+            default: return false
+            }
+        }
+        guard pattern.unicodeScalars.contains(where: isMark) else { return pattern }
+        let p = Array(pattern.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        var i = 0, quoted = false
+        while i < p.count {  // one step per scalar
+            let u = p[i]
+            if quoted {
+                if u == "\\", i + 1 < p.count, p[i + 1] == "E" { quoted = false }
+                out.append(u)
+            } else if u == "\\", i + 1 < p.count {
+                let next = p[i + 1]
+                if isMark(next) {
+                    out.append(contentsOf: "\\u{\(String(next.value, radix: 16))}".unicodeScalars)
+                } else {
+                    if next == "Q" { quoted = true }
+                    out.append(u)
+                    out.append(next)
+                }
+                i += 2
+                continue
+            } else if isMark(u) {
+                out.append(contentsOf: "\\u{\(String(u.value, radix: 16))}".unicodeScalars)
+            } else {
+                out.append(u)
+            }
+            i += 1
+        }
+        return String(out)
     }
 
     /// Why `pattern` is refused (see the type's documentation), or `nil` when it is accepted.

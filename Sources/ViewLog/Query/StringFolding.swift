@@ -1,6 +1,7 @@
-// `String._nfd` (canonical decomposition) is the standard library's own NFD iterator, published as SPI.
-// It is the only decomposition available without Foundation, and Foundation's folding depends on a locale.
-@_spi(_Unicode) import Swift
+// Canonical decomposition (NFD) through Foundation's supported, locale-independent
+// `decomposedStringWithCanonicalMapping` (not the standard library's `_nfd` SPI, which may change with a
+// toolchain). Foundation's `folding(options:locale:)` is not used: it depends on a locale.
+import Foundation
 
 /// The string folding of the `[c]` and `[d]` modifiers, independent of any locale.
 ///
@@ -31,7 +32,7 @@ struct StringFolding: Sendable, Hashable {
         }
         var out = String.UnicodeScalarView()
         if options.contains(.diacriticInsensitive) {
-            for u in s._nfd where u.properties.generalCategory != .nonspacingMark {
+            for u in s.decomposedStringWithCanonicalMapping.unicodeScalars where u.properties.generalCategory != .nonspacingMark {
                 out.append(caseless ? StringFolding.caseFold(u) : u)
             }
         } else {

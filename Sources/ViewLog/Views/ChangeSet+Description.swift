@@ -9,7 +9,7 @@ extension ChangeSet: CustomStringConvertible {
         var lines = ["ChangeSet \(from)→\(to): \(plural(sectionChanges.count, "section change")), "
                      + plural(rowChanges.count, "row change")]
         for s in sectionChanges {
-            lines.append("  \(s.kind == .insert ? "+" : "-") section \(s.index) \"\(s.name)\"")
+            lines.append("  \(s.kind == .insert ? "+" : "-") section \(s.index) \(s.value.sectionLabel)")
         }
         for r in rowChanges {
             let changed = r.changed.isEmpty ? "" : " changed: " + r.changed.joined(separator: ", ")

@@ -7,7 +7,7 @@ extension ChangeSet {
     @_spi(Engine) public func json(includeSeq: Bool = false) -> JSONValue {
         func path(_ p: IndexPath) -> JSONValue { .array([.int(Int64(p.section)), .int(Int64(p.row))]) }
         let sections: [JSONValue] = sectionChanges.map { s in
-            .object([("type", .string(s.kind.rawValue)), ("index", .int(Int64(s.index))), ("name", .string(s.name))])
+            .object([("type", .string(s.kind.rawValue)), ("index", .int(Int64(s.index))), ("name", s.name.map(JSONValue.string) ?? .null)])
         }
         let rows: [JSONValue] = rowChanges.map { r in
             var members: [(String, JSONValue)] = [("type", .string(r.kind.rawValue)), ("id", r.id.json)]

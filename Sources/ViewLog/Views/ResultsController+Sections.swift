@@ -5,10 +5,12 @@ public struct SectionInfo: Sendable, Hashable {
     public var value: Value
     /// Rows of the section (in the window).
     public var numberOfObjects: Int
-    /// The section's name: its value as text (DESIGN §4).
-    public var name: String { value.description }
-    /// The first character of the name, uppercased, for a section index; `nil` without a section key or
-    /// for an empty name.
+    /// The section's name (DESIGN §4, ``Value/sectionName``): its value as text, `nil` for the section of null
+    /// values and for the one section of a view without a section key. A section of the string `"null"` is named
+    /// `"null"`, a different section.
+    public var name: String? { value.sectionName }
+    /// The first character of the name, uppercased, for a section index; `nil` without a section key, for
+    /// the section of null values or for an empty name.
     public var indexTitle: String?
 
     /// Makes a section description.
@@ -90,7 +92,7 @@ extension ResultsController {
     }
 
     static func indexTitle(_ value: Value) -> String? {
-        value.description.first.map { String($0).uppercased() }
+        value.sectionName?.first.map { String($0).uppercased() }
     }
 
     /// The number of rows in section `section`.

@@ -22,8 +22,8 @@ public struct SectionChange: Sendable, Hashable, CustomStringConvertible {
         self.value = value
     }
 
-    /// The section's name: its value as text, `null` for null (DESIGN §4).
-    public var name: String { value.description }
+    /// The section's name: its value as text, `nil` for null (DESIGN §4, ``Value/sectionName``).
+    public var name: String? { value.sectionName }
 
-    public var description: String { "\(kind.rawValue) section \(index) \"\(name)\"" }
+    public var description: String { "\(kind.rawValue) section \(index) \(value.sectionLabel)" }
 }

@@ -15,8 +15,8 @@ public struct ViewSnapshot: Sendable, Hashable, CustomStringConvertible {
             self.rows = rows
         }
 
-        /// The section's name: its value as text.
-        public var name: String { value.description }
+        /// The section's name: its value as text, `nil` for null (``Value/sectionName``).
+        public var name: String? { value.sectionName }
     }
 
     /// Sections in view order.
@@ -42,6 +42,6 @@ public struct ViewSnapshot: Sendable, Hashable, CustomStringConvertible {
 
     /// `name: id id id | name: id …`.
     public var description: String {
-        sections.map { "\($0.name): " + $0.rows.map(\.description).joined(separator: " ") }.joined(separator: " | ")
+        sections.map { "\($0.name ?? "(null)"): " + $0.rows.map(\.description).joined(separator: " ") }.joined(separator: " | ")
     }
 }

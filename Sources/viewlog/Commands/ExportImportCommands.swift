@@ -55,17 +55,11 @@ struct ImportCommand: ParsableCommand {
         var schema = try store.schema
         var transactions: [Transaction] = []
         var lines: [Int] = []
-        var lineNumber = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            lineNumber += 1
-            if line.allSatisfy(\.isWhitespace) { continue }
-            guard line.utf8.count <= Limits.lineBytesMax else {
-                throw CLIError("line \(lineNumber): longer than \(Limits.lineBytesMax) bytes; nothing imported")
-            }
-            let json: JSONValue
-            do { json = try JSONValue.parse(String(line)) } catch {
-                throw CLIError("line \(lineNumber): \(error); nothing imported")
-            }
+        var input = InputLines(text)  // the line handling of `append`
+        while true {
+            let next: (line: Int, json: JSONValue)?
+            do { next = try input.next() } catch { throw CLIError("\(error); nothing imported") }
+            guard let (lineNumber, json) = next else { break }
             let t: Transaction
             do { t = try Transaction(json: json, schema: schema, line: lineNumber) } catch {
                 throw CLIError("\(error); nothing imported")

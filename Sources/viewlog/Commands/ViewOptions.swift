@@ -96,7 +96,7 @@ struct MaterializedView {
                 rows.append(.object([("id", id.json), ("values", entity.stateJSON(values[id] ?? [:]))]))
             }
             row += info.numberOfObjects
-            sections.append(.object([("name", .string(info.name)), ("rows", .array(rows))]))
+            sections.append(.object([("name", info.name.map(JSONValue.string) ?? .null), ("rows", .array(rows))]))
         }
         return .object([("position", .int(Int64(controller.position))), ("sections", .array(sections))])
     }
@@ -121,7 +121,7 @@ struct MaterializedView {
         var row = 0
         for info in controller.sections {
             let n = info.numberOfObjects
-            out.append("\(Value.string(info.name).displayText) (\(n) \(n == 1 ? "row" : "rows"))")
+            out.append("\(info.name.map { Value.string($0).displayText } ?? "(null)") (\(n) \(n == 1 ? "row" : "rows"))")
             let section = TextTable(header: table.header, rows: Array(cells[row..<(row + n)]), indent: indent,
                                     rightAligned: rightAligned)
             out += section.lines(widths: widths)

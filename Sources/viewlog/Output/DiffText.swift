@@ -19,7 +19,7 @@ enum DiffText {
         func paint(_ s: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
         for s in changes.sectionChanges {
             let marker = s.kind == .insert ? paint("+", "32") : paint("-", "31")
-            out.append("\(marker) section \(s.index) \(JSONValue.string(s.name).text)")
+            out.append("\(marker) section \(s.index) \(s.name.map { JSONValue.string($0).text } ?? "(null)")")
         }
         func path(_ p: IndexPath?) -> String { p.map { "[\($0.section), \($0.row)]" } ?? "" }
         for r in changes.rowChanges {

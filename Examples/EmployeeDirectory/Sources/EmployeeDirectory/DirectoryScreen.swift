@@ -8,7 +8,7 @@ public final class DirectoryScreen {
     public let context: Context
     public let controller: ResultsController
     /// What the table shows: section names and, per section, the employees' names.
-    public private(set) var sections: [(name: String, rows: [String])] = []
+    public private(set) var sections: [(name: String?, rows: [String])] = []
     /// How many batches the screen applied.
     public private(set) var batchesApplied = 0
     private var pending: ChangeSet?
