@@ -5,10 +5,15 @@ public struct StoreOptions: Sendable, Hashable {
     public var durable: Bool
     /// Initial map size; the map grows by itself.
     public var mapSizeBytes: Int
+    /// Open for reading only (LMDB's `MDB_RDONLY`): no writer lock is ever taken, so reads never wait for a
+    /// writer, and a store whose `data.mdb` cannot be written (read-only media, another owner) can be read.
+    /// Writes through such a store are a programmer error.
+    public var readOnly: Bool
 
-    /// Durable commits and a 64 MiB initial map.
-    public init(durable: Bool = true, mapSizeBytes: Int = Limits.mapSizeBytesInitial) {
+    /// Durable commits and a 64 MiB initial map, read-write.
+    public init(durable: Bool = true, mapSizeBytes: Int = Limits.mapSizeBytesInitial, readOnly: Bool = false) {
         self.durable = durable
         self.mapSizeBytes = mapSizeBytes
+        self.readOnly = readOnly
     }
 }

@@ -34,7 +34,7 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try storeArgument.open()
+        let store = try storeArgument.open(readOnly: true)
         let start = try store.head
         var materialized = try MaterializedView(store: store, options: view, at: start)
         if format.json {
