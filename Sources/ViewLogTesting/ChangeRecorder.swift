@@ -1,10 +1,12 @@
 import ViewLog
 
-/// Records what a ``ResultsController`` tells its delegate — every call, in order — and rebuilds each batch
-/// as a ``ChangeSet``, with the snapshot after it, so a test can validate every batch in sequence.
+/// Records what a ``ResultsController`` reports — every batch and reload, in order, as the delegate calls they
+/// make — with the snapshot after each, so a test can validate every batch in sequence.
 ///
-/// Attach with ``attach(to:)`` (it becomes the delegate; the controller holds it weakly, so keep the
-/// recorder alive). Not `Sendable`: use it on the controller's isolation.
+/// ``attach(to:)`` observes the controller (``ResultsController/observe(_:)``) and leaves its `delegate` to
+/// the app, so a test records the very controller that drives the app's own delegate. To test a controller's
+/// delegate call order itself, make the recorder the delegate instead (``attachAsDelegate(to:)``).
+/// Not `Sendable`: use it on the controller's isolation.
 public final class ChangeRecorder: ResultsControllerDelegate {
     /// One delegate call.
     public enum Event: Sendable, Hashable {
@@ -26,12 +28,32 @@ public final class ChangeRecorder: ResultsControllerDelegate {
     private var sections: [SectionChange] = []
     private var rows: [RowChange] = []
     private var isInBatch = false
+    private var observations: [ViewObservation] = []
 
     /// Makes an empty recorder.
     public init() {}
 
-    /// Becomes `controller`'s delegate and records its current snapshot.
+    /// Records `controller`'s current snapshot, then every batch and reload it reports, as an observer: the
+    /// controller's delegate is left alone. The recording lasts as long as the recorder.
     public func attach(to controller: ResultsController) {
+        position = controller.position
+        snapshots.append(controller.snapshot)
+        observations.append(controller.observe { [unowned self, unowned controller] event in
+            switch event {
+            case .reload(let snapshot):
+                controllerDidReload(controller, snapshot: snapshot)
+            case .changes(let changeSet):
+                controllerWillChangeContent(controller)
+                for s in changeSet.sectionChanges { self.controller(controller, didChange: s) }
+                for r in changeSet.rowChanges { self.controller(controller, didChange: r) }
+                controllerDidChangeContent(controller)
+            }
+        })
+    }
+
+    /// Becomes `controller`'s delegate (replacing the app's) and records its current snapshot: for tests of the
+    /// delegate's call order. The controller holds its delegate weakly: keep the recorder alive.
+    public func attachAsDelegate(to controller: ResultsController) {
         controller.delegate = self
         position = controller.position
         snapshots.append(controller.snapshot)

@@ -1,3 +1,4 @@
+import Foundation
 import ViewLog
 
 /// Stable text for change sets and snapshots, for golden files: one line per change, in the change set's
@@ -21,10 +22,10 @@ public enum ChangeSetRenderer {
         for r in changeSet.rowChanges {
             var line: String
             switch r.kind {
-            case .delete: line = "row - \(r.id) \(r.from!)"
-            case .insert: line = "row + \(r.id) \(r.to!)"
-            case .move: line = "row > \(r.id) \(r.from!) -> \(r.to!) changed: \(r.changed.joined(separator: ", "))"
-            case .update: line = "row ~ \(r.id) \(r.from!) -> \(r.to!) changed: \(r.changed.joined(separator: ", "))"
+            case .delete: line = "row - \(r.id) \(text(r.from!))"
+            case .insert: line = "row + \(r.id) \(text(r.to!))"
+            case .move: line = "row > \(r.id) \(text(r.from!)) -> \(text(r.to!)) changed: \(r.changed.joined(separator: ", "))"
+            case .update: line = "row ~ \(r.id) \(text(r.from!)) -> \(text(r.to!)) changed: \(r.changed.joined(separator: ", "))"
             }
             if seq { line += " seq \(r.seq)" }
             lines.append(line)
@@ -37,4 +38,9 @@ public enum ChangeSetRenderer {
         snapshot.sections.map { "\"\($0.name)\": " + $0.rows.map(\.description).joined(separator: " ") }
             .joined(separator: "\n")
     }
+}
+
+extension ChangeSetRenderer {
+    /// `[section,row]`: the golden files' compact form, whatever `IndexPath.description` prints.
+    static func text(_ path: IndexPath) -> String { "[\(path.section),\(path.row)]" }
 }

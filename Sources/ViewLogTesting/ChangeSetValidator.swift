@@ -1,3 +1,4 @@
+import Foundation
 import ViewLog
 
 /// Checks change sets the way UITableView's batch updates and AppKit's sequential updates apply them, and
@@ -25,13 +26,13 @@ public enum ChangeSetValidator {
             if let from = r.from {
                 let actual = before.id(at: from)
                 if actual != r.id {
-                    fail("from", "\(label): before, \(from) holds \(actual.map(\.description) ?? "nothing"), expected \(r.id)")
+                    fail("from", "\(label): before, \(ChangeSetRenderer.text(from)) holds \(actual.map(\.description) ?? "nothing"), expected \(r.id)")
                 }
             }
             if let to = r.to {
                 let actual = after.id(at: to)
                 if actual != r.id {
-                    fail("to", "\(label): after, \(to) holds \(actual.map(\.description) ?? "nothing"), expected \(r.id)")
+                    fail("to", "\(label): after, \(ChangeSetRenderer.text(to)) holds \(actual.map(\.description) ?? "nothing"), expected \(r.id)")
                 }
             }
             switch r.kind {
@@ -103,11 +104,13 @@ public enum ChangeSetValidator {
         return problems
     }
 
+    #if !canImport(Testing)
     /// Throws every problem of `changeSet` as one error; returns when it is valid.
     public static func check(_ changeSet: ChangeSet, from before: ViewSnapshot, to after: ViewSnapshot) throws(ChangeSetValidationError) {
         let problems = validate(changeSet, from: before, to: after) + validateSequential(changeSet, from: before, to: after)
         if !problems.isEmpty { throw ChangeSetValidationError(problems: problems) }
     }
+    #endif
 
     /// Every problem of ``ChangeSet/sequentialSteps`` performed one at a time on `before`; empty when they
     /// lead to `after`.
@@ -119,9 +122,9 @@ public enum ChangeSetValidator {
             switch step {
             case let .deleteRow(id, p, _):
                 guard sections.indices.contains(p.section), sections[p.section].rows.indices.contains(p.row) else {
-                    return fail("no row at \(p)")
+                    return fail("no row at \(ChangeSetRenderer.text(p))")
                 }
-                guard sections[p.section].rows[p.row] == id else { return fail("\(p) holds \(sections[p.section].rows[p.row])") }
+                guard sections[p.section].rows[p.row] == id else { return fail("\(ChangeSetRenderer.text(p)) holds \(sections[p.section].rows[p.row])") }
                 sections[p.section].rows.remove(at: p.row)
             case let .deleteSection(i, v):
                 guard sections.indices.contains(i) else { return fail("no section \(i)") }
@@ -133,12 +136,12 @@ public enum ChangeSetValidator {
                 sections.insert(ViewSnapshot.Section(value: v, rows: []), at: i)
             case let .insertRow(id, p, _):
                 guard sections.indices.contains(p.section), p.row >= 0, p.row <= sections[p.section].rows.count else {
-                    return fail("cannot insert at \(p)")
+                    return fail("cannot insert at \(ChangeSetRenderer.text(p))")
                 }
                 sections[p.section].rows.insert(id, at: p.row)
             case let .updateRow(id, p, _):
                 let s = ViewSnapshot(sections: sections)
-                guard s.id(at: p) == id else { return fail("\(p) holds \(s.id(at: p).map(\.description) ?? "nothing")") }
+                guard s.id(at: p) == id else { return fail("\(ChangeSetRenderer.text(p)) holds \(s.id(at: p).map(\.description) ?? "nothing")") }
             }
         }
         return compare(ViewSnapshot(sections: sections), after).map {
@@ -154,10 +157,10 @@ public enum ChangeSetValidator {
         for r in removals {
             let p = r.from!
             guard sections.indices.contains(p.section), sections[p.section].rows.indices.contains(p.row) else {
-                return fail("removing \(r): no row at \(p)")
+                return fail("removing \(r): no row at \(ChangeSetRenderer.text(p))")
             }
             guard sections[p.section].rows[p.row] == r.id else {
-                return fail("removing \(r): \(p) holds \(sections[p.section].rows[p.row])")
+                return fail("removing \(r): \(ChangeSetRenderer.text(p)) holds \(sections[p.section].rows[p.row])")
             }
             sections[p.section].rows.remove(at: p.row)
         }
@@ -176,13 +179,13 @@ public enum ChangeSetValidator {
         for r in insertions {
             let p = r.to!
             guard sections.indices.contains(p.section), p.row >= 0, p.row <= sections[p.section].rows.count else {
-                return fail("inserting \(r): cannot insert at \(p)")
+                return fail("inserting \(r): cannot insert at \(ChangeSetRenderer.text(p))")
             }
             sections[p.section].rows.insert(r.id, at: p.row)
         }
         let result = ViewSnapshot(sections: sections)
         for r in changeSet.rowChanges where r.kind == .update && result.id(at: r.to!) != r.id {
-            return fail("\(r): \(r.to!) holds \(result.id(at: r.to!).map(\.description) ?? "nothing") after the batch")
+            return fail("\(r): \(ChangeSetRenderer.text(r.to!)) holds \(result.id(at: r.to!).map(\.description) ?? "nothing") after the batch")
         }
         return .success(result)
     }
@@ -192,7 +195,7 @@ public enum ChangeSetValidator {
     static func paths(_ s: ViewSnapshot) -> [ObjectID: IndexPath] {
         var result: [ObjectID: IndexPath] = [:]
         for (i, section) in s.sections.enumerated() {
-            for (j, id) in section.rows.enumerated() { result[id] = IndexPath(section: i, row: j) }
+            for (j, id) in section.rows.enumerated() { result[id] = IndexPath(row: j, section: i) }
         }
         return result
     }

@@ -29,7 +29,7 @@ struct ViewLogCommand: AsyncParsableCommand {
         subcommands: [
             InitCommand.self, AppendCommand.self, LogCommand.self, GetCommand.self, QueryCommand.self,
             DiffCommand.self, WatchCommand.self, VerifyCommand.self, StatsCommand.self, ExportCommand.self,
-            ImportCommand.self, ReplayCommand.self, SchemaCommand.self, ViewsCommand.self,
+            ImportCommand.self, ReplayCommand.self, SchemaCommand.self, ViewsCommand.self, UpgradeCommand.self,
         ]
     )
 }

@@ -1,3 +1,4 @@
+import Foundation
 @_spi(Testing) import ViewLog
 import ViewLogTesting
 
@@ -176,7 +177,7 @@ public struct ViewSpec: Sendable, CustomStringConvertible {
         let batchSeq = (delta.to >= delta.from ? seqs.max() : seqs.min()) ?? 0
         func paths(_ s: ViewSnapshot) -> [ObjectID: IndexPath] {
             var r: [ObjectID: IndexPath] = [:]
-            for (i, sec) in s.sections.enumerated() { for (j, id) in sec.rows.enumerated() { r[id] = IndexPath(i, j) } }
+            for (i, sec) in s.sections.enumerated() { for (j, id) in sec.rows.enumerated() { r[id] = IndexPath(row: j, section: i) } }
             return r
         }
         let bp = paths(before), ap = paths(after)

@@ -150,15 +150,15 @@ public enum ViewsRandom {
     public static func view(_ rng: inout ViewTestRNG) -> ViewSpec {
         let (text, closure) = predicate(&rng)
         let keys = ["name", "height", "sectionName", "salary", "active", "nick", "id"]
-        var sort: [SortDescriptor] = []
+        var sort: [ViewSortDescriptor] = []
         for _ in 0..<rng.int(0...3) {
             let k = rng.pick(keys)
-            if !sort.contains(where: { $0.key == k }) { sort.append(SortDescriptor(key: k, ascending: rng.chance(0.6))) }
+            if !sort.contains(where: { $0.key == k }) { sort.append(ViewSortDescriptor(key: k, ascending: rng.chance(0.6))) }
         }
         var section: String? = nil
         if rng.chance(0.5) {
             section = rng.pick(["sectionName", "active", "height", "nick"])
-            if rng.chance(0.3) { sort.insert(SortDescriptor(key: section!, ascending: rng.chance(0.4)), at: 0) }
+            if rng.chance(0.3) { sort.insert(ViewSortDescriptor(key: section!, ascending: rng.chance(0.4)), at: 0) }
         }
         let limit: Int? = rng.chance(0.35) ? rng.int(0...12) : nil
         let offset = rng.chance(0.35) ? rng.int(0...8) : 0

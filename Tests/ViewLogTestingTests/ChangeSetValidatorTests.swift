@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import ViewLog
 import ViewLogTesting
@@ -14,10 +15,10 @@ import ViewLogTesting
         SectionChange(kind: .delete, index: 1, value: .string("C")),
         SectionChange(kind: .insert, index: 1, value: .string("B")),
     ], rowChanges: [
-        .delete(.int(7), from: IndexPath(1, 0), seq: 1),
-        .insert(.int(9), to: IndexPath(1, 1), seq: 1),
-        .move(.int(1), from: IndexPath(0, 0), to: IndexPath(1, 0), seq: 1, changed: ["group"]),
-        .update(.int(3), from: IndexPath(0, 2), to: IndexPath(0, 1), seq: 1, changed: ["note"]),
+        .delete(.int(7), from: IndexPath(row: 0, section: 1), seq: 1),
+        .insert(.int(9), to: IndexPath(row: 1, section: 1), seq: 1),
+        .move(.int(1), from: IndexPath(row: 0, section: 0), to: IndexPath(row: 0, section: 1), seq: 1, changed: ["group"]),
+        .update(.int(3), from: IndexPath(row: 2, section: 0), to: IndexPath(row: 1, section: 0), seq: 1, changed: ["note"]),
     ])
 
     @Test func acceptsAValidBatch() throws {
@@ -28,7 +29,7 @@ import ViewLogTesting
     /// Canary: the harness must catch a wrong change set, and say where.
     @Test func catchesAWrongIndex() {
         var rows = Self.valid.rowChanges
-        rows[1] = .insert(.int(9), to: IndexPath(0, 0), seq: 1)
+        rows[1] = .insert(.int(9), to: IndexPath(row: 0, section: 0), seq: 1)
         let wrong = ChangeSet(from: 0, to: 1, isSectioned: true, sectionChanges: Self.valid.sectionChanges, rowChanges: rows)
         let problems = ChangeSetValidator.validate(wrong, from: Self.before, to: Self.after)
         #expect(!problems.isEmpty)
@@ -42,8 +43,8 @@ import ViewLogTesting
                                 rowChanges: Array(Self.valid.rowChanges.dropFirst()))
         #expect(ChangeSetValidator.validate(missing, from: Self.before, to: Self.after).contains { $0.rule == "deleted section rows" })
         let twice = ChangeSet(from: 0, to: 1, isSectioned: true, sectionChanges: Self.valid.sectionChanges,
-                              rowChanges: Self.valid.rowChanges + [.update(.int(2), from: IndexPath(0, 1), to: IndexPath(0, 0), seq: 1, changed: ["x"]),
-                                                                  .update(.int(2), from: IndexPath(0, 1), to: IndexPath(0, 0), seq: 1, changed: ["x"])])
+                              rowChanges: Self.valid.rowChanges + [.update(.int(2), from: IndexPath(row: 1, section: 0), to: IndexPath(row: 0, section: 0), seq: 1, changed: ["x"]),
+                                                                  .update(.int(2), from: IndexPath(row: 1, section: 0), to: IndexPath(row: 0, section: 0), seq: 1, changed: ["x"])])
         #expect(ChangeSetValidator.validate(twice, from: Self.before, to: Self.after).contains { $0.rule == "row at most once" })
     }
 
@@ -51,10 +52,10 @@ import ViewLogTesting
         let before = Self.snap([("A", [1, 2, 3])])
         let after = Self.snap([("A", [1, 2, 3])])
         let needless = ChangeSet(from: 0, to: 1, isSectioned: true, sectionChanges: [],
-                                 rowChanges: [.move(.int(2), from: IndexPath(0, 1), to: IndexPath(0, 1), seq: 1, changed: ["rank"])])
+                                 rowChanges: [.move(.int(2), from: IndexPath(row: 1, section: 0), to: IndexPath(row: 1, section: 0), seq: 1, changed: ["rank"])])
         #expect(ChangeSetValidator.validate(needless, from: before, to: after).contains { $0.rule == "move rule" })
         let hidden = ChangeSet(from: 0, to: 1, isSectioned: true, sectionChanges: [],
-                               rowChanges: [.update(.int(3), from: IndexPath(0, 2), to: IndexPath(0, 0), seq: 1, changed: ["rank"])])
+                               rowChanges: [.update(.int(3), from: IndexPath(row: 2, section: 0), to: IndexPath(row: 0, section: 0), seq: 1, changed: ["rank"])])
         #expect(ChangeSetValidator.validate(hidden, from: before, to: Self.snap([("A", [3, 1, 2])])).contains { $0.rule == "move rule" })
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @_spi(Testing) import ViewLog
 import ViewLogTesting
@@ -19,7 +20,7 @@ import TestSupport
         var objects: [ObjectKey: ObjectValues] = [:]
         for i in 1...count { objects[key(i)] = ["rank": .int(i * 10), "group": .string(i <= 2 ? "a" : "b"), "note": .string("")] }
         var model = ViewModel(initial: objects)
-        let request = FetchRequest(entity: "Item", predicate: try Predicate(filter), sortDescriptors: [SortDescriptor(key: "rank")],
+        let request = FetchRequest(entity: "Item", predicate: try ViewPredicate(filter), sortDescriptors: [ViewSortDescriptor(key: "rank")],
                                    sectionKey: section ? "group" : nil, limit: limit, offset: offset)
         let controller = try ResultsController(fetchRequest: request, entity: entity, objects: model.objects(of: "Item", at: 0))
         let before = controller.snapshot
@@ -67,7 +68,7 @@ import TestSupport
 
     @Test func changedListsEveryAttribute() throws {
         let (cs, _) = try Self.run([.update(Self.key(1), ["rank": .int(60), "note": .string("x")])])
-        #expect(cs.rowChanges == [.move(.int(1), from: IndexPath(0, 0), to: IndexPath(0, 4), seq: 1, changed: ["note", "rank"])])
+        #expect(cs.rowChanges == [.move(.int(1), from: IndexPath(row: 0, section: 0), to: IndexPath(row: 4, section: 0), seq: 1, changed: ["note", "rank"])])
     }
 
     @Test func windowMovesAreInsertsAndDeletes() throws {
@@ -81,6 +82,6 @@ import TestSupport
         let (cs, c) = try Self.run([.delete(Self.key(1)), .update(Self.key(2), ["rank": .int(60)]), .insert(Self.key(9), ["rank": .int(35)])])
         let before: [ObjectID] = [1, 2, 3, 4, 5].map { .int($0) }
         #expect(before.applying(cs.difference!) == c.fetchedObjects)
-        #expect(cs.sequentialSteps.first == .deleteRow(.int(2), at: IndexPath(0, 1), isMove: true))
+        #expect(cs.sequentialSteps.first == .deleteRow(.int(2), at: IndexPath(row: 1, section: 0), isMove: true))
     }
 }

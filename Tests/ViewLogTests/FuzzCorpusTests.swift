@@ -50,8 +50,8 @@ struct FuzzCorpusTests {
                                           "n": .null, "t": .date(Timestamp(milliseconds: 0)), "p": .string("A.*")]
         for (name, bytes) in try Self.inputs("predicate") {
             let text = String(decoding: bytes, as: UTF8.self)
-            guard let predicate = try? Predicate(text) else { continue }
-            #expect((try? Predicate(predicate.expression.description)) != nil, "\(name): canonical text does not parse")
+            guard let predicate = try? ViewPredicate(text) else { continue }
+            #expect((try? ViewPredicate(predicate.expression.description)) != nil, "\(name): canonical text does not parse")
             if let compiled = try? predicate.compiled(for: Fixture.employee, variables: variables) {
                 for values in subjects { _ = compiled.evaluate(values, id: .string("e1")) }
             }

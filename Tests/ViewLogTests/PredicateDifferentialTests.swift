@@ -199,9 +199,9 @@ struct PredicateDifferentialTests {
         var checked = 0
         for round in 0..<400 {
             let e = gen.expression(depth: 3)
-            let compiled = try Predicate(e).compiled(for: Fixture.employee)
-            let format = try Predicate(e).format
-            let reparsed = try Predicate(format).compiled(for: Fixture.employee)
+            let compiled = try ViewPredicate(e).compiled(for: Fixture.employee)
+            let format = try ViewPredicate(e).format
+            let reparsed = try ViewPredicate(format).compiled(for: Fixture.employee)
             for (i, object) in objects.enumerated() {
                 let expected = Self.reference(e, object)
                 let got = compiled.evaluate(object, id: .string("e\(i)"))

@@ -64,7 +64,7 @@ struct PredicateErrorTests {
 
     @Test(arguments: syntaxCases)
     func syntax(text: String, message: String, column: Int) {
-        #expect(throws: QueryError(message, column: column)) { try Predicate(text) }
+        #expect(throws: QueryError(message, column: column)) { try ViewPredicate(text) }
     }
 
     @Test func descriptionShowsTheColumn() {
@@ -129,21 +129,21 @@ struct PredicateErrorTests {
         let max = Limits.predicateDepthMax
         let tooDeepParens = String(repeating: "(", count: max + 1) + "a == 1" + String(repeating: ")", count: max + 1)
         #expect(throws: QueryError("predicate nested deeper than \(max) levels", column: max + 1)) {
-            try Predicate(tooDeepParens)
+            try ViewPredicate(tooDeepParens)
         }
         let tooManyNots = String(repeating: "NOT ", count: max + 10) + "a == 1"
         #expect(throws: QueryError("predicate nested deeper than \(max) levels", column: max * 4 + 1)) {
-            try Predicate(tooManyNots)
+            try ViewPredicate(tooManyNots)
         }
         // The tree's depth counts too: each parenthesised AND/OR adds a level.
         var nested = "a == 1"
         for _ in 0..<max { nested = "(\(nested) AND b == 1)" }
-        #expect(throws: QueryError.self) { try Predicate(nested) }
+        #expect(throws: QueryError.self) { try ViewPredicate(nested) }
         // Never a stack overflow, whatever the input.
-        #expect(throws: QueryError.self) { try Predicate(String(repeating: "(", count: 60_000)) }
-        #expect(throws: QueryError.self) { try Predicate(String(repeating: "!", count: 60_000) + "a == 1") }
+        #expect(throws: QueryError.self) { try ViewPredicate(String(repeating: "(", count: 60_000)) }
+        #expect(throws: QueryError.self) { try ViewPredicate(String(repeating: "!", count: 60_000) + "a == 1") }
         #expect(throws: QueryError("predicate longer than \(Limits.predicateBytesMax) bytes")) {
-            try Predicate(String(repeating: " ", count: Limits.predicateBytesMax + 1))
+            try ViewPredicate(String(repeating: " ", count: Limits.predicateBytesMax + 1))
         }
     }
 
@@ -151,29 +151,29 @@ struct PredicateErrorTests {
         var e = PredicateExpression.compare(.key("height"), .greater, .value(.int(1)))
         for _ in 0..<(Limits.predicateDepthMax + 5) { e = .not(e) }
         #expect(throws: QueryError("predicate nested deeper than \(Limits.predicateDepthMax) levels")) {
-            try Predicate(e)
+            try ViewPredicate(e)
         }
         #expect(throws: QueryError("a double in a predicate must be finite")) {
-            try Predicate(.compare(.key("salary"), .in, .list([.value(.double(.nan))])))
+            try ViewPredicate(.compare(.key("salary"), .in, .list([.value(.double(.nan))])))
         }
-        let listInWrongPlace = try Predicate(.compare(.key("height"), .equal, .list([.value(.int(1))])))
+        let listInWrongPlace = try ViewPredicate(.compare(.key("height"), .equal, .list([.value(.int(1))])))
         #expect(throws: QueryError("a list {…} is allowed only after IN and BETWEEN, not with ==")) {
             try listInWrongPlace.compiled(for: Fixture.employee)
         }
-        let inWithoutList = try Predicate(.compare(.key("height"), .in, .value(.int(1))))
+        let inWithoutList = try ViewPredicate(.compare(.key("height"), .in, .value(.int(1))))
         #expect(throws: QueryError("IN needs a list {…} on the right")) { try inWithoutList.compiled(for: Fixture.employee) }
-        let keyInList = try Predicate(.compare(.key("height"), .in, .list([.key("salary")])))
+        let keyInList = try ViewPredicate(.compare(.key("height"), .in, .list([.key("salary")])))
         #expect(throws: QueryError("the list of IN holds values and variables, not the key 'salary'")) {
             try keyInList.compiled(for: Fixture.employee)
         }
     }
 
     @Test func validateAcceptsUnboundVariables() throws {
-        let p = try Predicate("height > $min AND name BEGINSWITH $p AND hired < $d")
+        let p = try ViewPredicate("height > $min AND name BEGINSWITH $p AND hired < $d")
         try p.validate(for: Fixture.employee)
         #expect(throws: QueryError("no value for variable $min")) { try p.compiled(for: Fixture.employee) }
         #expect(throws: QueryError("unknown attribute 'x' of entity 'Employee'")) {
-            try Predicate("x > $min").validate(for: Fixture.employee)
+            try ViewPredicate("x > $min").validate(for: Fixture.employee)
         }
         #expect(throws: QueryError("type mismatch: 'height' of Employee is int, compared with $min (string \"a\")")) {
             try p.validate(for: Fixture.employee, variables: ["min": .string("a")])

@@ -215,16 +215,16 @@ struct PredicateEvaluationTests {
     }
 
     @Test func variableTypes() throws {
-        let p = try Predicate("height > $min AND $max >= salary AND name BEGINSWITH $p AND hired IN {$d, nil} "
+        let p = try ViewPredicate("height > $min AND $max >= salary AND name BEGINSWITH $p AND hired IN {$d, nil} "
                               + "AND nick LIKE $pattern AND id == $id AND height BETWEEN {$lo, 3} AND $x == 1")
         #expect(try p.variableTypes(for: Fixture.employee) == [
             "min": .int, "max": .double, "p": .string, "d": .date, "pattern": .string, "id": .string, "lo": .int,
         ])
-        #expect(try Predicate("id == $id").variableTypes(for: Fixture.item) == ["id": .int])
+        #expect(try ViewPredicate("id == $id").variableTypes(for: Fixture.item) == ["id": .int])
     }
 
     @Test func matchesFromManyTasksAtOnce() async throws {
-        let p = try Predicate("name MATCHES '[A-Z][a-z]+( [A-Z][a-z]+)?' AND name LIKE[c] '*e*'").compiled(for: Fixture.employee)
+        let p = try ViewPredicate("name MATCHES '[A-Z][a-z]+( [A-Z][a-z]+)?' AND name LIKE[c] '*e*'").compiled(for: Fixture.employee)
         let names = ["Annabel Lee", "annabel", "Bob", "Eve Smith", "X"]
         let expected = names.map { p.evaluate(Fixture.values(name: $0), id: .string("e1")) }
         #expect(expected == [true, false, false, true, false])
@@ -242,7 +242,7 @@ struct PredicateEvaluationTests {
     }
 
     @Test func intIDs() throws {
-        let p = { (f: String) throws in try Predicate(f).compiled(for: Fixture.item) }
+        let p = { (f: String) throws in try ViewPredicate(f).compiled(for: Fixture.item) }
         let obj: ObjectValues = ["like": .int(3), "weight": .null]
         #expect(try p("id == 7").evaluate(obj, id: .int(7)))
         #expect(try p("id > 6.5").evaluate(obj, id: .int(7)))
@@ -254,24 +254,24 @@ struct PredicateEvaluationTests {
 
     @Test func longInListsUseAHashSet() throws {
         let ints = (0..<100).map { String($0 * 3) }.joined(separator: ", ")
-        let p = try Predicate("height IN {\(ints)}").compiled(for: Fixture.employee)
+        let p = try ViewPredicate("height IN {\(ints)}").compiled(for: Fixture.employee)
         guard case .inSet = p.root else { Issue.record("expected a hash set"); return }
         #expect(p.evaluate(Fixture.values(height: 180), id: .string("e1")))
         #expect(!p.evaluate(Fixture.values(height: 181), id: .string("e1")))
         #expect(!p.evaluate(Fixture.nulls, id: .string("e1")))
-        let withNil = try Predicate("height IN {nil, \(ints)}").compiled(for: Fixture.employee)
+        let withNil = try ViewPredicate("height IN {nil, \(ints)}").compiled(for: Fixture.employee)
         #expect(withNil.evaluate(Fixture.nulls, id: .string("e1")))
         let doubles = (0..<100).map { "\($0 * 3).0" }.joined(separator: ", ")
-        let d = try Predicate("height IN {\(doubles)}").compiled(for: Fixture.employee)
+        let d = try ViewPredicate("height IN {\(doubles)}").compiled(for: Fixture.employee)
         #expect(d.evaluate(Fixture.values(height: 180), id: .string("e1")))
         let names = (0..<40).map { "'N\($0)'" }.joined(separator: ", ")
-        let c = try Predicate("name IN[c] {\(names)}").compiled(for: Fixture.employee)
+        let c = try ViewPredicate("name IN[c] {\(names)}").compiled(for: Fixture.employee)
         #expect(c.evaluate(Fixture.values(name: "n17"), id: .string("e1")))
         #expect(!c.evaluate(Fixture.values(name: "n41"), id: .string("e1")))
     }
 
     @Test func referencedKeys() throws {
-        func keys(_ f: String) throws -> Set<String> { try Predicate(f).compiled(for: Fixture.employee).referencedKeys }
+        func keys(_ f: String) throws -> Set<String> { try ViewPredicate(f).compiled(for: Fixture.employee).referencedKeys }
         #expect(try keys("height > 1 AND name == 'a' OR id == 'x'") == ["height", "name", "id"])
         #expect(try keys("TRUEPREDICATE") == [])
         #expect(try keys("NOT hired BETWEEN {'2024-01-01T00:00:00Z', '2025-01-01T00:00:00Z'}") == ["hired"])
@@ -279,7 +279,7 @@ struct PredicateEvaluationTests {
     }
 
     @Test func constantsFold() throws {
-        func c(_ f: String) throws -> CompiledPredicate { try Predicate(f).compiled(for: Fixture.employee) }
+        func c(_ f: String) throws -> CompiledPredicate { try ViewPredicate(f).compiled(for: Fixture.employee) }
         #expect(try c("1 == 1").isAlwaysTrue)
         #expect(try c("1 < 1.5").isAlwaysTrue)
         #expect(try c("'a' == 'b'").isAlwaysFalse)
@@ -288,7 +288,7 @@ struct PredicateEvaluationTests {
         #expect(try c("height > 1 AND FALSEPREDICATE").isAlwaysFalse)
         #expect(try c("height > 1 OR TRUEPREDICATE").isAlwaysTrue)
         #expect(try c("NOT (3 IN {1, 2})").isAlwaysTrue)
-        #expect(try Predicate("hired == $d").compiled(for: Fixture.employee,
+        #expect(try ViewPredicate("hired == $d").compiled(for: Fixture.employee,
                                                        variables: ["d": .string("2024-03-01T09:00:00Z")])
             .evaluate(Fixture.ann, id: .string("e1")))
         #expect(try !c("height > 1").isAlwaysTrue)

@@ -42,14 +42,14 @@ enum Fixture {
     /// Parses, compiles against Employee and evaluates.
     static func eval(_ format: String, _ values: ObjectValues = ann, id: ObjectID = .string("e1"),
                      variables: [String: Value] = [:]) throws -> Bool {
-        try Predicate(format).compiled(for: employee, variables: variables).evaluate(values, id: id)
+        try ViewPredicate(format).compiled(for: employee, variables: variables).evaluate(values, id: id)
     }
 
     /// The error of parsing `format`, or of compiling it against `entity`.
     static func error(_ format: String, entity: EntityDescription = employee,
                       variables: [String: Value] = [:]) -> QueryError? {
         do {
-            _ = try Predicate(format).compiled(for: entity, variables: variables)
+            _ = try ViewPredicate(format).compiled(for: entity, variables: variables)
             return nil
         } catch {
             return error

@@ -4,7 +4,7 @@ import Testing
 @Suite("Predicate parser")
 struct PredicateParserTests {
     private func tree(_ format: String) throws -> PredicateExpression {
-        try Predicate(format).expression
+        try ViewPredicate(format).expression
     }
 
     private static func cmp(_ key: String, _ op: ComparisonOperator, _ v: Value,
@@ -79,8 +79,8 @@ struct PredicateParserTests {
         #expect(try tree("falsepredicate") == .constant(false))
         #expect(try tree("") == .constant(true))
         #expect(try tree("  \t ") == .constant(true))
-        #expect(Predicate.all.expression == .constant(true))
-        #expect(Predicate.none.expression == .constant(false))
+        #expect(ViewPredicate.all.expression == .constant(true))
+        #expect(ViewPredicate.none.expression == .constant(false))
     }
 
     private let a = cmp("a", .equal, .int(1))
@@ -114,8 +114,8 @@ struct PredicateParserTests {
         "((a == 1 OR b == 2) AND (c == 3 OR NOT d == 4)) OR e == YES",
     ])
     func formatRoundTrips(text: String) throws {
-        let p = try Predicate(text)
-        let again = try Predicate(p.expression.description)
+        let p = try ViewPredicate(text)
+        let again = try ViewPredicate(p.expression.description)
         #expect(again.expression == p.expression, "\(p.expression.description)")
         #expect(p.format == text)
         #expect(p.description == text)
@@ -124,14 +124,14 @@ struct PredicateParserTests {
     @Test func builtPredicates() throws {
         let e: PredicateExpression = .or([.compare(.key("height"), .greater, .value(.int(170))),
                                           .not(.compare(.key("name"), .like, .value(.string("A*"))))])
-        let p = try Predicate(e)
+        let p = try ViewPredicate(e)
         #expect(p.format == "height > 170 OR NOT name LIKE \"A*\"")
-        #expect(try Predicate(p.format).expression == e)
-        #expect(try Predicate(.compare(.key("hired"), .less, .value(Fixture.date("2026-01-01T00:00:00Z")))).format
+        #expect(try ViewPredicate(p.format).expression == e)
+        #expect(try ViewPredicate(.compare(.key("hired"), .less, .value(Fixture.date("2026-01-01T00:00:00Z")))).format
             == "hired < \"2026-01-01T00:00:00.000Z\"")
-        #expect(try Predicate(.and([])).format == "TRUEPREDICATE")
-        #expect(try Predicate(.or([])).format == "FALSEPREDICATE")
-        #expect(try Predicate("x == $a OR y IN {$b, 1}").variableNames == ["a", "b"])
+        #expect(try ViewPredicate(.and([])).format == "TRUEPREDICATE")
+        #expect(try ViewPredicate(.or([])).format == "FALSEPREDICATE")
+        #expect(try ViewPredicate("x == $a OR y IN {$b, 1}").variableNames == ["a", "b"])
     }
 
     @Test func whitespaceAndNewlines() throws {

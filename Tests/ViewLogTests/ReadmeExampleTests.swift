@@ -12,15 +12,23 @@ struct ReadmeExampleTests {
         var height: Int?
     }
 
-    @Test func theLibraryExampleRuns() throws {
+    @Test func theLibraryExampleRuns() async throws {
         let schema = try Schema(jsonText: employeesSchemaText)
         let store = try LogStore.create(at: newStorePath(), schema: schema)
         try store.append([.insert(entity: "Employee", id: .string("e1"), values: ["name": .string("Ann"), "height": .int(180)])],
                          author: "import")
         let context = try Context(store: store, name: "ui")
         let tall = try context.makeResultsController(
-            FetchRequest(entity: "Employee", predicate: try Predicate("height > 170"),
-                         sortDescriptors: try SortDescriptor.parse("sectionName, height desc, name"), sectionKey: "sectionName"))
+            FetchRequest(entity: "Employee", predicate: try ViewPredicate("height > 170"),
+                         sortDescriptors: try ViewSortDescriptor.parse("sectionName, height desc, name"), sectionKey: "sectionName"))
+        let events = tall.changes
+        let consumer = Task { () -> Int in
+            var batches = 0
+            for await event in events { if case .changes = event { batches += 1; if batches == 3 { break } } }
+            return batches
+        }
+        var observed = 0
+        let log = tall.observe { _ in observed += 1 }
         let recorder = ChangeRecorder()
         recorder.attach(to: tall)
         try context.update("Employee", id: .string("e1"), values: ["height": .int(182)])
@@ -33,6 +41,9 @@ struct ReadmeExampleTests {
         #expect(bob?.height == 175)
         #expect(try context.objects(Employee.self, of: tall).map(\.name) == ["Ann", "Bob"])
         #expect(recorder.validate().isEmpty)
+        #expect(observed == recorder.batches.count)
+        #expect(await consumer.value == 3)
+        log.cancel()
         #expect(!ChangeSetRenderer.render(recorder.batches[0]).isEmpty)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @_spi(Testing) import ViewLog
 import ViewLogTesting
@@ -29,8 +30,8 @@ import TestSupport
         // Point queries agree with the snapshot.
         for (i, section) in after.sections.enumerated() {
             for (j, id) in section.rows.enumerated() where (i + j) % 3 == 0 {
-                if controller.indexPath(for: id) != IndexPath(i, j) { problems.append("indexPath(for: \(id)) != [\(i),\(j)]") }
-                if controller.object(at: IndexPath(i, j)) != id { problems.append("object(at: [\(i),\(j)]) != \(id)") }
+                if controller.indexPath(for: id) != IndexPath(row: j, section: i) { problems.append("indexPath(for: \(id)) != [\(i),\(j)]") }
+                if controller.object(at: IndexPath(row: j, section: i)) != id { problems.append("object(at: [\(i),\(j)]) != \(id)") }
             }
         }
         if controller.sections.map(\.numberOfObjects) != after.sections.map(\.rows.count) {

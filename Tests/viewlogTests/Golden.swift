@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ViewLogTesting
 
 /// A readable record of CLI runs for a golden file:
 ///
@@ -59,50 +60,21 @@ struct Transcript {
     }
 }
 
-/// Golden files under `Tests/viewlogTests/Goldens/`, compared exactly; `UPDATE_GOLDENS=1` rewrites them (review
-/// the result with `git diff`).
+/// Golden files under `Tests/viewlogTests/Goldens/`, compared exactly through ViewLogTesting's ``GoldenFile``;
+/// `UPDATE_GOLDENS=1` rewrites them (review the result with `git diff`).
 enum Golden {
-    static let directory = CLI.packageRoot.appendingPathComponent("Tests/viewlogTests/Goldens", isDirectory: true)
-    static var updating: Bool { ProcessInfo.processInfo.environment["UPDATE_GOLDENS"] == "1" }
-
-    static func path(_ name: String) -> URL { directory.appendingPathComponent(name) }
+    static let files = GoldenFile(directory: CLI.packageRoot.appendingPathComponent("Tests/viewlogTests/Goldens", isDirectory: true))
 
     /// The stored golden text, or nil when there is none.
-    static func stored(_ name: String) -> String? { try? String(contentsOf: path(name), encoding: .utf8) }
+    static func stored(_ name: String) -> String? { files.stored(name) }
 
-    /// A description of the first difference between `expected` and `actual`, or nil when they are equal.
+    /// The line diff between `expected` and `actual`, or nil when they are equal.
     static func mismatch(expected: String, actual: String) -> String? {
-        guard expected != actual else { return nil }
-        let e = expected.split(separator: "\n", omittingEmptySubsequences: false)
-        let a = actual.split(separator: "\n", omittingEmptySubsequences: false)
-        for i in 0..<max(e.count, a.count) {
-            let el = i < e.count ? String(e[i]) : "<end of file>"
-            let al = i < a.count ? String(a[i]) : "<end of file>"
-            if el != al { return "line \(i + 1):\n  expected: \(el)\n  actual:   \(al)" }
-        }
-        return "the texts differ (line endings?)"
+        GoldenFile.lineDiff(expected: expected, actual: actual)
     }
 
     /// Checks `actual` against the golden file `name` (writes it instead under `UPDATE_GOLDENS=1`).
     static func check(_ name: String, _ actual: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        if updating {
-            do {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                if stored(name) != actual { try Data(actual.utf8).write(to: path(name)) }
-            } catch {
-                Issue.record("cannot write golden \(name): \(error)", sourceLocation: sourceLocation)
-            }
-            return
-        }
-        guard let expected = stored(name) else {
-            Issue.record("no golden file \(name); run UPDATE_GOLDENS=1 swift test --filter viewlogTests", sourceLocation: sourceLocation)
-            return
-        }
-        if let difference = mismatch(expected: expected, actual: actual) {
-            Issue.record("""
-                output differs from golden \(name) at \(difference)
-                (if the change is intended: UPDATE_GOLDENS=1 swift test --filter viewlogTests, and review git diff)
-                """, sourceLocation: sourceLocation)
-        }
+        files.expect(actual, matches: name, sourceLocation: sourceLocation)
     }
 }

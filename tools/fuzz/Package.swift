@@ -11,7 +11,7 @@ let package = Package(
         .target(name: "FuzzShared", dependencies: [.product(name: "ViewLog", package: "ViewLog")]),
         // TransactionCodec.decode: any bytes give a transaction or a CodecError.
         .executableTarget(name: "FuzzDecode", dependencies: ["FuzzShared", .product(name: "ViewLog", package: "ViewLog")]),
-        // Predicate(_:) + compile against the schema + evaluate.
+        // ViewPredicate(_:) + compile against the schema + evaluate.
         .executableTarget(name: "FuzzPredicate", dependencies: ["FuzzShared", .product(name: "ViewLog", package: "ViewLog")]),
         // AppendInput.parseLine against the schema.
         .executableTarget(name: "FuzzAppendLine", dependencies: ["FuzzShared", .product(name: "ViewLog", package: "ViewLog")]),

@@ -1,18 +1,18 @@
 /// A predicate bound to an entity, ready to evaluate objects.
 ///
-/// Made by ``Predicate/compiled(for:variables:)``: keys are resolved, literals and variables converted to the
+/// Made by ``ViewPredicate/compiled(for:variables:)``: keys are resolved, literals and variables converted to the
 /// attribute's type, constant strings folded for `[c]`/`[d]`, `LIKE` patterns and regular expressions compiled.
 /// Evaluating `==`, `!=`, `<`, `<=`, `>`, `>=`, `BEGINSWITH`, `ENDSWITH`, `CONTAINS` without modifiers, `IN` and
 /// `BETWEEN` does not allocate.
 public struct CompiledPredicate: Sendable {
     /// The predicate it was compiled from.
-    public let predicate: Predicate
+    public let predicate: ViewPredicate
     /// Attribute names the predicate reads (`id` included when it reads the id): an update that sets none of
     /// them cannot change membership.
     public let referencedKeys: Set<String>
     let root: PredicateNode
 
-    init(predicate: Predicate, root: PredicateNode, referencedKeys: Set<String>) {
+    init(predicate: ViewPredicate, root: PredicateNode, referencedKeys: Set<String>) {
         self.predicate = predicate
         self.root = root
         self.referencedKeys = referencedKeys

@@ -4,9 +4,9 @@ public struct FetchRequest: Sendable, Hashable {
     /// The entity's name.
     public var entity: String
     /// Which objects are rows.
-    public var predicate: Predicate
+    public var predicate: ViewPredicate
     /// Row order before the implicit id tie-breaker.
-    public var sortDescriptors: [SortDescriptor]
+    public var sortDescriptors: [ViewSortDescriptor]
     /// The attribute (or `id`) that groups rows into sections; `nil` for one section named `null`.
     public var sectionKey: String?
     /// At most this many rows of the view order, or `nil` for all.
@@ -17,7 +17,7 @@ public struct FetchRequest: Sendable, Hashable {
     public var variables: [String: Value]
 
     /// Makes a fetch request.
-    public init(entity: String, predicate: Predicate = .all, sortDescriptors: [SortDescriptor] = [],
+    public init(entity: String, predicate: ViewPredicate = .all, sortDescriptors: [ViewSortDescriptor] = [],
                 sectionKey: String? = nil, limit: Int? = nil, offset: Int = 0, variables: [String: Value] = [:]) {
         precondition(offset >= 0, "FetchRequest offset must not be negative")
         precondition(limit.map { $0 >= 0 } ?? true, "FetchRequest limit must not be negative")
@@ -33,8 +33,8 @@ public struct FetchRequest: Sendable, Hashable {
     /// Makes a fetch request from a named view's definition, parsing its predicate and sort.
     public init(_ view: ViewDefinition, variables: [String: Value] = [:]) throws(QueryError) {
         self.init(entity: view.entity,
-                  predicate: try view.predicate.map { (p) throws(QueryError) in try Predicate(p) } ?? .all,
-                  sortDescriptors: try SortDescriptor.parse(view.sort ?? ""),
+                  predicate: try view.predicate.map { (p) throws(QueryError) in try ViewPredicate(p) } ?? .all,
+                  sortDescriptors: try ViewSortDescriptor.parse(view.sort ?? ""),
                   sectionKey: view.sectionKey, limit: view.limit, offset: view.offset ?? 0, variables: variables)
     }
 }

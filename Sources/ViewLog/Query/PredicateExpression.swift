@@ -1,7 +1,7 @@
 /// The typed syntax tree of a predicate (DESIGN §4), as the parser makes it or as code builds it.
 ///
 /// A tree is not yet bound to an entity: keys are names, literals are values as written (a date literal is
-/// still a string), variables are unresolved. ``Predicate/compiled(for:variables:)`` type-checks it.
+/// still a string), variables are unresolved. ``ViewPredicate/compiled(for:variables:)`` type-checks it.
 public indirect enum PredicateExpression: Sendable, Hashable {
     /// `TRUEPREDICATE` (`true`) or `FALSEPREDICATE` (`false`).
     case constant(Bool)

@@ -2,12 +2,12 @@ extension Schema {
     /// Parses and type-checks a named view's `where` and `sort` against its entity (called by ``validate()``).
     /// Variables of the predicate are checked when the view is queried with their values.
     func validateQuery(of view: ViewDefinition, named name: String) throws(SchemaError) {
-        let predicate: Predicate
-        do { predicate = try view.predicate.map { (p) throws(QueryError) in try Predicate(p) } ?? .all } catch {
+        let predicate: ViewPredicate
+        do { predicate = try view.predicate.map { (p) throws(QueryError) in try ViewPredicate(p) } ?? .all } catch {
             throw .invalidView(view: name, reason: "where: \(error)")
         }
-        let sort: [SortDescriptor]
-        do { sort = try SortDescriptor.parse(view.sort ?? "") } catch {
+        let sort: [ViewSortDescriptor]
+        do { sort = try ViewSortDescriptor.parse(view.sort ?? "") } catch {
             throw .invalidView(view: name, reason: "sort: \(error)")
         }
         let request = FetchRequest(entity: view.entity, predicate: predicate, sortDescriptors: sort,

@@ -27,7 +27,7 @@ public enum Limits {
     public static let predicateDepthMax = 256
     /// Longest predicate text.
     public static let predicateBytesMax = 64 * 1024
-    /// Longest regular expression of a `MATCHES` comparison; longer patterns are refused (see ``Predicate``).
+    /// Longest regular expression of a `MATCHES` comparison; longer patterns are refused (see ``ViewPredicate``).
     public static let regexPatternBytesMax = 1024
     /// Longest string a `MATCHES` regular expression is applied to; a longer string does not match, so that a
     /// backtracking pattern cannot hang a view. Patterns with several quantifiers get a lower bound (see

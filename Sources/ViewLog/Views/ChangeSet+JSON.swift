@@ -1,3 +1,4 @@
+import Foundation
 extension ChangeSet {
     /// The `diff` document of the CLI contract (DESIGN §7):
     /// `{"from": 3, "to": 9, "sections": [{"type": "delete", "index": 2, "name": "C"}, …],

@@ -1,3 +1,4 @@
+import Foundation
 /// One step of a batch in sequential form: its index is valid in the view as the steps before it left it
 /// (AppKit's NSTableView, array replays).
 public enum SequentialStep: Sendable, Hashable, CustomStringConvertible {

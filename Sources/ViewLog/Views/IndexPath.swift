@@ -1,27 +1,43 @@
-/// The place of a row in a view: `[section, row]` (DESIGN §5). Ordered by section, then row.
-///
-/// ViewLog does not import Foundation; in a file that imports both, write `ViewLog.IndexPath`.
-public struct IndexPath: Sendable, Hashable, Comparable, CustomStringConvertible {
-    /// The section's index.
-    public var section: Int
-    /// The row's index within its section.
-    public var row: Int
+import Foundation
 
-    /// Makes an index path.
-    public init(section: Int, row: Int) {
-        self.section = section
-        self.row = row
+// ViewLog reports row places as Foundation's `IndexPath` (`[section, row]`, DESIGN §5), the type UIKit's and
+// AppKit's table and collection views take, so a change set feeds them without conversion and a file that
+// imports both Foundation and ViewLog sees one `IndexPath`. UIKit adds `row`/`section` to it, AppKit `item`/
+// `section`; where neither is present (Linux, a macOS command-line tool), ViewLog adds the same accessors.
+
+#if !canImport(UIKit)
+extension IndexPath {
+    /// Makes the index path `[section, row]`, as UIKit's `IndexPath(row:section:)` does.
+    public init(row: Int, section: Int) {
+        self.init(indexes: [section, row])
     }
 
-    /// Makes an index path `[section, row]` from a two-element array literal order.
-    public init(_ section: Int, _ row: Int) {
-        self.init(section: section, row: row)
+    /// The row's index within its section: the second index, as UIKit's `row`.
+    public var row: Int {
+        get {
+            precondition(count == 2, "row is only defined for an index path of two indexes")
+            return self[1]
+        }
+        set {
+            precondition(count == 2, "row is only defined for an index path of two indexes")
+            self[1] = newValue
+        }
     }
-
-    public static func < (a: IndexPath, b: IndexPath) -> Bool {
-        a.section != b.section ? a.section < b.section : a.row < b.row
-    }
-
-    /// `[section,row]`.
-    public var description: String { "[\(section),\(row)]" }
 }
+#endif
+
+#if !canImport(UIKit) && !canImport(AppKit)
+extension IndexPath {
+    /// The section's index: the first index, as UIKit's and AppKit's `section`.
+    public var section: Int {
+        get {
+            precondition(count == 2, "section is only defined for an index path of two indexes")
+            return self[0]
+        }
+        set {
+            precondition(count == 2, "section is only defined for an index path of two indexes")
+            self[0] = newValue
+        }
+    }
+}
+#endif

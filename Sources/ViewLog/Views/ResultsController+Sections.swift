@@ -1,3 +1,4 @@
+import Foundation
 /// A section of a controller's view, as a table needs it.
 public struct SectionInfo: Sendable, Hashable {
     /// The section's value (`null` for the one section of a view without a section key).
@@ -43,9 +44,9 @@ extension ResultsController {
 
     /// The index path of the row at global rank `rank`, which must be in `window`.
     func indexPath(forRank rank: Int, in window: Window) -> IndexPath {
-        guard isSectioned else { return IndexPath(section: 0, row: rank - window.start) }
+        guard isSectioned else { return IndexPath(row: rank - window.start, section: 0) }
         let s = rows.sections.section(containingRank: rank)
-        return IndexPath(section: s.index - window.firstSection, row: rank - max(s.start, window.start))
+        return IndexPath(row: rank - max(s.start, window.start), section: s.index - window.firstSection)
     }
 
     /// Number of rows in the view (in the window).

@@ -17,8 +17,9 @@
 ///
 /// ## Delivery
 /// A non-empty batch goes to the ``delegate`` (`willChangeContent`, each section change, each row change,
-/// `didChangeContent`) and then to ``changes``. A definition change or a context reset (``reload(objects:position:fetchRequest:)``)
-/// is reported as one ``ViewEvent/reload(_:)``.
+/// `didChangeContent`), then to every observer (``observe(_:)``) and every ``changes`` sequence, in the order
+/// they subscribed. A definition change or a context reset (``reload(objects:position:fetchRequest:)``) is
+/// reported as one ``ViewEvent/reload(_:)``.
 ///
 /// ## Concurrency
 /// A controller is not `Sendable`: it is confined to the isolation of whoever owns it (its context's actor,
@@ -34,14 +35,26 @@ public final class ResultsController {
     public private(set) var position: UInt64
     /// Told about every non-empty batch and every reload, synchronously, in order.
     public weak var delegate: (any ResultsControllerDelegate)?
+    /// The context that made this controller (``Context/makeResultsController(_:)``), kept alive by it: the
+    /// controller follows the context's moves and fetches from it. `nil` for a controller made directly
+    /// from objects.
+    public internal(set) var context: Context?
 
     /// Most events the ``changes`` sequence buffers for a consumer that is behind.
     public let changesBufferLimit: Int
 
     var rows: OrderedRows
     var membership: Membership
-    private var continuation: AsyncStream<ViewEvent>.Continuation?
-    private var stream: AsyncStream<ViewEvent>?
+    /// Working memory of ``apply(_:)``, reused from batch to batch.
+    var scratch = ApplyScratch()
+    /// Observers and `changes` subscribers, in subscription order.
+    private var subscribers: [(id: UInt64, subscriber: Subscriber)] = []
+    private var nextSubscriberID: UInt64 = 0
+
+    private enum Subscriber {
+        case handler((ViewEvent) -> Void)
+        case stream(AsyncStream<ViewEvent>.Continuation)
+    }
 
     /// How membership is decided: a compiled predicate, or (for tests of the view engine) any closure.
     enum Membership {
@@ -107,6 +120,10 @@ public final class ResultsController {
             }
         }
         var paths: [String] = [], ascending: [Bool] = []
+        func type(_ key: String) -> AttributeType? {
+            if let a = entity.attribute(named: key) { return a.type }
+            return entity.idType == .int ? .int : .string
+        }
         if let section = request.sectionKey {
             try check(section, "section")
             paths.append(section)
@@ -119,12 +136,22 @@ public final class ResultsController {
             paths.append(d.key)
             ascending.append(d.ascending)
         }
-        return RowOrder(ascending: ascending, isSectioned: request.sectionKey != nil, keyPaths: paths)
+        return RowOrder(ascending: ascending, isSectioned: request.sectionKey != nil, keyPaths: paths,
+                        types: paths.map(type), idType: entity.idType)
     }
 
+    /// Builds the rows from every member of `objects`: each key encoded once into bytes, then one sort of the
+    /// byte keys and a bulk load of the trees.
     private func load<S: Sequence<(ObjectID, ObjectValues)>>(_ objects: S) {
-        let order = rows.order, membership = self.membership
-        rows.load(objects.lazy.filter { membership.evaluate($0.1, $0.0) }.map { order.key(id: $0.0, values: $0.1) })
+        let order = rows.order
+        rows.reserve(objects.underestimatedCount)
+        var key: [UInt8] = []
+        for (id, values) in objects where membership.evaluate(values, id) {
+            key.removeAll(keepingCapacity: true)
+            let idStart = order.encode(id: id, values: values, into: &key)
+            key.withUnsafeBytes { rows.stage($0, idStart: idStart) }
+        }
+        rows.finishLoad()
     }
 
     // MARK: - Reload
@@ -183,37 +210,70 @@ public final class ResultsController {
         send(.changes(changeSet))
     }
 
-    // MARK: - Changes sequence
+    // MARK: - Observers and the changes sequence
 
-    /// Every non-empty batch and every reload, in order, as one `AsyncStream` (one consumer).
+    /// Calls `handler` with every later non-empty batch and reload, synchronously on the controller's isolation,
+    /// right after the ``delegate``. Any number of observers may watch one controller (a UI adapter, a
+    /// ``ViewLogTesting`` recorder, a log); the delegate stays free for the app.
     ///
-    /// The stream is made on first access (nothing is buffered before that) and buffers at most
-    /// ``changesBufferLimit`` events (`.bufferingOldest`). A consumer that falls that far behind would miss a
-    /// batch, so the stream then **finishes** instead of skipping: the consumer gets every buffered event and
-    /// then the end of the sequence, never a silent gap. Read ``snapshot`` and call ``changes`` again to
-    /// continue (a new stream is made).
+    /// - Returns: the observation; it ends when you call ``ViewObservation/cancel()`` or release it.
+    public func observe(_ handler: @escaping (ViewEvent) -> Void) -> ViewObservation {
+        let id = subscribe(.handler(handler))
+        return ViewObservation { [weak self] in self?.unsubscribe(id) }
+    }
+
+    /// A new sequence of the view's events for each access: first the view as it is now (a
+    /// ``ViewEvent/reload(_:)`` with the current ``snapshot``, as GRDB's `ValueObservation` starts with the
+    /// current value), then every later non-empty batch and reload, in order. Every access is its own
+    /// subscription, so any number of consumers each see every event from the moment they subscribed.
+    ///
+    /// Subscribe where you make the consumer, not inside it: `let events = controller.changes` and then
+    /// `Task { for await event in events { … } }` — the sequence is `Sendable`, the controller is not.
+    ///
+    /// **Buffering.** A subscription buffers at most ``changesBufferLimit`` events for a consumer that is behind.
+    /// Rather than skip a batch, a subscription that would overflow **finishes**: the consumer gets every buffered
+    /// event and then the end of the sequence, never a silent gap. Access ``changes`` again to start over from
+    /// the current snapshot. Releasing or cancelling the consumer ends the subscription.
     public var changes: AsyncStream<ViewEvent> {
-        if let stream { return stream }
         let (stream, continuation) = AsyncStream.makeStream(of: ViewEvent.self,
                                                             bufferingPolicy: .bufferingOldest(changesBufferLimit))
-        self.stream = stream
-        self.continuation = continuation
+        continuation.yield(.reload(snapshot))
+        _ = subscribe(.stream(continuation))
         return stream
     }
 
+    private func subscribe(_ subscriber: Subscriber) -> UInt64 {
+        nextSubscriberID += 1
+        subscribers.append((nextSubscriberID, subscriber))
+        return nextSubscriberID
+    }
+
+    private func unsubscribe(_ id: UInt64) {
+        subscribers.removeAll { $0.id == id }
+    }
+
     private func send(_ event: ViewEvent) {
-        guard let continuation else { return }
-        switch continuation.yield(event) {
-        case .enqueued: return
-        case .dropped, .terminated: fallthrough
-        @unknown default:
-            continuation.finish()
-            self.continuation = nil
-            self.stream = nil
+        guard !subscribers.isEmpty else { return }
+        var ended: [UInt64] = []
+        // A handler may subscribe or cancel while it runs: deliver to the subscribers of the moment.
+        for (id, subscriber) in subscribers {
+            switch subscriber {
+            case .handler(let handle):
+                handle(event)
+            case .stream(let continuation):
+                switch continuation.yield(event) {
+                case .enqueued: break
+                case .dropped, .terminated: fallthrough
+                @unknown default:
+                    continuation.finish()
+                    ended.append(id)
+                }
+            }
         }
+        if !ended.isEmpty { subscribers.removeAll { ended.contains($0.id) } }
     }
 
     deinit {
-        continuation?.finish()
+        for case (_, .stream(let continuation)) in subscribers { continuation.finish() }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 /// One row change of a batch (DESIGN §5).
 public struct RowChange: Sendable, Hashable, CustomStringConvertible {
     /// What happened to the row.

@@ -1,3 +1,4 @@
+import Foundation
 /// The rows of a view at one position, by section, like a diffable data source's snapshot: section values
 /// (names) and row ids in view order.
 public struct ViewSnapshot: Sendable, Hashable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import Foundation
 import ViewLog
 
 /// Human text of a change set: `+` insert, `-` delete, `>` move, `~` update, with index paths and

@@ -38,8 +38,8 @@ public enum Workload {
 
     public static func fetchRequest() -> FetchRequest {
         do {
-            return FetchRequest(entity: entityName, predicate: try Predicate(predicate),
-                                sortDescriptors: try SortDescriptor.parse(sort))
+            return FetchRequest(entity: entityName, predicate: try ViewPredicate(predicate),
+                                sortDescriptors: try ViewSortDescriptor.parse(sort))
         } catch { fatalError("bench fetch request: \(error)") }
     }
 

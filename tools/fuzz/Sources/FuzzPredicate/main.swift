@@ -7,9 +7,9 @@ import ViewLog
 func fuzzPredicate(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data else { return 0 }
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
-    guard let predicate = try? Predicate(text) else { return 0 }
+    guard let predicate = try? ViewPredicate(text) else { return 0 }
     _ = predicate.variableNames
-    precondition((try? Predicate(predicate.expression.description)) != nil,
+    precondition((try? ViewPredicate(predicate.expression.description)) != nil,
                  "the canonical text of a parsed predicate does not parse")
     for (name, entity) in FuzzShared.schema.entities {
         guard let compiled = try? predicate.compiled(for: entity, variables: FuzzShared.variables) else { continue }

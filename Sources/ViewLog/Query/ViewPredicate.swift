@@ -29,16 +29,16 @@
 /// ``Limits/regexBacktrackingStepsMax``; a pattern with too many ways to match (`.*a.*b.*c.*d.*e`) is refused.
 ///
 /// An empty (or all-blank) text is `TRUEPREDICATE`.
-public struct Predicate: Sendable, Hashable, CustomStringConvertible {
+public struct ViewPredicate: Sendable, Hashable, CustomStringConvertible {
     /// The text it was parsed from, or the canonical text of a built expression.
     public let format: String
     /// The syntax tree.
     public let expression: PredicateExpression
 
     /// Every object.
-    public static let all = Predicate(format: "TRUEPREDICATE", expression: .constant(true))
+    public static let all = ViewPredicate(format: "TRUEPREDICATE", expression: .constant(true))
     /// No object.
-    public static let none = Predicate(format: "FALSEPREDICATE", expression: .constant(false))
+    public static let none = ViewPredicate(format: "FALSEPREDICATE", expression: .constant(false))
 
     private init(format: String, expression: PredicateExpression) {
         self.format = format

@@ -3,20 +3,20 @@ import Testing
 
 @Suite("Sort descriptors")
 struct SortDescriptorTests {
-    static let good: [(String, [SortDescriptor])] = [
+    static let good: [(String, [ViewSortDescriptor])] = [
         ("", []), ("   ", []),
-        ("name", [SortDescriptor(key: "name")]),
-        ("sectionName, height desc, name", [SortDescriptor(key: "sectionName"), SortDescriptor(key: "height", ascending: false),
-                                           SortDescriptor(key: "name")]),
-        ("height DESC", [SortDescriptor(key: "height", ascending: false)]),
-        ("height Descending,name ascending", [SortDescriptor(key: "height", ascending: false), SortDescriptor(key: "name")]),
-        ("  id asc ,\tname  ", [SortDescriptor(key: "id"), SortDescriptor(key: "name")]),
-        ("_a1 desc", [SortDescriptor(key: "_a1", ascending: false)]),
+        ("name", [ViewSortDescriptor(key: "name")]),
+        ("sectionName, height desc, name", [ViewSortDescriptor(key: "sectionName"), ViewSortDescriptor(key: "height", ascending: false),
+                                           ViewSortDescriptor(key: "name")]),
+        ("height DESC", [ViewSortDescriptor(key: "height", ascending: false)]),
+        ("height Descending,name ascending", [ViewSortDescriptor(key: "height", ascending: false), ViewSortDescriptor(key: "name")]),
+        ("  id asc ,\tname  ", [ViewSortDescriptor(key: "id"), ViewSortDescriptor(key: "name")]),
+        ("_a1 desc", [ViewSortDescriptor(key: "_a1", ascending: false)]),
     ]
 
     @Test(arguments: good)
-    func parses(text: String, expected: [SortDescriptor]) throws {
-        #expect(try SortDescriptor.parse(text) == expected)
+    func parses(text: String, expected: [ViewSortDescriptor]) throws {
+        #expect(try ViewSortDescriptor.parse(text) == expected)
     }
 
     static let bad: [(String, String, Int)] = [
@@ -32,12 +32,12 @@ struct SortDescriptorTests {
 
     @Test(arguments: bad)
     func errors(text: String, message: String, column: Int) {
-        #expect(throws: QueryError(message, column: column)) { try SortDescriptor.parse(text) }
+        #expect(throws: QueryError(message, column: column)) { try ViewSortDescriptor.parse(text) }
     }
 
     @Test func description() {
-        #expect(SortDescriptor(key: "height", ascending: false).description == "height desc")
-        #expect(SortDescriptor(key: "name").description == "name")
+        #expect(ViewSortDescriptor(key: "height", ascending: false).description == "height desc")
+        #expect(ViewSortDescriptor(key: "name").description == "name")
     }
 }
 
@@ -46,27 +46,27 @@ struct FetchRequestValidationTests {
     static let schema = Schema(entities: ["Employee": Fixture.employee, "Item": Fixture.item])
 
     @Test func validRequests() throws {
-        try FetchRequest(entity: "Employee", predicate: Predicate("height > 170"),
-                         sortDescriptors: SortDescriptor.parse("sectionName, height desc, id"),
+        try FetchRequest(entity: "Employee", predicate: ViewPredicate("height > 170"),
+                         sortDescriptors: ViewSortDescriptor.parse("sectionName, height desc, id"),
                          sectionKey: "sectionName").validate(against: Self.schema)
         try FetchRequest(entity: "Item", sectionKey: "id").validate(against: Self.schema)
-        try FetchRequest(entity: "Employee", predicate: Predicate("height > $min"), variables: ["min": .int(1)])
+        try FetchRequest(entity: "Employee", predicate: ViewPredicate("height > $min"), variables: ["min": .int(1)])
             .validate(against: Self.schema)
     }
 
     @Test func invalidRequests() throws {
         #expect(throws: QueryError("unknown entity 'Nope'")) { try FetchRequest(entity: "Nope").validate(against: Self.schema) }
         #expect(throws: QueryError("unknown sort key 'heigth' of entity 'Employee'")) {
-            try FetchRequest(entity: "Employee", sortDescriptors: [SortDescriptor(key: "heigth")]).validate(against: Self.schema)
+            try FetchRequest(entity: "Employee", sortDescriptors: [ViewSortDescriptor(key: "heigth")]).validate(against: Self.schema)
         }
         #expect(throws: QueryError("unknown section key 'section' of entity 'Employee'")) {
             try FetchRequest(entity: "Employee", sectionKey: "section").validate(against: Self.schema)
         }
         #expect(throws: QueryError("no value for variable $min")) {
-            try FetchRequest(entity: "Employee", predicate: Predicate("height > $min")).validate(against: Self.schema)
+            try FetchRequest(entity: "Employee", predicate: ViewPredicate("height > $min")).validate(against: Self.schema)
         }
         #expect(throws: QueryError("unknown attribute 'nope' of entity 'Item'")) {
-            try FetchRequest(entity: "Item", predicate: Predicate("nope == 1")).validate(against: Self.schema)
+            try FetchRequest(entity: "Item", predicate: ViewPredicate("nope == 1")).validate(against: Self.schema)
         }
     }
 

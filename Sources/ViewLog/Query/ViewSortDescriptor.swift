@@ -1,6 +1,6 @@
 /// One key of a view's order: an attribute (or `id`) ascending or descending (DESIGN §4).
 /// `null` sorts first in ascending order; ties of all descriptors are broken by id ascending.
-public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
+public struct ViewSortDescriptor: Sendable, Hashable, CustomStringConvertible {
     /// The attribute name, or `id`.
     public var key: String
     /// Ascending (the default) or descending.
@@ -15,7 +15,7 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
     /// Parses `"sectionName, height desc, name"`: comma-separated `KEY [ASC|DESC]` (also `ASCENDING`,
     /// `DESCENDING`), keywords in any case, keys are identifiers. An empty (or blank) text is no descriptors
     /// (id order). Errors carry the 1-based column (in Unicode scalars) and say what was expected and found.
-    public static func parse(_ text: String) throws(QueryError) -> [SortDescriptor] {
+    public static func parse(_ text: String) throws(QueryError) -> [ViewSortDescriptor] {
         let scalars = Array(text.unicodeScalars)
         var i = 0
         func skipSpaces() {
@@ -40,7 +40,7 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
         }
         skipSpaces()
         if i == scalars.count { return [] }
-        var result: [SortDescriptor] = []
+        var result: [ViewSortDescriptor] = []
         while true {
             skipSpaces()
             let keyColumn = i + 1
@@ -61,7 +61,7 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
                 }
                 skipSpaces()
             }
-            result.append(SortDescriptor(key: key, ascending: ascending))
+            result.append(ViewSortDescriptor(key: key, ascending: ascending))
             if i == scalars.count { return result }
             guard scalars[i] == "," else {
                 throw QueryError("expected ',' or end of input after '\(result.last!)', found \(found())", column: i + 1)
