@@ -18,8 +18,10 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"])]
         ),
+        // LMDB calls under a SIGSEGV/SIGBUS guard: a damaged page becomes MDB_CORRUPTED, not a crash.
+        .target(name: "CLMDBGuard", dependencies: ["CLMDB"]),
         // Safe Swift layer over LMDB. Knows nothing of events.
-        .target(name: "LMDB", dependencies: ["CLMDB"]),
+        .target(name: "LMDB", dependencies: ["CLMDB", "CLMDBGuard"]),
         // The engine: model, log, query, views, context.
         .target(name: "ViewLog", dependencies: ["LMDB"]),
         // Helpers for users' own tests: change-set validation, recording, golden rendering.

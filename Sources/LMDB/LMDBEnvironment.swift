@@ -1,4 +1,5 @@
 import CLMDB
+import CLMDBGuard
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -98,6 +99,7 @@ public final class LMDBEnvironment: @unchecked Sendable {
     private init(canonicalPath: String, options: EnvironmentOptions) throws(LMDBError) {
         precondition(options.mapSizeBytes > 0 && options.mapSizeBytes <= options.mapSizeBytesMax,
                      "map size must be positive and at most mapSizeBytesMax")
+        viewlog_guard_install()
         var handle: OpaquePointer?
         try LMDBError.check(mdb_env_create(&handle), "mdb_env_create")
         guard let handle else { throw LMDBError(code: ENOMEM, context: "mdb_env_create") }
@@ -193,7 +195,7 @@ public final class LMDBEnvironment: @unchecked Sendable {
         let open = { (txn: LMDBTransaction) throws -> LMDBDatabase in
             var dbi = MDB_dbi()
             let flags = create && !self.options.readOnly ? UInt32(MDB_CREATE) : 0
-            try LMDBError.check(mdb_dbi_open(txn.live, name, flags, &dbi), "open database '\(name)'")
+            try LMDBError.check(viewlog_guarded_dbi_open(txn.live, name, flags, &dbi), "open database '\(name)'")
             return LMDBDatabase(dbi: dbi, name: name)
         }
         let db: LMDBDatabase
