@@ -68,7 +68,7 @@ extension LogStore {
             for (index, t) in transactions.enumerated() {
                 guard t.seq == head + 1 else {
                     throw StoreError.invalidChange(transaction: index, change: 0,
-                                                   reason: "seq \(t.seq) does not follow the store's head (\(head)); nothing appended")
+                                                   reason: "seq \(t.seq) does not follow the store's head (\(head))")
                 }
                 head = t.seq
                 if t.changes.contains(where: { $0.key == nil }) {
