@@ -27,6 +27,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case schema(SchemaError)
     /// The storage engine failed (disk full, permissions, I/O).
     case storage(String)
+    /// A local-only append to a replica of a stream (DESIGN §9): it would fork the log. Append through the
+    /// stream (`ViewLogReplication`) instead.
+    case replica(path: String, stream: String)
 
     public var description: String {
         switch self {
@@ -49,6 +52,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             return "conflict: " + conflicts.map(\.description).joined(separator: "; ")
         case .schema(let e): return e.description
         case .storage(let m): return m
+        case let .replica(path, stream):
+            return "\(path) is a replica of stream \(stream): it takes appends only through the stream, never local-only ones"
         }
     }
 }
