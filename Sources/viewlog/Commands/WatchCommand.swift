@@ -35,13 +35,10 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-<<<<<<< HEAD
-        let store = try storeArgument.open(readOnly: true)
-=======
+        // Read-write: on a replica, watch also applies what the replication stream brings.
         let store = try storeArgument.open()
         let follower = try ReplicaFollower.startIfReplica(store)
         defer { follower?.cancel() }
->>>>>>> main
         let start = try store.head
         var materialized = try MaterializedView(store: store, options: view, at: start)
         if format.json {
