@@ -19,8 +19,10 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"])]
         ),
+        // LMDB calls under a SIGSEGV/SIGBUS guard: a damaged page becomes MDB_CORRUPTED, not a crash.
+        .target(name: "CLMDBGuard", dependencies: ["CLMDB"]),
         // Safe Swift layer over LMDB. Knows nothing of events.
-        .target(name: "LMDB", dependencies: ["CLMDB"]),
+        .target(name: "LMDB", dependencies: ["CLMDB", "CLMDBGuard"]),
         // The engine: model, log, query, views, context.
         .target(name: "ViewLog", dependencies: ["LMDB"]),
         // Debian's libnats-dev (the NATS C client). Only the ViewLogReplication target imports this module.

@@ -1,4 +1,5 @@
 import CLMDB
+import CLMDBGuard
 
 /// A position in a database, valid inside ``LMDBTransaction/withCursor(_:_:)``. Moves return the entry they
 /// land on as buffers into the map (valid until the transaction ends), or `nil` past either end.
@@ -25,7 +26,7 @@ public final class LMDBCursor {
         guard let h = handle else { preconditionFailure("LMDB cursor used after it was closed") }
         var k = MDB_val(mv_size: key?.count ?? 0, mv_data: UnsafeMutableRawPointer(mutating: key?.baseAddress))
         var v = MDB_val()
-        let rc = mdb_cursor_get(h, &k, &v, op)
+        let rc = viewlog_guarded_cursor_get(h, &k, &v, op)
         if rc == MDB_NOTFOUND { return nil }
         try LMDBError.check(rc, "cursor get")
         return (UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size),
@@ -54,7 +55,7 @@ public final class LMDBCursor {
         precondition(!transaction.isReadOnly, "put in a read-only transaction")
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
-        let rc = mdb_cursor_put(h, &k, &v, flags.rawValue)
+        let rc = viewlog_guarded_cursor_put(h, &k, &v, flags.rawValue)
         if rc == MDB_MAP_FULL { transaction.hitMapFull = true }
         try LMDBError.check(rc, "cursor put")
     }

@@ -1,4 +1,5 @@
 import CLMDB
+import CLMDBGuard
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -8,7 +9,9 @@ import Darwin
 /// An LMDB environment: one store directory holding `data.mdb` and `lock.mdb`.
 ///
 /// LMDB allows one environment per path per process; ``open(path:options:)`` enforces it by handing out the
-/// environment already open for the same directory. It is opened with `MDB_NOTLS`, so read transactions are
+/// environment already open for the same directory — in the same process only: after `fork()` a child gets a
+/// new environment of its own (LMDB forbids using an `MDB_env` in a process other than the one that opened it),
+/// and a transaction begun on an environment from another process throws. It is opened with `MDB_NOTLS`, so read transactions are
 /// not tied to threads, and stale reader slots left by dead processes are cleared on open (`mdb_reader_check`).
 ///
 /// Transactions are scoped closures (``read(_:)``, ``write(_:)``): a transaction never outlives its closure,
@@ -18,7 +21,13 @@ import Darwin
 /// The map grows by itself: when a write fills it (`MDB_MAP_FULL`, which poisons the transaction), the
 /// transaction is aborted, the map size doubled with no transaction open in this process, and the whole
 /// write closure run again. **A write closure may therefore run more than once**; it must only act through
-/// its transaction (or be idempotent).
+/// its transaction (or be idempotent). When the map cannot be resized (the address space is exhausted), the
+/// environment is unusable and every later transaction throws instead of touching an unmapped file.
+///
+/// Faults refused on open or before a commit, never served: a `data.mdb` shorter than the pages LMDB's meta
+/// page says it uses (truncated) is refused on open; a `lock.mdb` that is no longer the file this environment
+/// opened (deleted or replaced while in use, which would let another process take the writer lock beside
+/// this one) makes every later write throw before it commits.
 public final class LMDBEnvironment: @unchecked Sendable {
     // Safety: `env` is thread-safe under MDB_NOTLS for the calls we make; mutable `state` is behind `stateLock`,
     // and map resizing is serialized against all transactions by `resizeLock`.
@@ -35,7 +44,28 @@ public final class LMDBEnvironment: @unchecked Sendable {
         var mapSize: Int
         var databases: [String: LMDBDatabase] = [:]
         var growCount = 0
+        /// Set when the map could not be remapped: the environment must not be used any more.
+        var broken: LMDBError?
     }
+    /// The process that opened the environment (see the fork note in the type's documentation).
+    let openerPID: pid_t
+    /// Device and inode of `lock.mdb` when it was opened (nil for read-only media without a lock file).
+    private let lockFileIdentity: FileIdentity?
+
+    struct FileIdentity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+
+        init?(path: String) {
+            var st = stat()
+            guard stat(path, &st) == 0 else { return nil }
+            device = UInt64(st.st_dev)
+            inode = UInt64(st.st_ino)
+        }
+    }
+
+    /// Fault injection for tests: when set, the next `mdb_env_set_mapsize` fails with this code.
+    nonisolated(unsafe) static var injectedMapSizeFailure: Int32?
 
     private static let registryLock = ReadWriteLock()
     nonisolated(unsafe) private static var registry: [String: WeakEnvironment] = [:]  // under registryLock
@@ -54,7 +84,12 @@ public final class LMDBEnvironment: @unchecked Sendable {
         let canonical = String(cString: resolved)
         free(resolved)
         return try registryLock.withExclusiveLock { () throws(LMDBError) -> LMDBEnvironment in
-            if let existing = registry[canonical]?.environment { return existing }
+            if let existing = registry[canonical]?.environment, existing.openerPID == getpid() {
+                guard existing.options.readOnly == options.readOnly || !existing.options.readOnly else {
+                    throw LMDBError(code: EACCES, context: "open \(canonical) for writing: this process has it open read-only")
+                }
+                return existing
+            }
             let environment = try LMDBEnvironment(canonicalPath: canonical, options: options)
             registry[canonical] = WeakEnvironment(environment: environment)
             return environment
@@ -64,6 +99,7 @@ public final class LMDBEnvironment: @unchecked Sendable {
     private init(canonicalPath: String, options: EnvironmentOptions) throws(LMDBError) {
         precondition(options.mapSizeBytes > 0 && options.mapSizeBytes <= options.mapSizeBytesMax,
                      "map size must be positive and at most mapSizeBytesMax")
+        viewlog_guard_install()
         var handle: OpaquePointer?
         try LMDBError.check(mdb_env_create(&handle), "mdb_env_create")
         guard let handle else { throw LMDBError(code: ENOMEM, context: "mdb_env_create") }
@@ -83,6 +119,14 @@ public final class LMDBEnvironment: @unchecked Sendable {
         _ = mdb_reader_check(handle, &dead)  // clear reader slots of dead processes
         var info = MDB_envinfo()
         mdb_env_info(handle, &info)
+        do {
+            try Self.checkDataFileSize(handle, canonicalPath, lastPage: info.me_last_pgno)
+        } catch {
+            mdb_env_close(handle)
+            throw error
+        }
+        self.openerPID = getpid()
+        self.lockFileIdentity = FileIdentity(path: canonicalPath + "/lock.mdb")
         self.env = handle
         self.path = canonicalPath
         self.options = options
@@ -90,7 +134,48 @@ public final class LMDBEnvironment: @unchecked Sendable {
     }
 
     deinit {
-        mdb_env_close(env)
+        // A forked child must not close its parent's environment (LMDB would release the parent's locks).
+        if openerPID == getpid() { mdb_env_close(env) }
+    }
+
+    /// Refuses a data file shorter than the pages LMDB's newest meta page says are in use: reading a page
+    /// past the end of a mapped file is a SIGBUS, and a commit would write the new pages after a hole.
+    private static func checkDataFileSize(_ handle: OpaquePointer, _ path: String, lastPage: Int) throws(LMDBError) {
+        var pages = MDB_stat()
+        mdb_env_stat(handle, &pages)
+        var fd: Int32 = -1
+        guard mdb_env_get_fd(handle, &fd) == 0, fd >= 0 else { return }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw LMDBError(code: errno, context: "fstat \(path)/data.mdb") }
+        let needed = (lastPage + 1) * Int(pages.ms_psize)
+        if Int(st.st_size) < needed {
+            throw LMDBError(code: MDB_CORRUPTED, context: "\(path)/data.mdb is truncated: \(st.st_size) bytes, but its meta page uses \(needed) (\(lastPage + 1) pages of \(pages.ms_psize) bytes)")
+        }
+    }
+
+    /// Throws when `lock.mdb` is no longer the file opened: another process could then hold LMDB's writer
+    /// lock at the same time as this one and commit the same seqs.
+    private func checkLockFile() throws(LMDBError) {
+        guard let opened = lockFileIdentity else { return }
+        let lockPath = path + "/lock.mdb"
+        guard FileIdentity(path: lockPath) == opened else {
+            throw LMDBError(code: ESTALE, context: "\(lockPath) was deleted or replaced while the store was open; refusing to write (other processes may now write beside this one): stop every process using the store, then reopen it")
+        }
+    }
+
+    /// `mdb_env_set_mapsize`, with the fault injection of the tests. A failure leaves LMDB without a map:
+    /// the environment is marked broken.
+    private func setMapSize(_ size: Int, _ context: String) throws(LMDBError) {
+        var rc = mdb_env_set_mapsize(env, size)
+        if let injected = Self.injectedMapSizeFailure {
+            Self.injectedMapSizeFailure = nil
+            rc = injected
+        }
+        if rc != 0 {
+            let error = LMDBError(code: rc, context: "\(context) of \(path) (is the address space exhausted, e.g. ulimit -v?); the store must be reopened")
+            withState { $0.broken = error }
+            throw error
+        }
     }
 
     /// Runs `body` with the mutable state, under `stateLock`.
@@ -110,12 +195,14 @@ public final class LMDBEnvironment: @unchecked Sendable {
         let open = { (txn: LMDBTransaction) throws -> LMDBDatabase in
             var dbi = MDB_dbi()
             let flags = create && !self.options.readOnly ? UInt32(MDB_CREATE) : 0
-            try LMDBError.check(mdb_dbi_open(txn.live, name, flags, &dbi), "open database '\(name)'")
+            try LMDBError.check(viewlog_guarded_dbi_open(txn.live, name, flags, &dbi), "open database '\(name)'")
             return LMDBDatabase(dbi: dbi, name: name)
         }
         let db: LMDBDatabase
         do {
-            db = options.readOnly ? try read(open) : try write(open)
+            // Opening an existing database needs no writer lock: a read transaction that commits keeps the
+            // handle (an aborted one would close it).
+            db = options.readOnly || !create ? try readCommitting(open) : try write(open)
         } catch let error as LMDBError {
             throw error
         } catch {
@@ -136,6 +223,21 @@ public final class LMDBEnvironment: @unchecked Sendable {
         return try body(txn)
     }
 
+    /// Runs `body` in a read transaction that is committed (so database handles opened in it stay open).
+    private func readCommitting<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+        resizeLock.lockShared()
+        defer { resizeLock.unlock() }
+        let txn = try begin(readOnly: true)
+        do {
+            let result = try body(txn)
+            try txn.commit()
+            return result
+        } catch {
+            txn.abort()
+            throw error
+        }
+    }
+
     /// Runs `body` in a write transaction and commits it when `body` returns; aborts it when `body` throws.
     /// LMDB serializes write transactions, across processes too. On `MDB_MAP_FULL` the map grows and `body`
     /// runs again (see the type's documentation).
@@ -151,6 +253,7 @@ public final class LMDBEnvironment: @unchecked Sendable {
                 do {
                     let result = try body(txn)
                     guard !txn.hitMapFull else { throw LMDBError(code: MDB_MAP_FULL, context: "write") }
+                    try checkLockFile()
                     try txn.commit()
                     return result
                 } catch {
@@ -168,6 +271,10 @@ public final class LMDBEnvironment: @unchecked Sendable {
 
     /// Begins a transaction, adopting a map size grown by another process (`MDB_MAP_RESIZED`).
     private func begin(readOnly: Bool) throws(LMDBError) -> LMDBTransaction {
+        guard openerPID == getpid() else {
+            throw LMDBError(code: EINVAL, context: "\(path): an LMDB environment opened before fork() cannot be used in the child; open the store again")
+        }
+        if let broken = withState({ $0.broken }) { throw broken }
         for _ in 0..<8 {
             var txn: OpaquePointer?
             let rc = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
@@ -176,12 +283,13 @@ public final class LMDBEnvironment: @unchecked Sendable {
                 // process, so trade our shared hold for an exclusive one.
                 resizeLock.unlock()
                 resizeLock.lockExclusive()
-                _ = mdb_env_set_mapsize(env, 0)
+                let adopted = Result { () throws(LMDBError) in try setMapSize(0, "adopt the map size grown by another process") }
                 var info = MDB_envinfo()
                 mdb_env_info(env, &info)
                 withState { $0.mapSize = info.me_mapsize }
                 resizeLock.unlock()
                 resizeLock.lockShared()
+                try adopted.get()
                 continue
             }
             try LMDBError.check(rc, readOnly ? "begin read transaction" : "begin write transaction")
@@ -203,7 +311,7 @@ public final class LMDBEnvironment: @unchecked Sendable {
         }
         let next = min(current.multipliedReportingOverflow(by: 2).overflow ? options.mapSizeBytesMax : current * 2,
                        options.mapSizeBytesMax)
-        try LMDBError.check(mdb_env_set_mapsize(env, next), "grow map to \(next) bytes")
+        try setMapSize(next, "grow the map to \(next) bytes")
         withState {
             $0.mapSize = next
             $0.growCount += 1

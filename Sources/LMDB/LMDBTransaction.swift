@@ -1,4 +1,5 @@
 import CLMDB
+import CLMDBGuard
 
 /// A read or write transaction, valid only inside the closure of ``LMDBEnvironment/read(_:)`` or
 /// ``LMDBEnvironment/write(_:)``. Buffers it returns point into the map and are valid until the transaction
@@ -25,7 +26,7 @@ public final class LMDBTransaction {
     func commit() throws(LMDBError) {
         let h = live
         handle = nil  // a failed commit has already freed the transaction: never abort after it
-        try LMDBError.check(mdb_txn_commit(h), "commit")
+        try LMDBError.check(viewlog_guarded_commit(h), "commit")
     }
 
     func abort() {
@@ -40,7 +41,7 @@ public final class LMDBTransaction {
     public func value(_ db: LMDBDatabase, for key: UnsafeRawBufferPointer) throws(LMDBError) -> UnsafeRawBufferPointer? {
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var v = MDB_val()
-        let rc = mdb_get(live, db.dbi, &k, &v)
+        let rc = viewlog_guarded_get(live, db.dbi, &k, &v)
         if rc == MDB_NOTFOUND { return nil }
         try LMDBError.check(rc, "get from '\(db.name)'")
         return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
@@ -61,7 +62,7 @@ public final class LMDBTransaction {
         precondition(!isReadOnly, "put in a read-only transaction")
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
-        let rc = mdb_put(live, db.dbi, &k, &v, flags.rawValue)
+        let rc = viewlog_guarded_put(live, db.dbi, &k, &v, flags.rawValue)
         if rc == MDB_MAP_FULL { hitMapFull = true }
         try LMDBError.check(rc, "put into '\(db.name)'")
     }
@@ -80,7 +81,7 @@ public final class LMDBTransaction {
         precondition(!isReadOnly, "delete in a read-only transaction")
         let rc = key.withUnsafeBytes { k -> Int32 in
             var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
-            return mdb_del(live, db.dbi, &kv, nil)
+            return viewlog_guarded_del(live, db.dbi, &kv)
         }
         if rc == MDB_NOTFOUND { return false }
         try LMDBError.check(rc, "delete from '\(db.name)'")
@@ -90,13 +91,13 @@ public final class LMDBTransaction {
     /// Removes every entry of `db`.
     public func clear(_ db: LMDBDatabase) throws(LMDBError) {
         precondition(!isReadOnly, "clear in a read-only transaction")
-        try LMDBError.check(mdb_drop(live, db.dbi, 0), "clear '\(db.name)'")
+        try LMDBError.check(viewlog_guarded_drop(live, db.dbi, 0), "clear '\(db.name)'")
     }
 
     /// Counts of `db`.
     public func statistics(_ db: LMDBDatabase) throws(LMDBError) -> DatabaseStatistics {
         var s = MDB_stat()
-        try LMDBError.check(mdb_stat(live, db.dbi, &s), "stat '\(db.name)'")
+        try LMDBError.check(viewlog_guarded_stat(live, db.dbi, &s), "stat '\(db.name)'")
         return DatabaseStatistics(entries: s.ms_entries, depth: Int(s.ms_depth), branchPages: s.ms_branch_pages,
                                   leafPages: s.ms_leaf_pages, overflowPages: s.ms_overflow_pages,
                                   pageSize: Int(s.ms_psize))

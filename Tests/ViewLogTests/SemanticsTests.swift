@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import ViewLogTesting
-@testable import ViewLog
+@_spi(Engine) @testable import ViewLog
 
 /// Issue #14.3, #14.6, #14.7, #14.8, #14.9 through the library: string identity by code point, the null section's
 /// name, updates that set nothing, `IN` with null, and the one date range.

@@ -8,7 +8,7 @@
 /// var lines = InputLines(text)
 /// while let (line, json) = try lines.next() { … }
 /// ```
-public struct InputLines {
+@_spi(Engine) public struct InputLines {
     private let text: String
     private var start: String.UTF8View.Index
     private var finished = false

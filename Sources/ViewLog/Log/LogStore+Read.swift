@@ -147,6 +147,13 @@ extension LogStore {
                 out.append((key.id, record.values))
                 entry = try cursor.next()
             }
+            // The key that ends the scan must be a sound record too: a damaged key of this entity (one byte of
+            // its entity name changed) would otherwise end the scan early and silently drop the rest.
+            if let e = entry, format >= 2 {
+                do { _ = try ObjectRecordCodec.decode(e.value, key: e.key, format: format) } catch {
+                    throw StoreError.corrupt(seq: nil, reason: "object record after \(entity)'s (key \(ObjectRecordCodec.describeKey(e.key))): \(error)")
+                }
+            }
         }
         // Key order is id order for int ids (big-endian, sign flipped) but not always for strings vs the view
         // tie-break order, which both use code points: byte order of UTF-8 is code-point order.

@@ -35,43 +35,61 @@ extension LogStore {
         return target
     }
 
-    /// Appends transactions exactly as logged elsewhere: each must be the next seq, and every change must
-    /// resolve to the same logged change on this store's state. Schema changes are applied as schema updates.
+    /// Appends transactions exactly as logged elsewhere, in **one** LMDB write: the first must be the seq after
+    /// the head and the others follow it, and every change must resolve to the same logged change on this
+    /// store's state. Schema changes are applied as schema updates. Every check runs inside the write, so an
+    /// error means nothing was appended, also when another process appended meanwhile.
+    /// - Throws: ``StoreError/invalidChange(transaction:change:reason:)`` naming the caller's transaction (by
+    ///   index) whose seq does not follow or whose change does not replay.
     public func appendVerbatim(_ transactions: [Transaction]) throws(StoreError) {
-        var batch: [TransactionRequest] = []
-        var firstSeq: UInt64?
-        var batchStart = 0  // index in `transactions` of batch[0], so errors name the caller's transaction
-        func flush() throws(StoreError) {
-            guard !batch.isEmpty, let first = firstSeq else { return }
-            let appended: [Transaction]
-            do { appended = try append(batch) } catch {
-                if case let .invalidChange(t, c, reason) = error {
-                    throw .invalidChange(transaction: batchStart + t, change: c, reason: reason)
-                }
-                throw error
+        guard !transactions.isEmpty else { return }
+        for t in transactions {
+            for case .schema(let s, _) in t.changes {
+                do { try s.validate() } catch { throw .schema(error) }
+                try Self.checkSchemaSize(s)
             }
-            guard appended.first?.seq == first else {
-                throw .corrupt(seq: first, reason: "replayed as seq \(appended.first?.seq ?? 0): the target store's log is not at seq \(first - 1)")
-            }
-            batch.removeAll()
-            firstSeq = nil
         }
-        for (index, t) in transactions.enumerated() {
-            if batch.isEmpty { batchStart = index }
-            if t.changes.contains(where: { $0.key == nil }) {
-                try flush()
-                guard case .schema(let s, _) = t.changes[0] else {
-                    throw .corrupt(seq: t.seq, reason: "a schema change must open its transaction")
+        let now = Timestamp.now
+        let appended: [Transaction] = try perform { txn in
+            var head = try self.head(in: txn)
+            var result: [Transaction] = []
+            var batch: [TransactionRequest] = []
+            var batchStart = 0  // index in `transactions` of batch[0], so errors name the caller's transaction
+            func flush() throws {
+                guard !batch.isEmpty else { return }
+                do { result += try self.appendInTransaction(txn, batch, time: now) } catch {
+                    if case let .invalidChange(t, c, reason) = error as? StoreError {
+                        throw StoreError.invalidChange(transaction: batchStart + t, change: c, reason: reason)
+                    }
+                    throw error
                 }
-                let appended = try updateSchema(s, author: t.author, time: t.time)
-                guard appended?.seq == t.seq, appended?.changes == t.changes else {
-                    throw .corrupt(seq: t.seq, reason: "the schema change does not replay to the same transaction")
-                }
-                continue
+                batch.removeAll()
             }
-            if firstSeq == nil { firstSeq = t.seq }
-            batch.append(TransactionRequest(replaying: t))
+            for (index, t) in transactions.enumerated() {
+                guard t.seq == head + 1 else {
+                    throw StoreError.invalidChange(transaction: index, change: 0,
+                                                   reason: "seq \(t.seq) does not follow the store's head (\(head))")
+                }
+                head = t.seq
+                if t.changes.contains(where: { $0.key == nil }) {
+                    try flush()
+                    guard case .schema(let s, _) = t.changes[0] else {
+                        throw StoreError.corrupt(seq: t.seq, reason: "a schema change must open its transaction")
+                    }
+                    let replayed = try self.updateSchemaInTransaction(txn, s, author: t.author, time: t.time)
+                    guard replayed?.seq == t.seq, replayed?.changes == t.changes else {
+                        throw StoreError.invalidChange(transaction: index, change: 0,
+                                                       reason: "the schema change does not replay to the same transaction")
+                    }
+                    result.append(replayed!)
+                    continue
+                }
+                if batch.isEmpty { batchStart = index }
+                batch.append(TransactionRequest(replaying: t))
+            }
+            try flush()
+            return result
         }
-        try flush()
+        if let last = appended.last { notifyHead(last.seq) }
     }
 }

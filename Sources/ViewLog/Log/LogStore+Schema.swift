@@ -8,23 +8,30 @@ extension LogStore {
     @discardableResult
     public func updateSchema(_ schema: Schema, author: String, time: Timestamp? = nil) throws(StoreError) -> Transaction? {
         do { try schema.validate() } catch { throw .schema(error) }
+        try Self.checkSchemaSize(schema)
         let now = time ?? Timestamp.now
         let appended: Transaction? = try perform { txn -> Transaction? in
-            let current = try self.schema(at: UInt64.max, in: txn)
-            guard current != schema else { return nil }
-            do { try schema.checkAdditive(over: current) } catch let e as SchemaError { throw StoreError.schema(e) }
-            var updates: [ChangeRequest] = []
-            let defaults = schema.addedDefaults(over: current)
-            for entity in Set(defaults.map(\.entity)).sorted() {
-                let values = ObjectValues(uniqueKeysWithValues: defaults.filter { $0.entity == entity }.map { ($0.attribute, $0.value) })
-                for (id, _) in try self.headObjects(of: entity, in: txn) {
-                    updates.append(.update(entity: entity, id: id, values: values))
-                }
-            }
-            let request = TransactionRequest(author: author, changes: updates, time: now)
-            return try self.appendInTransaction(txn, [request], time: now, newSchema: schema)[0]
+            try self.updateSchemaInTransaction(txn, schema, author: author, time: now)
         }
         if let appended { notifyHead(appended.seq) }
         return appended
+    }
+
+    /// The schema change of ``updateSchema(_:author:time:)`` inside `txn`; `nil` when nothing changes.
+    func updateSchemaInTransaction(_ txn: LMDBTransaction, _ schema: Schema, author: String,
+                                   time now: Timestamp) throws -> Transaction? {
+        let current = try self.schema(at: UInt64.max, in: txn)
+        guard current != schema else { return nil }
+        do { try schema.checkAdditive(over: current) } catch { throw StoreError.schema(error) }
+        var updates: [ChangeRequest] = []
+        let defaults = schema.addedDefaults(over: current)
+        for entity in Set(defaults.map(\.entity)).sorted() {
+            let values = ObjectValues(uniqueKeysWithValues: defaults.filter { $0.entity == entity }.map { ($0.attribute, $0.value) })
+            for (id, _) in try self.headObjects(of: entity, in: txn) {
+                updates.append(.update(entity: entity, id: id, values: values))
+            }
+        }
+        let request = TransactionRequest(author: author, changes: updates, time: now)
+        return try self.appendInTransaction(txn, [request], time: now, newSchema: schema)[0]
     }
 }

@@ -48,22 +48,57 @@ public final class LogStore: Sendable {
         }
     }
 
-    /// Creates a store in a new directory at `path` with `schema`.
+    /// Creates a store in a new directory at `path` with `schema`. The store is built in a temporary sibling
+    /// directory and renamed into place, so a failure (a full disk) never leaves a half-made store at `path`.
     /// - Throws: ``StoreError/alreadyExists(path:)`` when `path` exists.
     public static func create(at path: String, schema: Schema, options: StoreOptions = StoreOptions()) throws(StoreError) -> LogStore {
         do { try schema.validate() } catch { throw .schema(error) }
+        try checkSchemaSize(schema)
         var st = stat()
         if stat(path, &st) == 0 { throw .alreadyExists(path: path) }
-        guard mkdir(path, 0o700) == 0 else {
+        var trimmed = path
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        var template = Array((trimmed + ".viewlog-init-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw .storage("cannot create directory \(path): \(String(cString: strerror(errno)))")
         }
+        let temporary = String(cString: made)
+        do { try build(at: temporary, schema: schema, options: options) } catch {
+            removeStoreDirectory(temporary)
+            throw error
+        }
+        guard rename(temporary, trimmed) == 0 else {
+            let code = errno
+            removeStoreDirectory(temporary)
+            if code == ENOTEMPTY || code == EEXIST { throw .alreadyExists(path: path) }
+            throw .storage("cannot create \(path): \(String(cString: strerror(code)))")
+        }
+        return try open(at: trimmed, options: StoreOptions(durable: options.durable, mapSizeBytes: options.mapSizeBytes))
+    }
+
+    /// Writes a new store's metadata into the empty directory `path`, and closes it again.
+    private static func build(at path: String, schema: Schema, options: StoreOptions) throws(StoreError) {
         let store = try LogStore(path: path, environment: try environment(path, options), create: true)
         try store.perform { txn in
             try store.putMeta(txn, MetaKey.format, bigEndianBytes(UInt64(formatVersion)), format: formatVersion)
             try store.putMeta(txn, MetaKey.head, bigEndianBytes(0), format: formatVersion)
             try store.putMeta(txn, MetaKey.schema(at: 0), Array(schema.json.text.utf8), format: formatVersion)
         }
-        return store
+        do { try store.environment.sync() } catch { throw .storage(error.description) }
+    }
+
+    /// Removes a directory made by ``create(at:schema:options:)`` that did not become a store.
+    private static func removeStoreDirectory(_ path: String) {
+        for file in ["data.mdb", "lock.mdb"] { unlink(path + "/" + file) }
+        rmdir(path)
+    }
+
+    /// Refuses a schema longer than ``Limits/schemaBytesMax`` (checked before anything is written).
+    static func checkSchemaSize(_ schema: Schema) throws(StoreError) {
+        let bytes = schema.json.text.utf8.count
+        guard bytes <= Limits.schemaBytesMax else {
+            throw .schema(.invalid("the schema is \(bytes) bytes of JSON, more than the limit of \(Limits.schemaBytesMax)"))
+        }
     }
 
     /// Opens the store at `path`.
@@ -85,9 +120,11 @@ public final class LogStore: Sendable {
         do {
             return try LMDBEnvironment.open(path: path, options: EnvironmentOptions(
                 mapSizeBytes: options.mapSizeBytes, mapSizeBytesMax: Limits.mapSizeBytesMax,
-                maxDatabases: Limits.namedDatabasesMax, durable: options.durable))
+                maxDatabases: Limits.namedDatabasesMax, durable: options.durable, readOnly: options.readOnly))
         } catch let error where error.code == LMDBError.invalid.code || error.code == LMDBError.versionMismatch.code {
             throw .notAStore(path: path, reason: "its data.mdb is not an LMDB file of this version")
+        } catch let error where error.code == LMDBError.corrupted.code {
+            throw .corrupt(seq: nil, reason: error.context)
         } catch {
             throw .storage(error.description)
         }

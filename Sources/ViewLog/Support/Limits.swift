@@ -40,6 +40,9 @@
     public static let regexSubjectBytesMin = 32
     /// An `IN {…}` list longer than this is looked up in a hash set rather than scanned.
     public static let inListScanCountMax = 16
+    /// Longest schema (its canonical JSON text), for `init` and `schema --update` alike: a schema change is
+    /// logged as one string of the log format.
+    public static let schemaBytesMax = 4 * 1024 * 1024
     /// Largest encoded transaction in the log.
     public static let transactionBytesMax = 256 * 1024 * 1024
     /// Initial LMDB map size; the map grows by itself when full.

@@ -6,8 +6,11 @@ struct StoreArgument: ParsableArguments {
     @Argument(help: "The store directory.")
     var store: String
 
-    /// Opens the store, or fails with one clear line.
-    func open() throws -> LogStore { try LogStore.open(at: store) }
+    /// Opens the store, or fails with one clear line. `readOnly` for commands that only read: they take no
+    /// writer lock and work on a store they cannot write (README, "Access").
+    func open(readOnly: Bool = false) throws -> LogStore {
+        try LogStore.open(at: store, options: StoreOptions(readOnly: readOnly))
+    }
 }
 
 /// `--json`: one JSON document per line instead of aligned text.

@@ -14,7 +14,7 @@ struct ExportCommand: ParsableCommand {
     @OptionGroup var storeArgument: StoreArgument
 
     func run() throws {
-        let store = try storeArgument.open()
+        let store = try storeArgument.open(readOnly: true)
         var schema = try store.schema(at: 0)
         let head = try store.head
         try store.forEachTransaction { t in
@@ -106,7 +106,7 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "Replay up to this position (default: the head).") var to: UInt64?
 
     func run() throws {
-        let store = try storeArgument.open()
+        let store = try storeArgument.open(readOnly: true)
         let end = try store.checkedPosition(to)
         let target = try store.replay(into: into, through: end) { done, total in
             Output.progress("replay: \(done)/\(total) transactions")

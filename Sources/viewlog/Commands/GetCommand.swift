@@ -30,7 +30,7 @@ struct GetCommand: ParsableCommand {
     @OptionGroup var format: JSONFlag
 
     func run() throws {
-        let store = try storeArgument.open()
+        let store = try storeArgument.open(readOnly: true)
         let position = try store.checkedPosition(at)
         let schema = try store.schema(at: position)
         let entity = try schema.entity(named: self.entity)

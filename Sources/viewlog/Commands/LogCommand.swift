@@ -18,7 +18,7 @@ struct LogCommand: ParsableCommand {
     @OptionGroup var format: JSONFlag
 
     func run() throws {
-        let store = try storeArgument.open()
+        let store = try storeArgument.open(readOnly: true)
         let end = try store.checkedPosition(to)
         _ = try store.checkedPosition(from)
         guard from <= end else { throw CLIError("--from \(from) is after --to \(end)") }

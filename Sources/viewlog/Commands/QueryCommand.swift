@@ -21,7 +21,7 @@ struct QueryCommand: ParsableCommand {
     @OptionGroup var format: JSONFlag
 
     func run() throws {
-        let store = try storeArgument.open()
+        let store = try storeArgument.open(readOnly: true)
         let position = try store.checkedPosition(at)
         let materialized = try MaterializedView(store: store, options: view, at: position)
         if format.json {
@@ -55,7 +55,7 @@ struct DiffCommand: ParsableCommand {
     @OptionGroup var format: JSONFlag
 
     func run() throws {
-        let store = try storeArgument.open()
+        let store = try storeArgument.open(readOnly: true)
         _ = try store.checkedPosition(from)
         _ = try store.checkedPosition(to)
         let before = try MaterializedView(store: store, options: view, at: from)

@@ -23,7 +23,7 @@ struct SchemaCommand: ParsableCommand {
     @Option(help: "The author recorded in the log.") var author: String = "cli"
 
     func run() throws {
-        let store = try storeArgument.open()
+        let store = try storeArgument.open(readOnly: update == nil)
         if let update {
             guard at == nil else { throw CLIError("--update changes the schema at the head; --at cannot be given") }
             let text = try readTextFile(update)
@@ -60,7 +60,7 @@ struct ViewsCommand: ParsableCommand {
     @OptionGroup var format: JSONFlag
 
     func run() throws {
-        let schema = try storeArgument.open().schema
+        let schema = try storeArgument.open(readOnly: true).schema
         let names = schema.views.keys.sorted()
         if format.json {
             for name in names {

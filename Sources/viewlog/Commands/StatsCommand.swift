@@ -16,7 +16,7 @@ struct StatsCommand: ParsableCommand {
     @OptionGroup var format: JSONFlag
 
     func run() throws {
-        let store = try storeArgument.open()
+        let store = try storeArgument.open(readOnly: true)
         let s = try store.statistics()
         if format.json {
             let entities = s.objectsByEntity.keys.sorted().map { ($0, JSONValue.int(Int64(s.objectsByEntity[$0]!))) }

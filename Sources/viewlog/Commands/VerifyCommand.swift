@@ -18,7 +18,7 @@ struct VerifyCommand: ParsableCommand {
     @OptionGroup var format: JSONFlag
 
     func run() throws {
-        let store = try storeArgument.open()
+        let store = try storeArgument.open(readOnly: true)
         let report = try store.verify { done, head in Output.progress("verify: \(done)/\(head) transactions") }
         Output.progressDone()
         if format.json {

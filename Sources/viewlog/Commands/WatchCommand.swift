@@ -35,6 +35,7 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Read-write: on a replica, watch also applies what the replication stream brings.
         let store = try storeArgument.open()
         let follower = try ReplicaFollower.startIfReplica(store)
         defer { follower?.cancel() }
