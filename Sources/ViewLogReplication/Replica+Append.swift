@@ -12,7 +12,7 @@ public struct ReplicaAppendError: Error, Sendable, CustomStringConvertible {
     public var transaction: Int
     /// The seqs of the transactions before it, committed (in the stream and locally).
     public var committed: [UInt64]
-    /// Why it stopped. For bad input, ``ReplicationError/store(_:)`` with a ``StoreError/invalidChange(transaction:change:reason:)``
+    /// Why it stopped. For bad input, ``ReplicationError/store(_:)`` with a `StoreError/invalidChange(transaction:change:reason:)`
     /// whose `transaction` is 0 (the transaction is validated alone).
     public var reason: ReplicationError
 
@@ -36,7 +36,9 @@ extension Replica {
     /// 5. commit locally under the acknowledged sequence (a crash before this is repaired by the next catch-up:
     ///    the transaction comes back from the stream).
     ///
-    /// - Parameter committed: called with each seq as soon as it is committed locally.
+    /// - Parameters:
+    ///   - requests: the transactions, appended one after the other, each as one message of the stream.
+    ///   - committed: called with each seq as soon as it is committed locally.
     /// - Throws: ``ReplicaAppendError`` naming the first transaction not appended and the seqs committed before it.
     @discardableResult
     public func append(_ requests: [TransactionRequest],

@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A store bound to a NATS JetStream stream (DESIGN §9): the stream is the log, its sequence is the seq, and
+/// A store bound to a NATS JetStream stream: the stream is the log, its sequence is the seq, and
 /// every replica holds the same transactions under the same seqs.
 ///
 /// - The stream's subject is `viewlog.NAME`; one message per transaction, in the log's binary encoding with its
@@ -23,7 +23,7 @@ import Darwin
 /// A `Replica` is `Sendable`; its operations are synchronous and bounded by ``ReplicationLimits``; use one
 /// writer per replica at a time (appends of one `Replica` are serialized).
 public final class Replica: Sendable {
-    /// The local store. Read it freely; appending to it directly is refused (``StoreError/replica(path:stream:)``).
+    /// The local store. Read it freely; appending to it directly is refused (`StoreError/replica(path:stream:)`).
     public let store: LogStore
     /// The stream this replica follows.
     public let stream: String

@@ -1,9 +1,9 @@
 import ViewLog
 
-/// Records what a ``ResultsController`` reports — every batch and reload, in order, as the delegate calls they
+/// Records what a `ResultsController` reports — every batch and reload, in order, as the delegate calls they
 /// make — with the snapshot after each, so a test can validate every batch in sequence.
 ///
-/// ``attach(to:)`` observes the controller (``ResultsController/observe(_:)``) and leaves its `delegate` to
+/// ``attach(to:)`` observes the controller (`ResultsController/observe(_:)`) and leaves its `delegate` to
 /// the app, so a test records the very controller that drives the app's own delegate. To test a controller's
 /// delegate call order itself, make the recorder the delegate instead (``attachAsDelegate(to:)``).
 /// Not `Sendable`: use it on the controller's isolation.

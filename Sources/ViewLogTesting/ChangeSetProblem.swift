@@ -1,7 +1,7 @@
 import ViewLog
 
-/// One way a change set fails to take a snapshot to the next, or breaks a reporting rule of DESIGN §5:
-/// which change (its index in ``ChangeSet/rowChanges``, ``ChangeSet/sectionChanges`` or the sequential
+/// One way a change set fails to take a snapshot to the next, or breaks a reporting rule of the change-set rules:
+/// which change (its index in `ChangeSet/rowChanges`, `ChangeSet/sectionChanges` or the sequential
 /// steps), and what was expected against what was found.
 public struct ChangeSetProblem: Error, Sendable, Hashable, CustomStringConvertible {
     /// The rule that is broken, e.g. `"row delete"`, `"result"`, `"move rule"`.
@@ -18,7 +18,7 @@ public struct ChangeSetProblem: Error, Sendable, Hashable, CustomStringConvertib
     public var description: String { "\(rule): \(message)" }
 }
 
-/// All problems of a change set, thrown by ``ChangeSetValidator/check(_:from:to:)``.
+/// All problems of a change set, thrown by `ChangeSetValidator/check(_:from:to:)`.
 public struct ChangeSetValidationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The problems, in the order they were found.
     public var problems: [ChangeSetProblem]

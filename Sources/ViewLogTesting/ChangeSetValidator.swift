@@ -2,7 +2,7 @@ import Foundation
 import ViewLog
 
 /// Checks change sets the way UITableView's batch updates and AppKit's sequential updates apply them, and
-/// the reporting rules of DESIGN §5 that two snapshots can decide.
+/// the reporting rules of the change-set rules that two snapshots can decide.
 ///
 /// Batch form: start from the snapshot before; delete moved and deleted rows by `from` (descending), delete
 /// sections, insert sections, insert inserted and moved rows by `to` (ascending); the result must equal the
@@ -112,7 +112,7 @@ public enum ChangeSetValidator {
     }
     #endif
 
-    /// Every problem of ``ChangeSet/sequentialSteps`` performed one at a time on `before`; empty when they
+    /// Every problem of `ChangeSet/sequentialSteps` performed one at a time on `before`; empty when they
     /// lead to `after`.
     public static func validateSequential(_ changeSet: ChangeSet, from before: ViewSnapshot, to after: ViewSnapshot) -> [ChangeSetProblem] {
         var sections = before.sections

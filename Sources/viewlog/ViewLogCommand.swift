@@ -42,7 +42,7 @@ enum Main {
     static func main() async {
         // Parsing and running are kept apart: an error from parsing is a usage error (ArgumentParser's text,
         // exit 64), an error from running is a runtime error whose description already names the input at
-        // fault (exit 1). Both are printed as one `error: …` line (DESIGN §7).
+        // fault (exit 1). Both are printed as one `error: …` line.
         var command: ParsableCommand
         do { command = try ViewLogCommand.parseAsRoot() } catch { failUsage(error) }
         do {

@@ -1,11 +1,11 @@
 /// A projection of the log at a position, with unsaved changes: how applications read and write a store,
 /// the way they use a managed object context in Core Data — but every view sees every logged change
-/// (DESIGN §6).
+///.
 ///
 /// - Position: the context shows the store as it was after transaction ``position``. ``refresh()`` moves it
 ///   to the head, ``move(to:)`` anywhere, backwards too; each move is **one** batch for every results
 ///   controller of the context.
-/// - Staged changes: ``insert(_:id:values:)``, ``update(_:id:values:)`` and ``delete(_:id:)`` change only this
+/// - Staged changes: ``insert(_:id:values:)``, ``update(_:id:values:)`` and `delete(_:id:)` change only this
 ///   context; ``processPendingChanges()`` shows them to its controllers as one batch; ``save()`` appends them
 ///   as one transaction at the head (conflicts decided by ``mergePolicy``) and moves the context to the head.
 /// - The position is pinned by seq, never by an open LMDB reader, so a context may sit at an old position

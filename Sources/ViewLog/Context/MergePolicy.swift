@@ -1,5 +1,5 @@
 /// What a save does when an object it changes was changed by another transaction after the context's
-/// position (DESIGN §6). Decided per object, inside the write, so the outcome is atomic.
+/// position. Decided per object, inside the write, so the outcome is atomic.
 ///
 /// The first five are Core Data's merge policies with Core Data's meanings:
 ///

@@ -1,4 +1,4 @@
-/// The input of `viewlog append` (DESIGN §7): JSON lines, each one transaction, and the command-line shorthand.
+/// The input of `viewlog append`: JSON lines, each one transaction, and the command-line shorthand.
 ///
 /// ```
 /// {"insert": "Employee", "id": "e1", "values": {"name": "Ann", "height": 180}}

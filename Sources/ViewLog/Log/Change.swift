@@ -1,4 +1,4 @@
-/// One change as the log holds it (DESIGN §2): resolved against the state it was applied to, so that the log
+/// One change as the log holds it: resolved against the state it was applied to, so that the log
 /// replays forwards from empty and backwards from any position.
 public enum Change: Sendable, Hashable {
     /// A new object, with every attribute after defaults.

@@ -1,4 +1,4 @@
-/// The JSON lines of an input, read the one way `append` and `import` both read them (DESIGN §7).
+/// The JSON lines of an input, read the one way `append` and `import` both read them.
 ///
 /// Lines end with `\n` or `\r\n`; blank lines (empty or only spaces, tabs and `\r`) are skipped but still count
 /// for line numbers; a line longer than ``Limits/lineBytesMax`` bytes or that is not one JSON document is an

@@ -2,11 +2,14 @@ import LMDB
 
 extension LogStore {
     /// The move of a position from `from` to `to` (either direction), reduced to the objects it touched —
-    /// each once, with its full values at both ends (DESIGN §5: a batch compares before with after).
+    /// each once, with its full values at both ends (the change-set rules: a batch compares before with after).
     ///
     /// Reads one short read transaction. States at the far end come from the head record, undoing later
     /// changes from the log when the end is not the head.
-    /// - Parameter entities: only objects of these entities (all when `nil`).
+    /// - Parameters:
+    ///   - from: the position the move starts at.
+    ///   - to: the position it ends at (before `from` for a move backwards).
+    ///   - entities: only objects of these entities (all when `nil`).
     public func delta(from: UInt64, to: UInt64, entities: Set<String>? = nil) throws(StoreError) -> Delta {
         try perform(read: true) { txn in try self.delta(from: from, to: to, entities: entities, in: txn) }
     }

@@ -14,7 +14,7 @@ extension LogStore {
     }
 
     /// Calls `body` with transactions `from + 1 … to` in seq order, reading the log in short read transactions
-    /// of ``scanChunkEntries`` entries (the log is append-only, so entries read never change).
+    /// of `scanChunkEntries` entries (the log is append-only, so entries read never change).
     public func forEachTransaction(after from: UInt64 = 0, through to: UInt64? = nil,
                                    _ body: (Transaction) throws -> Void) throws(StoreError) {
         let head = try self.head
@@ -91,7 +91,7 @@ extension LogStore {
     /// Every object of `entity` at the head or at `position`, in id order.
     ///
     /// An older position is computed from the log, whichever way is shorter: undoing the changes after it from
-    /// the head, or replaying from empty (DESIGN §6).
+    /// the head, or replaying from empty.
     public func objects(of entity: String, at position: UInt64? = nil) throws(StoreError) -> [(id: ObjectID, values: ObjectValues)] {
         try perform(read: true) { txn in
             let head = try self.head(in: txn)

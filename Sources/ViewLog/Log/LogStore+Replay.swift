@@ -6,7 +6,11 @@ extension LogStore {
     /// (seqs, times, authors, changes) and the objects and metadata rebuilt from it. Commits in chunks of
     /// ``replayChunkTransactions``; on failure the partial store is left for inspection and the error names
     /// the seq.
-    /// - Parameter progress: called with (transactions replayed, total) after each chunk.
+    /// - Parameters:
+    ///   - path: the new store's directory; it must not exist.
+    ///   - position: the last transaction to replay (default: the head).
+    ///   - options: how the new store is opened.
+    ///   - progress: called with (transactions replayed, total) after each chunk.
     @discardableResult
     public func replay(into path: String, through position: UInt64? = nil, options: StoreOptions = StoreOptions(),
                        progress: ((UInt64, UInt64) -> Void)? = nil) throws(StoreError) -> LogStore {

@@ -1,6 +1,6 @@
 import LMDB
 
-/// The upstream log a replica store follows (DESIGN §9), recorded in the store's `meta` database.
+/// The upstream log a replica store follows, recorded in the store's `meta` database.
 ///
 /// ViewLog itself knows nothing of the transport: `ViewLogReplication` writes this record when it makes a
 /// replica, and reads it to know where to connect. A store with this record is a **replica**: it refuses

@@ -6,7 +6,7 @@ import Darwin
 #endif
 
 /// The store: one LMDB environment in a directory, holding the log, the objects at the head, and metadata
-/// (DESIGN §3).
+///.
 ///
 /// - `log`: 8-byte big-endian seq → encoded ``Transaction`` with its CRC32C, appended with `MDB_APPEND`.
 /// - `objects`: entity + id → encoded object values and the seq that last changed the object (the head state).

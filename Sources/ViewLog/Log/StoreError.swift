@@ -27,7 +27,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case schema(SchemaError)
     /// The storage engine failed (disk full, permissions, I/O).
     case storage(String)
-    /// A local-only append to a replica of a stream (DESIGN §9): it would fork the log. Append through the
+    /// A local-only append to a replica of a stream: it would fork the log. Append through the
     /// stream (`ViewLogReplication`) instead.
     case replica(path: String, stream: String)
 

@@ -1,5 +1,5 @@
 /// The JSON document of a transaction, as `viewlog log --json` and `export` print it and `import` reads it
-/// (DESIGN §7):
+///:
 ///
 /// ```
 /// {"seq": 3, "time": "2026-11-22T10:00:00.000Z", "author": "cli",

@@ -1,4 +1,4 @@
-/// One entry of the log: the atomic unit of change (DESIGN §2). One save is one transaction.
+/// One entry of the log: the atomic unit of change. One save is one transaction.
 public struct Transaction: Sendable, Hashable {
     /// Position after this transaction: 1, 2, 3, … with no gaps.
     public var seq: UInt64

@@ -1,11 +1,11 @@
 extension EntityDescription {
-    /// The full object an insert stores (DESIGN §2): `values` checked, then every absent attribute filled with
+    /// The full object an insert stores: `values` checked, then every absent attribute filled with
     /// its default, or `null` when it is optional without a default.
     ///
     /// - Returns: a value for every attribute of the entity, in the stored types (an integer given for a
     ///   `double` attribute becomes a double).
     /// - Throws: ``ObjectValuesError`` for an unknown attribute, a value of the wrong type, `null` for a required
-    ///   attribute, a string over ``Limits/stringBytesMax``, or required attributes without a default that are
+    ///   attribute, a string over `Limits/stringBytesMax`, or required attributes without a default that are
     ///   absent (all of them named).
     public func completeInsert(_ values: ObjectValues) throws(ObjectValuesError) -> ObjectValues {
         var complete = try checkedValues(values)
@@ -19,7 +19,7 @@ extension EntityDescription {
 
     /// `values` checked against the attributes and converted to their stored types, as an update stores them.
     /// - Throws: ``ObjectValuesError`` for an unknown attribute, a value of the wrong type, `null` for a required
-    ///   attribute, or a string over ``Limits/stringBytesMax``.
+    ///   attribute, or a string over `Limits/stringBytesMax`.
     public func checkedValues(_ values: ObjectValues) throws(ObjectValuesError) -> ObjectValues {
         var checked = ObjectValues(minimumCapacity: values.count)
         for (key, value) in values {
@@ -45,7 +45,7 @@ extension EntityDescription {
     }
 
     /// Checks that `id` can identify an object of this entity: of the entity's id type, and a string id at most
-    /// ``Limits/idBytesMax`` bytes (object keys must fit LMDB's key size).
+    /// `Limits/idBytesMax` bytes (object keys must fit LMDB's key size).
     public func checkID(_ id: ObjectID) throws(ObjectValuesError) {
         guard id.type == idType else {
             throw .invalidID(entity: name, id: id, reason: "\(name) ids are \(idType == .string ? "strings" : "integers"), got \(id.type == .string ? "a string" : "an integer")")

@@ -6,9 +6,9 @@ public enum ObjectValuesError: Error, Sendable, Hashable, CustomStringConvertibl
     case invalidValue(entity: String, ValueError)
     /// Required attributes without a default that an insert does not give, in attribute order.
     case missingRequired(entity: String, attributes: [String])
-    /// A string value longer than ``Limits/stringBytesMax``.
+    /// A string value longer than `Limits/stringBytesMax`.
     case stringTooLong(entity: String, attribute: String, bytes: Int)
-    /// An id of the wrong type, or a string id longer than ``Limits/idBytesMax``.
+    /// An id of the wrong type, or a string id longer than `Limits/idBytesMax`.
     case invalidID(entity: String, id: ObjectID, reason: String)
 
     /// A one-line explanation naming the field, offset or attribute at fault.

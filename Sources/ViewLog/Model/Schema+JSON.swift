@@ -1,5 +1,5 @@
 extension Schema {
-    /// Reads and validates a schema file's text (DESIGN §2).
+    /// Reads and validates a schema file's text.
     public init(jsonText: String) throws(SchemaError) {
         let json: JSONValue
         do { json = try JSONValue.parse(jsonText) } catch { throw .malformed(error.description) }

@@ -1,4 +1,4 @@
-/// The schema of a store: its entities and named views. Loaded from a JSON schema file (DESIGN §2).
+/// The schema of a store: its entities and named views. Loaded from a JSON schema file.
 public struct Schema: Sendable, Hashable {
     /// Entities by name.
     public var entities: [String: EntityDescription]

@@ -3,7 +3,7 @@
 /// Values are typed by the schema (`string`, `int`, `double`, `bool`, `date`); `null` is a value only of
 /// optional attributes. Ordering (``Value/compare(_:_:)``) is the one the query language and sort descriptors use.
 ///
-/// Equality and hashing are by code point (DESIGN §4): `"\u{e9}"` and `"e\u{301}"` are different values, unlike
+/// Equality and hashing are by code point: `"\u{e9}"` and `"e\u{301}"` are different values, unlike
 /// Swift's `String ==`, which is canonical equivalence. Doubles compare as numbers (`-0.0 == 0.0`).
 public enum Value: Sendable, Hashable {
     case null
@@ -159,7 +159,7 @@ extension Value: CustomStringConvertible {
 }
 
 extension Value {
-    /// The name of the section of rows with this value (DESIGN §4): `nil` for ``null`` (JSON `null`, `(null)` in
+    /// The name of the section of rows with this value: `nil` for ``null`` (JSON `null`, `(null)` in
     /// human output; never the string `"null"`, which names the section of the string "null"), else the value as
     /// text (``description``). Equal values give one name: `-0.0` and `0.0` are one section named `0.0`.
     public var sectionName: String? {

@@ -135,7 +135,7 @@ indirect enum PredicateNode: Sendable {
         }
     }
 
-    /// DESIGN §4 null semantics: `==` and `!=` treat `null` as a value equal only to itself; every other
+    /// the query language null semantics: `==` and `!=` treat `null` as a value equal only to itself; every other
     /// comparison with a `null` operand is false.
     @inline(__always)
     static func compare(_ a: Value, _ op: ComparisonOperator, _ b: Value) -> Bool {

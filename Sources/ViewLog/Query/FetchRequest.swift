@@ -1,5 +1,5 @@
 /// What a results controller shows: entity, predicate, sort, section key, and an optional window
-/// (`limit`/`offset`) over the view order (DESIGN §4).
+/// (`limit`/`offset`) over the view order.
 public struct FetchRequest: Sendable, Hashable {
     /// The entity's name.
     public var entity: String

@@ -1,6 +1,6 @@
 /// Type-checks a ``PredicateExpression`` against an entity and turns it into a ``PredicateNode`` tree.
 ///
-/// Rules (DESIGN §4): keys are attributes of the entity or `id`; a literal or variable compared with a key must
+/// Rules: keys are attributes of the entity or `id`; a literal or variable compared with a key must
 /// be of the key's type (`int` and `double` mix; a date takes an ISO-8601 string; `NIL` goes with anything);
 /// string operators and `[c]`/`[d]` need strings; `LIKE` and `MATCHES` need a value or a variable as pattern.
 /// A comparison of two constants is evaluated now.
@@ -259,7 +259,7 @@ struct PredicateCompiler {
     }
 
     /// `x IN {a, b, …}`: whether `x` equals one of the elements. As for every operator other than `==`/`!=`
-    /// (DESIGN §4), a null operand makes it false: a null `x` is in no list, also not in `{NIL}`, and `NIL`
+    ///, a null operand makes it false: a null `x` is in no list, also not in `{NIL}`, and `NIL`
     /// elements match nothing (they are dropped).
     private mutating func membership(_ lhs: PredicateOperand, _ rhs: PredicateOperand, _ options: ComparisonOptions)
         throws(QueryError) -> PredicateNode {

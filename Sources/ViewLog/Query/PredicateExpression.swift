@@ -1,4 +1,4 @@
-/// The typed syntax tree of a predicate (DESIGN §4), as the parser makes it or as code builds it.
+/// The typed syntax tree of a predicate, as the parser makes it or as code builds it.
 ///
 /// A tree is not yet bound to an entity: keys are names, literals are values as written (a date literal is
 /// still a string), variables are unresolved. ``ViewPredicate/compiled(for:variables:)`` type-checks it.

@@ -1,4 +1,4 @@
-/// Recursive-descent parser of the predicate language (DESIGN §4):
+/// Recursive-descent parser of the predicate language:
 ///
 /// ```
 /// predicate  := or END

@@ -1,4 +1,4 @@
-/// A predicate in the NSPredicate format-string language (DESIGN §4), parsed but not yet bound to an entity.
+/// A predicate in the NSPredicate format-string language, parsed but not yet bound to an entity.
 ///
 /// ```
 /// height > 170 AND (name BEGINSWITH[cd] 'ann' OR hired == nil)
@@ -21,12 +21,12 @@
 ///
 /// `LIKE`: `*` matches any run of characters, `?` one character, by Unicode scalar; `\` quotes the next one.
 /// `MATCHES` matches the whole string with a Swift `Regex`; patterns that could hang a view are refused (see
-/// ``Limits/regexPatternBytesMax``, ``Limits/regexSubjectBytesMax``): longer than the limit, a backreference, or
+/// `Limits/regexPatternBytesMax`, `Limits/regexSubjectBytesMax`): longer than the limit, a backreference, or
 /// a *nested quantifier* — a group holding a quantifier or `|` that is itself repeated (`(a+)+`, `(a*)*`,
 /// `(a|a)*`); make such a group atomic (`(?>a|b)*`) or the outer quantifier possessive (`(a|b)*+`).
 /// A string longer than the pattern's subject bound does not match: 4096 bytes for a pattern with one
 /// quantifier, less for each further one (`.*a.*a.*b`: 73 bytes), so that backtracking stays within
-/// ``Limits/regexBacktrackingStepsMax``; a pattern with too many ways to match (`.*a.*b.*c.*d.*e`) is refused.
+/// `Limits/regexBacktrackingStepsMax`; a pattern with too many ways to match (`.*a.*b.*c.*d.*e`) is refused.
 ///
 /// An empty (or all-blank) text is `TRUEPREDICATE`.
 public struct ViewPredicate: Sendable, Hashable, CustomStringConvertible {
@@ -59,7 +59,7 @@ public struct ViewPredicate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A predicate built in code; its ``format`` is the expression's canonical text.
-    /// Throws when the expression is nested deeper than ``Limits/predicateDepthMax`` or holds a double that is
+    /// Throws when the expression is nested deeper than `Limits/predicateDepthMax` or holds a double that is
     /// not finite (the language has no literal for it).
     public init(_ expression: PredicateExpression) throws(QueryError) {
         guard expression.depth(upTo: Limits.predicateDepthMax + 1) <= Limits.predicateDepthMax else {

@@ -1,4 +1,4 @@
-/// One key of a view's order: an attribute (or `id`) ascending or descending (DESIGN §4).
+/// One key of a view's order: an attribute (or `id`) ascending or descending.
 /// `null` sorts first in ascending order; ties of all descriptors are broken by id ascending.
 public struct ViewSortDescriptor: Sendable, Hashable, CustomStringConvertible {
     /// The attribute name, or `id`.

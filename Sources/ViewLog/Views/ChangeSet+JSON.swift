@@ -1,6 +1,6 @@
 import Foundation
 extension ChangeSet {
-    /// The `diff` document of the CLI contract (DESIGN §7):
+    /// The `diff` document of the CLI contract:
     /// `{"from": 3, "to": 9, "sections": [{"type": "delete", "index": 2, "name": "C"}, …],
     ///   "rows": [{"type": "move", "id": "e4", "from": [0, 3], "to": [1, 1], "changed": ["sectionName"]}, …]}`.
     /// - Parameter includeSeq: add each row change's `seq` (membership provenance; optional in JSON).

@@ -1,4 +1,4 @@
-/// One batch of a results controller (DESIGN §5): what turns the view before a move of its context into the
+/// One batch of a results controller: what turns the view before a move of its context into the
 /// view after it, in UITableView batch-update form.
 ///
 /// Index rules: a delete's `from` and a section delete's index are before the batch; an insert's `to` and a

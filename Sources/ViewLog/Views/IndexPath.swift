@@ -1,6 +1,6 @@
 import Foundation
 
-// ViewLog reports row places as Foundation's `IndexPath` (`[section, row]`, DESIGN §5), the type UIKit's and
+// ViewLog reports row places as Foundation's `IndexPath` (`[section, row]`, the change-set rules), the type UIKit's and
 // AppKit's table and collection views take, so a change set feeds them without conversion and a file that
 // imports both Foundation and ViewLog sees one `IndexPath`. UIKit adds `row`/`section` to it, AppKit `item`/
 // `section`; where neither is present (Linux, a macOS command-line tool), ViewLog adds the same accessors.

@@ -1,5 +1,5 @@
 /// The byte encoding of view keys: every value and id becomes bytes whose `memcmp` order is the view order of
-/// DESIGN §4, so that a view compares keys without touching a ``Value``.
+/// the query language, so that a view compares keys without touching a ``Value``.
 ///
 /// A key component (one value with its direction) is self-delimiting and no component's bytes are a prefix of
 /// another's, so the concatenation of components compares component by component, and a descending component

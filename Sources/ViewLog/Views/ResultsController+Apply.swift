@@ -1,7 +1,7 @@
 import Foundation
 
 extension ResultsController {
-    /// Computes one batch and updates the rows (DESIGN §5). O(k log n) for k touched objects of the entity.
+    /// Computes one batch and updates the rows. O(k log n) for k touched objects of the entity.
     ///
     /// Every key is bytes (``KeyEncoding``): a touched object's old key is copied from the rows, its new key
     /// encoded once from its values after, both into the controller's scratch arena, which the batch reuses:
@@ -202,7 +202,7 @@ extension ResultsController {
     }
 
     /// Decides move or update for stayers whose key changed: a move iff its section changed or its order
-    /// relative to some other stayer changed (DESIGN §5).
+    /// relative to some other stayer changed.
     ///
     /// Stayers are the fixed ones (key unchanged; their order among themselves cannot change) and the
     /// candidates. Fixed stayers below a candidate form a prefix of the fixed order, so the candidate keeps

@@ -5,7 +5,7 @@ public struct SectionInfo: Sendable, Hashable {
     public var value: Value
     /// Rows of the section (in the window).
     public var numberOfObjects: Int
-    /// The section's name (DESIGN §4, ``Value/sectionName``): its value as text, `nil` for the section of null
+    /// The section's name (the query language, ``Value/sectionName``): its value as text, `nil` for the section of null
     /// values and for the one section of a view without a section key. A section of the string `"null"` is named
     /// `"null"`, a different section.
     public var name: String? { value.sectionName }

@@ -1,4 +1,4 @@
-/// A live materialized view (DESIGN §4, §5): the objects of one entity that match a predicate, sorted,
+/// A live materialized view (see the query language and the change-set rules): the objects of one entity that match a predicate, sorted,
 /// sectioned and optionally windowed by `limit`/`offset`, kept current by applying each move of its
 /// context's position as one batch, and reporting that batch with NSFetchedResultsController /
 /// UITableView batch-update semantics.
@@ -9,7 +9,7 @@
 /// other attribute values: look rows up by id in the store (``fetchedObjects``, ``object(at:)``).
 ///
 /// ## Applying a batch
-/// ``apply(_:)`` takes a ``Delta`` (each touched object once, with its values before and after) and computes
+/// `apply(_:)` takes a ``Delta`` (each touched object once, with its values before and after) and computes
 /// the ``ChangeSet`` incrementally: every touched object of the entity is evaluated once for its old place
 /// (from the tree) and its new one (predicate and key of its values after); rows that only crossed a window
 /// edge are found by rank at the edges. The cost is O(k log n) for k touched objects — never a refetch,
@@ -214,7 +214,7 @@ public final class ResultsController {
 
     /// Calls `handler` with every later non-empty batch and reload, synchronously on the controller's isolation,
     /// right after the ``delegate``. Any number of observers may watch one controller (a UI adapter, a
-    /// ``ViewLogTesting`` recorder, a log); the delegate stays free for the app.
+    /// `ViewLogTesting` recorder, a log); the delegate stays free for the app.
     ///
     /// - Returns: the observation; it ends when you call ``ViewObservation/cancel()`` or release it.
     public func observe(_ handler: @escaping (ViewEvent) -> Void) -> ViewObservation {

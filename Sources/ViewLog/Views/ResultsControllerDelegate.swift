@@ -1,5 +1,5 @@
 /// Told by a ``ResultsController`` about each batch, in this order: ``controllerWillChangeContent(_:)``, every
-/// section change, every row change, ``controllerDidChangeContent(_:)`` (DESIGN §5); and about reloads.
+/// section change, every row change, ``controllerDidChangeContent(_:)``; and about reloads.
 ///
 /// Calls are synchronous on the controller's isolation. Every method has an empty default. A main-actor
 /// type conforms with an isolated conformance (`extension ViewModel: @MainActor ResultsControllerDelegate`)

@@ -1,5 +1,5 @@
 import Foundation
-/// One row change of a batch (DESIGN §5).
+/// One row change of a batch.
 public struct RowChange: Sendable, Hashable, CustomStringConvertible {
     /// What happened to the row.
     public enum Kind: String, Sendable, Hashable, CaseIterable {

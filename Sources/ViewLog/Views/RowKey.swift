@@ -6,7 +6,7 @@ import Darwin
 
 /// Where a row sits in a view's order, as bytes (``KeyEncoding``): its section value (when the view has
 /// sections), its sort values with their directions, then its id. Comparing two keys' bytes with `memcmp` is
-/// comparing the rows in view order (DESIGN §4), and equal bytes are the same key: strings are identical by
+/// comparing the rows in view order, and equal bytes are the same key: strings are identical by
 /// code point, never by canonical equivalence.
 struct RowKey: Hashable {
     /// The encoded key.

@@ -1,4 +1,4 @@
-/// One section change of a batch (DESIGN §5).
+/// One section change of a batch.
 public struct SectionChange: Sendable, Hashable, CustomStringConvertible {
     /// Whether the section appeared or vanished.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
@@ -22,7 +22,7 @@ public struct SectionChange: Sendable, Hashable, CustomStringConvertible {
         self.value = value
     }
 
-    /// The section's name: its value as text, `nil` for null (DESIGN §4, ``Value/sectionName``).
+    /// The section's name: its value as text, `nil` for null (the query language, ``Value/sectionName``).
     public var name: String? { value.sectionName }
 
     public var description: String { "\(kind.rawValue) section \(index) \(value.sectionLabel)" }

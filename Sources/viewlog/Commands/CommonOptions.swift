@@ -20,7 +20,7 @@ struct JSONFlag: ParsableArguments {
 }
 
 extension LogStore {
-    /// `position` checked against the head (DESIGN §7: a position past the head is an error).
+    /// `position` checked against the head (the command line: a position past the head is an error).
     func checkedPosition(_ position: UInt64?) throws -> UInt64 {
         let head = try self.head
         guard let position else { return head }

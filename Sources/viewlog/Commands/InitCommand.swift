@@ -7,7 +7,7 @@ struct InitCommand: ParsableCommand {
         commandName: "init",
         abstract: "Create a store (a directory) with a schema, or a replica of a NATS JetStream stream.",
         discussion: """
-        With --nats and --stream the store is a replica (DESIGN §9): the stream (subject viewlog.NAME, file \
+        With --nats and --stream the store is a replica: the stream (subject viewlog.NAME, file \
         storage, --replicas copies, default min(3, servers)) is created with the schema when it does not exist, \
         or joined when it does; without --schema the stream must exist and its schema is used. Every \
         transaction the stream holds is applied.
