@@ -200,8 +200,8 @@ struct StoreModelTests {
         var model = Model(schema: schema)
         let contexts = try (0..<3).map { try Context(store: store, name: "c\($0)") }
         let traveler = try Context(store: store, name: "traveler")
-        let request = FetchRequest(entity: "Item", predicate: try Predicate("flag == YES"),
-                                   sortDescriptors: try SortDescriptor.parse("n"))
+        let request = FetchRequest(entity: "Item", predicate: try ViewPredicate("flag == YES"),
+                                   sortDescriptors: try ViewSortDescriptor.parse("n"))
         let controller = try traveler.makeResultsController(request)
         let allKeys = Self.itemIDs.map { ObjectKey(entity: "Item", id: $0) } + Self.noteIDs.map { ObjectKey(entity: "Note", id: $0) }
             + [ObjectKey(entity: "Item", id: .int(99)), ObjectKey(entity: "Nope", id: .int(0))]
