@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "ViewLog", targets: ["ViewLog"]),
         .library(name: "ViewLogTesting", targets: ["ViewLogTesting"]),
+        .library(name: "ViewLogReplication", targets: ["ViewLogReplication"]),
         .executable(name: "viewlog", targets: ["viewlog"]),
     ],
     dependencies: [
@@ -22,6 +23,14 @@ let package = Package(
         .target(name: "LMDB", dependencies: ["CLMDB"]),
         // The engine: model, log, query, views, context.
         .target(name: "ViewLog", dependencies: ["LMDB"]),
+        // Debian's libnats-dev (the NATS C client). Only the ViewLogReplication target imports this module.
+        .systemLibrary(
+            name: "CNATS",
+            pkgConfig: "libnats",
+            providers: [.apt(["libnats-dev"])]
+        ),
+        // Replication (DESIGN §9): binds a store to a NATS JetStream stream. ViewLog knows nothing of NATS.
+        .target(name: "ViewLogReplication", dependencies: ["ViewLog", "CNATS"]),
         // Helpers for users' own tests: change-set validation, recording, golden rendering.
         .target(name: "ViewLogTesting", dependencies: ["ViewLog"]),
         // The CLI: thin, parse -> call the library -> print.
@@ -29,6 +38,7 @@ let package = Package(
             name: "viewlog",
             dependencies: [
                 "ViewLog",
+                "ViewLogReplication",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -38,8 +48,10 @@ let package = Package(
         // V1Store/ holds a store of log format 1 (data, not sources).
         .testTarget(name: "ViewLogTests", dependencies: ["ViewLog", "ViewLogTesting", "TestSupport"], exclude: ["V1Store"]),
         .testTarget(name: "ViewLogTestingTests", dependencies: ["ViewLogTesting", "TestSupport"]),
+        // Replication against nats-server processes on loopback (Tests/TestSupport/NATSServers.swift).
+        .testTarget(name: "ViewLogReplicationTests", dependencies: ["ViewLogReplication", "ViewLog", "CNATS", "TestSupport"]),
         // Runs the built `viewlog` executable (see Tests/viewlogTests/CLI.swift); Goldens/ holds its golden files.
-        .testTarget(name: "viewlogTests", dependencies: ["ViewLog", "ViewLogTesting", "TestSupport"], exclude: ["Goldens"]),
+        .testTarget(name: "viewlogTests", dependencies: ["ViewLog", "ViewLogTesting", "ViewLogReplication", "TestSupport"], exclude: ["Goldens"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -281,6 +281,12 @@ try:
 except FileNotFoundError:
     pass
 
+# Replication's section is measured by tools/replication-bench (servers of its own), kept beside this file.
+try:
+    w("\n" + open(results_path.replace("RESULTS.md", "RESULTS-replication.md")).read().strip() + "\n")
+except FileNotFoundError:
+    pass
+
 open(results_path, "w").write("\n".join(out).rstrip() + "\n")
 
 # ---------------------------------------------------------------- plot

@@ -127,7 +127,7 @@ struct ContextTests {
     }
 
     @Test func mergeByPropertyMergesDisjointAttributesAndRefusesOverlaps() throws {
-        let (store, mine, theirs) = try twoContextsEditingOneObject(.mergeByProperty)
+        let (store, mine, theirs) = try twoContextsEditingOneObject(.mergeDisjointProperties)
         try theirs.update("TestDummy", id: dummy(1), values: ["value": .int(100)])
         try theirs.save()
         try mine.update("TestDummy", id: dummy(1), values: ["label": .string("uno")])
@@ -142,8 +142,8 @@ struct ContextTests {
         #expect(throws: StoreError.self) { try mine.save() }
     }
 
-    @Test func storeWinsDropsTheContextsChangeOfAConflictingObjectOnly() throws {
-        let (store, mine, theirs) = try twoContextsEditingOneObject(.storeWins)
+    @Test func rollbackDropsTheContextsChangeOfAConflictingObjectOnly() throws {
+        let (store, mine, theirs) = try twoContextsEditingOneObject(.rollback)
         try theirs.update("TestDummy", id: dummy(1), values: ["value": .int(100)])
         try theirs.save()
         try mine.update("TestDummy", id: dummy(1), values: ["value": .int(5)])
@@ -153,8 +153,8 @@ struct ContextTests {
         #expect(try store.object(ObjectKey(entity: "TestDummy", id: dummy(2)))?["value"] == .int(6))
     }
 
-    @Test func contextWinsOverwritesAndRecreatesDeletedObjects() throws {
-        let (store, mine, theirs) = try twoContextsEditingOneObject(.contextWins)
+    @Test func objectTrumpWritesTheContextsChangesAndRecreatesDeletedObjects() throws {
+        let (store, mine, theirs) = try twoContextsEditingOneObject(.mergeByPropertyObjectTrump)
         try theirs.update("TestDummy", id: dummy(1), values: ["value": .int(100)])
         try theirs.delete("TestDummy", id: dummy(2))
         try theirs.save()
@@ -166,7 +166,62 @@ struct ContextTests {
         #expect(try store.verify().isOK)
     }
 
-    @Test(arguments: [MergePolicy.error, .storeWins, .contextWins, .mergeByProperty])
+    /// Both sides change `value` of object 1; the context also changes `label`. Core Data's meanings, side by side.
+    func conflictingEdits(_ policy: MergePolicy) throws -> (store: LogStore, key: ObjectKey) {
+        let (store, mine, theirs) = try twoContextsEditingOneObject(policy)
+        try theirs.update("TestDummy", id: dummy(1), values: ["value": .int(100), "label": .string("theirs")])
+        try theirs.update("TestDummy", id: dummy(2), values: ["value": .int(200)])
+        try theirs.save()
+        try mine.update("TestDummy", id: dummy(1), values: ["value": .int(5)])
+        try mine.update("TestDummy", id: dummy(2), values: ["label": .string("mine")])
+        try mine.save()
+        #expect(try store.verify().isOK)
+        return (store, ObjectKey(entity: "TestDummy", id: dummy(1)))
+    }
+
+    @Test func storeTrumpKeepsTheStoresAttributesAndTheContextsOthers() throws {
+        let (store, key) = try conflictingEdits(.mergeByPropertyStoreTrump)
+        #expect(try store.object(key)?["value"] == .int(100), "the store's value of an attribute both changed")
+        #expect(try store.object(key)?["label"] == .string("theirs"))
+        let other = try #require(try store.object(ObjectKey(entity: "TestDummy", id: dummy(2))))
+        #expect(other["value"] == .int(200) && other["label"] == .string("mine"), "disjoint attributes merge")
+    }
+
+    @Test func objectTrumpKeepsTheContextsAttributesAndTheStoresOthers() throws {
+        let (store, key) = try conflictingEdits(.mergeByPropertyObjectTrump)
+        #expect(try store.object(key)?["value"] == .int(5), "the context's value of an attribute both changed")
+        #expect(try store.object(key)?["label"] == .string("theirs"), "the store's change of another attribute survives")
+    }
+
+    @Test func overwriteWritesTheContextsWholeObject() throws {
+        let (store, key) = try conflictingEdits(.overwrite)
+        #expect(try store.object(key)?["value"] == .int(5))
+        #expect(try store.object(key)?["label"] == .string("one"), "the store's change is overwritten by the context's view")
+        let other = try #require(try store.object(ObjectKey(entity: "TestDummy", id: dummy(2))))
+        #expect(other["value"] == .int(2) && other["label"] == .string("mine"))
+    }
+
+    @Test func overwriteRecreatesAndDeletes() throws {
+        let (store, mine, theirs) = try twoContextsEditingOneObject(.overwrite)
+        try theirs.delete("TestDummy", id: dummy(1))
+        try theirs.update("TestDummy", id: dummy(2), values: ["value": .int(20)])
+        try theirs.save()
+        try mine.update("TestDummy", id: dummy(1), values: ["value": .int(7)])
+        try mine.delete("TestDummy", id: dummy(2))
+        try mine.save()
+        let back = try #require(try store.object(ObjectKey(entity: "TestDummy", id: dummy(1))))
+        #expect(back["value"] == .int(7) && back["label"] == .string("one"))
+        #expect(try store.object(ObjectKey(entity: "TestDummy", id: dummy(2))) == nil)
+        #expect(try store.verify().isOK)
+    }
+
+    @Test func rollbackKeepsTheStoresObject() throws {
+        let (store, key) = try conflictingEdits(.rollback)
+        #expect(try store.object(key)?["value"] == .int(100) && store.object(key)?["label"] == .string("theirs"))
+        #expect(try store.object(ObjectKey(entity: "TestDummy", id: dummy(2)))?["label"] != .string("mine"))
+    }
+
+    @Test(arguments: MergePolicy.allCases)
     func concurrentSavesFromManyTasks(policy: MergePolicy) async throws {
         let store = try makeDummyStore()
         let setup = try Context(store: store, name: "setup")
@@ -204,7 +259,8 @@ struct ContextTests {
         let saved = outcomes.map(\.0).reduce(0, +), conflicts = outcomes.map(\.1).reduce(0, +)
         #expect(saved + conflicts <= tasks * rounds)
         #expect(try store.head == UInt64(1 + saved), "every save is one transaction; refused saves append nothing")
-        if policy == .contextWins { #expect(conflicts == 0 && saved == tasks * rounds) }
+        if policy != .error && policy != .mergeDisjointProperties { #expect(conflicts == 0, "\(policy) never refuses a save") }
+        if policy == .mergeByPropertyObjectTrump || policy == .overwrite { #expect(saved == tasks * rounds) }
         #expect(try store.verify().isOK)
     }
 

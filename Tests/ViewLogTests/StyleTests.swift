@@ -17,7 +17,7 @@ struct StyleTests {
         return out.sorted { $0.0 < $1.0 }
     }
 
-    static let libraries = ["Sources/LMDB", "Sources/ViewLog", "Sources/ViewLogTesting"]
+    static let libraries = ["Sources/LMDB", "Sources/ViewLog", "Sources/ViewLogTesting", "Sources/ViewLogReplication"]
 
     @Test func libraryCodeHasNoForcedTryAndNoPrint() {
         var offenders: [String] = []
@@ -38,6 +38,17 @@ struct StyleTests {
         var offenders: [String] = []
         for file in Self.swiftFiles(under: "Sources") + Self.swiftFiles(under: "Tests") where !file.path.hasPrefix("Sources/LMDB/") {
             if file.lines.contains(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("import CLMDB") }) {
+                offenders.append(file.path)
+            }
+        }
+        #expect(offenders.isEmpty, "\(offenders)")
+    }
+
+    /// NATS stays in replication (DESIGN §1): only `ViewLogReplication` imports the C client.
+    @Test func onlyViewLogReplicationImportsCNATS() {
+        var offenders: [String] = []
+        for file in Self.swiftFiles(under: "Sources") where !file.path.hasPrefix("Sources/ViewLogReplication/") {
+            if file.lines.contains(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("import CNATS") }) {
                 offenders.append(file.path)
             }
         }

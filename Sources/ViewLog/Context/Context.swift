@@ -77,7 +77,11 @@ public final class Context {
         let current = staged.values(of: key, base: base)
         let resolved: Change
         do { resolved = try resolver.resolve(request, current: current) } catch {
-            throw .invalidChange(transaction: 0, change: 0, reason: error.reason)
+            // Say what was staged, not a transaction and change of an append that never happened.
+            let operation = request.operation
+            let prefix = "\(operation) of \(key.entity) \(key.id.json.text): "
+            let reason = error.reason.hasPrefix(prefix) ? String(error.reason.dropFirst(prefix.count)) : error.reason
+            throw .invalidStagedChange(key, operation: operation, reason: reason)
         }
         // Stage what the save will log: inserts with their defaults, values converted to their types, so the
         // controllers show staged objects exactly as they will be saved.
@@ -128,12 +132,17 @@ public final class Context {
     /// get one batch covering everything between (other contexts' transactions included).
     /// - Returns: the appended transaction, or `nil` when there was nothing to save (or the merge policy
     ///   dropped every change).
-    /// - Throws: ``StoreError/conflict(_:)`` under ``MergePolicy/error`` (nothing appended, nothing lost:
-    ///   the changes stay staged).
+    /// - Throws: ``StoreError/conflict(_:)`` under ``MergePolicy/error`` and, for overlapping changes,
+    ///   ``MergePolicy/mergeDisjointProperties`` (nothing appended, nothing lost: the changes stay staged).
     @discardableResult
     public func save() throws(StoreError) -> Transaction? {
         guard hasChanges else { return nil }
-        let transaction = try store.save(staged.requests, author: name, basedOn: position, policy: mergePolicy)
+        var whole: [ObjectKey: ObjectValues?] = [:]
+        if mergePolicy == .overwrite {
+            for request in staged.requests { whole[request.key] = .some(try object(request.key)) }
+        }
+        let transaction = try store.save(staged.requests, author: name, basedOn: position, policy: mergePolicy,
+                                         contextObjects: whole)
         let head = try store.head
         let delta = try batch(to: transaction?.seq ?? head, staged: StagedChanges())
         staged.removeAll()

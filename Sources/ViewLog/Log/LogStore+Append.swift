@@ -30,8 +30,13 @@ extension LogStore {
 
     /// Appends `requests` inside `txn`. With `newSchema`, the first transaction starts with the schema change
     /// to it (recorded in the metadata too), and its requests are resolved against the new schema.
+    /// Unless `replicated` (the replication SPI, which commits what its stream acknowledged), a replica store
+    /// refuses: a local-only append would fork the log.
     func appendInTransaction(_ txn: LMDBTransaction, _ requests: [TransactionRequest], time: Timestamp,
-                             newSchema: Schema? = nil) throws -> [Transaction] {
+                             newSchema: Schema? = nil, replicated: Bool = false) throws -> [Transaction] {
+        if !replicated, let link = try replicaLink(in: txn) {
+            throw StoreError.replica(path: path, stream: link.stream)
+        }
         let format = try self.format(in: txn)
         let currentSchema = try schema(at: UInt64.max, in: txn)
         let resolver = ChangeResolver(schema: newSchema ?? currentSchema)

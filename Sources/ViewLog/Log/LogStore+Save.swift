@@ -3,9 +3,11 @@ import LMDB
 extension LogStore {
     /// Appends `requests` as one transaction on behalf of a context at `position`, applying `policy` to every
     /// object that a transaction after `position` changed — all inside one write, so the check and the append
-    /// are atomic. Returns `nil` when the policy dropped every change (nothing appended).
+    /// are atomic. Returns `nil` when the policy dropped every change (nothing appended). `contextObjects`
+    /// holds, for ``MergePolicy/overwrite``, each staged object's whole state as the context sees it (nil:
+    /// deleted).
     func save(_ requests: [ChangeRequest], author: String, basedOn position: UInt64,
-              policy: MergePolicy) throws(StoreError) -> Transaction? {
+              policy: MergePolicy, contextObjects: [ObjectKey: ObjectValues?] = [:]) throws(StoreError) -> Transaction? {
         guard !requests.isEmpty else { return nil }
         let time = Timestamp.now
         let saved = try perform { txn -> Transaction? in
@@ -34,11 +36,21 @@ extension LogStore {
                 switch policy {
                 case .error:
                     conflicts.append(conflict)
-                case .storeWins:
+                case .rollback:
                     continue  // drop the context's change of this object
-                case .contextWins:
+                case .mergeByPropertyStoreTrump:
+                    // Structural changes on either side: the store's version wins whole.
+                    guard !structural, case let .update(e, id, values) = request else { continue }
+                    let kept = values.filter { !their.attributes.contains($0.key) }
+                    if !kept.isEmpty { adjusted.append(.update(entity: e, id: id, values: kept)) }
+                case .mergeByPropertyObjectTrump:
                     adjusted.append(contentsOf: Self.forcing(request, current: record?.values))
-                case .mergeByProperty:
+                case .overwrite:
+                    guard let whole = contextObjects[key] else {
+                        preconditionFailure("overwrite needs the context's state of every staged object")
+                    }
+                    adjusted.append(contentsOf: Self.overwriting(key, with: whole, current: record?.values))
+                case .mergeDisjointProperties:
                     if structural || !overlap.isEmpty { conflicts.append(conflict) } else { adjusted.append(request) }
                 }
             }
@@ -67,6 +79,16 @@ extension LogStore {
             return current == nil ? [.insert(entity: e, id: id, values: values)] : [request]
         case .delete:
             return current == nil ? [] : [request]
+        }
+    }
+
+    /// The requests that make the store's object `key` exactly `whole` (the context's state; nil: deleted).
+    static func overwriting(_ key: ObjectKey, with whole: ObjectValues?, current: ObjectValues?) -> [ChangeRequest] {
+        switch (whole, current) {
+        case (nil, nil): return []
+        case (nil, _?): return [.delete(entity: key.entity, id: key.id)]
+        case (let values?, nil): return [.insert(entity: key.entity, id: key.id, values: values)]
+        case (let values?, _?): return [.update(entity: key.entity, id: key.id, values: values)]
         }
     }
 

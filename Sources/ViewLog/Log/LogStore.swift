@@ -212,6 +212,8 @@ enum MetaKey {
     static let format = Array("format".utf8)
     static let head = Array("head".utf8)
     static let schemaPrefix = Array("schema@".utf8)
+    /// The replica record (``ReplicaLink``), present only in a replica.
+    static let replica = Array("replica".utf8)
     static let schemaEnd = Array("schema@".utf8) + [UInt8](repeating: 0xFF, count: 9)
     static func schema(at seq: UInt64) -> [UInt8] { schemaPrefix + bigEndianBytes(seq) }
 }

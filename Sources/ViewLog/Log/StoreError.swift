@@ -8,6 +8,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case unsupportedFormat(path: String, found: Int, supported: Int)
     /// A change of an append was refused: `transaction` and `change` are 0-based indexes into the input.
     case invalidChange(transaction: Int, change: Int, reason: String)
+    /// A context refused to stage a change (`operation`: `insert`, `update` or `delete`) of an object;
+    /// nothing was staged by that call and nothing was appended.
+    case invalidStagedChange(ObjectKey, operation: String, reason: String)
     /// A transaction with no changes.
     case emptyTransaction(transaction: Int)
     /// An append with no transactions.
@@ -24,6 +27,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case schema(SchemaError)
     /// The storage engine failed (disk full, permissions, I/O).
     case storage(String)
+    /// A local-only append to a replica of a stream (DESIGN §9): it would fork the log. Append through the
+    /// stream (`ViewLogReplication`) instead.
+    case replica(path: String, stream: String)
 
     public var description: String {
         switch self {
@@ -33,6 +39,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(path) has log format version \(found); this viewlog reads up to version \(supported)"
         case let .invalidChange(t, c, reason):
             return "transaction \(t + 1), change \(c + 1): \(reason)"
+        case let .invalidStagedChange(key, operation, reason):
+            return "cannot stage the \(operation) of \(key.entity) \(key.id.json.text): \(reason) (nothing staged, nothing saved)"
         case .emptyTransaction(let t): return "transaction \(t + 1) has no changes"
         case .emptyInput: return "no transactions to append"
         case let .positionPastHead(p, head): return "position \(p) is past the head (\(head))"
@@ -44,6 +52,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             return "conflict: " + conflicts.map(\.description).joined(separator: "; ")
         case .schema(let e): return e.description
         case .storage(let m): return m
+        case let .replica(path, stream):
+            return "\(path) is a replica of stream \(stream): it takes appends only through the stream, never local-only ones"
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import ViewLog
+@_spi(Replication) import ViewLog
+import ViewLogReplication
 
 #if canImport(Glibc)
 import Glibc
@@ -14,6 +15,10 @@ struct AppendCommand: ParsableCommand {
         discussion: """
         Each input line is one transaction; the whole input is validated in order and committed in one LMDB \
         write: all lines or none. Prints each new seq.
+
+        On a replica (init --nats), each line is validated against the replica caught up to its stream, \
+        published, and committed under the stream's sequence, line by line (as --chunked): on an error, the \
+        seqs already committed are printed and the error names the first line not appended.
 
         Input lines:
           {"insert": "Employee", "id": "e1", "values": {"name": "Ann", "height": 180}}
@@ -73,6 +78,10 @@ struct AppendCommand: ParsableCommand {
             requests.append(TransactionRequest(author: author, changes: [request]))
             lines.append(1)
         }
+        if try store.replicaLink != nil {
+            try appendThroughStream(store, requests: requests, lines: lines)
+            return
+        }
         if !change.isEmpty {
             let seq: UInt64
             do { seq = try store.append(requests)[0].seq } catch { throw CLIError("\(Self.withoutPosition(error)); nothing appended") }
@@ -91,6 +100,26 @@ struct AppendCommand: ParsableCommand {
                               }
                               Output.standard.flush()
                           })
+    }
+
+    /// Appends through the replica's stream, transaction by transaction, printing each seq once committed.
+    func appendThroughStream(_ store: LogStore, requests: [TransactionRequest], lines: [Int]) throws {
+        let replica = try Replica.open(store)
+        do {
+            try replica.append(requests) { seq in
+                Output.standard.line(format.json ? JSONValue.object([("seq", .int(Int64(seq)))]).text : String(seq))
+                Output.standard.flush()
+            }
+        } catch {
+            let line = lines[error.transaction]
+            var reason = error.reason.description
+            if case .store(let storeError) = error.reason { reason = Self.withoutPosition(storeError) }
+            let what = change.isEmpty ? "line \(line): " : ""
+            if let first = error.committed.first, let last = error.committed.last {
+                throw CLIError("\(what)\(reason); seqs \(first)…\(last) (the input before line \(line)) were committed, nothing from line \(line) on")
+            }
+            throw CLIError("\(what)\(reason); nothing appended")
+        }
     }
 
     /// The reason of a refused one-change append, without "transaction 1, change 1" (there is only one).

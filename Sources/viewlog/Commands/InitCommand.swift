@@ -1,13 +1,21 @@
 import ArgumentParser
 import ViewLog
+import ViewLogReplication
 
 struct InitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "init",
-        abstract: "Create a store (a directory) with a schema.",
+        abstract: "Create a store (a directory) with a schema, or a replica of a NATS JetStream stream.",
         discussion: """
-        Example:
+        With --nats and --stream the store is a replica (DESIGN §9): the stream (subject viewlog.NAME, file \
+        storage, --replicas copies, default min(3, servers)) is created with the schema when it does not exist, \
+        or joined when it does; without --schema the stream must exist and its schema is used. Every \
+        transaction the stream holds is applied.
+
+        Examples:
           viewlog init shop --schema schema/employees.json
+          viewlog init a --schema emp.json --nats nats://127.0.0.1:4222 --stream shop
+          viewlog init b --nats nats://127.0.0.1:4222 --stream shop
         """
     )
 
@@ -15,12 +23,39 @@ struct InitCommand: ParsableCommand {
     var store: String
 
     @Option(help: "The schema file (JSON, see schema/schema.schema.json).")
-    var schema: String
+    var schema: String?
+
+    @Option(help: "NATS server URLs, comma-separated: make the store a replica of --stream.")
+    var nats: String?
+
+    @Option(help: "The JetStream stream to create or join (letters, digits, '-', '_').")
+    var stream: String?
+
+    @Option(help: "Copies of a new stream in the NATS cluster (default min(3, servers)).")
+    var replicas: Int?
+
+    func validate() throws {
+        if (nats == nil) != (stream == nil) { throw ValidationError("--nats and --stream go together") }
+        if nats == nil && schema == nil { throw ValidationError("missing --schema (or --nats and --stream to join a stream)") }
+        if replicas != nil && nats == nil { throw ValidationError("--replicas needs --nats and --stream") }
+    }
 
     func run() throws {
-        let text = try readTextFile(schema)
-        let parsed: Schema
-        do { parsed = try Schema(jsonText: text) } catch { throw CLIError("\(schema): \(error)") }
+        var parsed: Schema?
+        if let schema {
+            let text = try readTextFile(schema)
+            do { parsed = try Schema(jsonText: text) } catch { throw CLIError("\(schema): \(error)") }
+        }
+        if let nats, let stream {
+            let servers = try serverList(nats)
+            let replica = try parsed.map { schema throws(ReplicationError) in
+                try Replica.create(at: self.store, schema: schema, servers: servers, stream: stream, replicas: replicas)
+            } ?? Replica.join(at: self.store, servers: servers, stream: stream)
+            let schema = try replica.store.schema
+            Output.standard.line("created \(replica.store.path), a replica of stream \(stream) at seq \(try replica.store.head), with \(schema.entities.count) entities and \(schema.views.count) views")
+            return
+        }
+        guard let parsed else { throw CLIError("missing --schema") }
         let store = try LogStore.create(at: self.store, schema: parsed)
         Output.standard.line("created \(store.path) with \(parsed.entities.count) entities and \(parsed.views.count) views")
     }

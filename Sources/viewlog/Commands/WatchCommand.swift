@@ -13,7 +13,8 @@ struct WatchCommand: AsyncParsableCommand {
         commandName: "watch",
         abstract: "Print a view, then one change set per batch of new transactions that changes it.",
         discussion: """
-        Follows the head, including transactions appended by other processes (noticed within 10 ms). \
+        Follows the head, including transactions appended by other processes (noticed within 10 ms); on a \
+        replica, also follows its stream (appends of every machine). \
         Stops after --count change sets, or on Ctrl-C. With --json: the query document first, then one diff \
         document per batch, each starting at the position the one before it ended.
 
@@ -35,6 +36,8 @@ struct WatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try storeArgument.open()
+        let follower = try ReplicaFollower.startIfReplica(store)
+        defer { follower?.cancel() }
         let start = try store.head
         var materialized = try MaterializedView(store: store, options: view, at: start)
         if format.json {

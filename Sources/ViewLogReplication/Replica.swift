@@ -1,0 +1,280 @@
+@_spi(Replication) import ViewLog
+import CNATS
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A store bound to a NATS JetStream stream (DESIGN §9): the stream is the log, its sequence is the seq, and
+/// every replica holds the same transactions under the same seqs.
+///
+/// - The stream's subject is `viewlog.NAME`; one message per transaction, in the log's binary encoding with its
+///   checksum; each replica checks every message as it applies it (``ReplicationError/corruptMessage(stream:seq:reason:)``).
+/// - The schema at position 0 is the stream's **description**: `viewlog-schema-v1:` then the schema's canonical
+///   JSON in base64. A joining replica needs nothing but the stream. (nats-server limits a description to
+///   4 KiB, so that schema is at most about 3 KiB of JSON; later schema changes are transactions of the log.)
+/// - The local store records the stream it follows (its `meta`), and refuses local-only appends.
+///
+/// Reads never need a server: read the local ``store`` as any store. Writes go through ``append(_:committed:)``,
+/// which validates against the replica caught up to the stream's last sequence, publishes with
+/// `Nats-Expected-Last-Sequence` and a `Nats-Msg-Id`, and commits locally under the acknowledged sequence.
+///
+/// A `Replica` is `Sendable`; its operations are synchronous and bounded by ``ReplicationLimits``; use one
+/// writer per replica at a time (appends of one `Replica` are serialized).
+public final class Replica: Sendable {
+    /// The local store. Read it freely; appending to it directly is refused (``StoreError/replica(path:stream:)``).
+    public let store: LogStore
+    /// The stream this replica follows.
+    public let stream: String
+    /// The stream's subject: `viewlog.` + ``stream``.
+    public var subject: String { Replica.subject(of: stream) }
+    let connection: NATSConnection
+    /// Serializes appends and catch-ups of this replica (one LMDB writer, one expected-last-sequence at a time).
+    let writer = Mutex()
+    /// Whether the local head was checked against the stream since this replica was opened.
+    private let headChecked = LockedFlag()
+
+    /// The description prefix that marks a ViewLog stream and carries its schema.
+    static let descriptionPrefix = "viewlog-schema-v1:"
+
+    static func subject(of stream: String) -> String { "viewlog." + stream }
+
+    private init(store: LogStore, stream: String, connection: NATSConnection) {
+        self.store = store
+        self.stream = stream
+        self.connection = connection
+    }
+
+    /// Creates the local store at `path` as a replica of `stream`, creating the stream (file storage, `replicas`
+    /// copies, default `min(3, servers.count)`) with `schema` when it does not exist, or joining it when it
+    /// does (its schema must then equal `schema`). Joining a stream that holds transactions applies them all.
+    /// - Throws: ``ReplicationError/unreachable(servers:reason:)`` before anything is created when no server
+    ///   answers; ``ReplicationError/streamMismatch(stream:reason:)``; ``ReplicationError/store(_:)``.
+    public static func create(at path: String, schema: Schema, servers: [String], stream: String,
+                              replicas: Int? = nil) throws(ReplicationError) -> Replica {
+        try validate(stream: stream)
+        let connection = try NATSConnection(servers: servers)
+        let text = schema.json.text
+        let description = descriptionPrefix + Base64.encode(Array(text.utf8))
+        guard description.utf8.count <= ReplicationLimits.streamDescriptionBytesMax else {
+            throw .streamMismatch(stream: stream, reason: "the schema has \(text.utf8.count) bytes; a stream carries at most \((ReplicationLimits.streamDescriptionBytesMax - descriptionPrefix.utf8.count) / 4 * 3) (nats-server's description limit, in base64)")
+        }
+        let deadline = Deadline(milliseconds: ReplicationLimits.appendPatienceMilliseconds)
+        let existing = try patiently(stream, until: deadline) { () throws(NATSConnection.CallError) in try connection.streamState(stream) }
+        if existing == nil {
+            let copies = replicas ?? min(3, servers.count)
+            guard copies >= 1 && copies <= 5 else {
+                throw .streamMismatch(stream: stream, reason: "--replicas must be 1…5, not \(copies)")
+            }
+            try patiently(stream, until: deadline) { () throws(NATSConnection.CallError) in
+                do throws(NATSConnection.CallError) {
+                    try connection.addStream(stream, subject: subject(of: stream), description: description, replicas: copies)
+                } catch where error.code == Int(JSStreamNameExistErr.rawValue) {
+                    return  // another replica created it meanwhile: join it (its schema is checked there)
+                }
+            }
+        }
+        return try join(at: path, connection: connection, stream: stream, expectedSchema: schema)
+    }
+
+    /// Creates the local store at `path` as a replica of the existing `stream`, with the stream's schema, and
+    /// applies every transaction the stream holds.
+    /// - Throws: ``ReplicationError/noStream(_:)`` when it does not exist; the errors of ``create(at:schema:servers:stream:replicas:)``.
+    public static func join(at path: String, servers: [String], stream: String) throws(ReplicationError) -> Replica {
+        try validate(stream: stream)
+        return try join(at: path, connection: try NATSConnection(servers: servers), stream: stream, expectedSchema: nil)
+    }
+
+    private static func join(at path: String, connection: NATSConnection, stream: String,
+                             expectedSchema: Schema?) throws(ReplicationError) -> Replica {
+        let deadline = Deadline(milliseconds: ReplicationLimits.appendPatienceMilliseconds)
+        guard let state = try patiently(stream, until: deadline, { () throws(NATSConnection.CallError) in try connection.streamState(stream) }) else {
+            throw .noStream(stream)
+        }
+        let schema = try streamSchema(state, stream: stream)
+        if let expectedSchema, expectedSchema != schema {
+            throw .streamMismatch(stream: stream, reason: "it exists with another schema (join it without --schema)")
+        }
+        let store: LogStore
+        do {
+            store = try LogStore.create(at: path, schema: schema)
+            try store.setReplicaLink(ReplicaLink(stream: stream, servers: connection.servers))
+        } catch {
+            throw .store(error)
+        }
+        let replica = Replica(store: store, stream: stream, connection: connection)
+        _ = try replica.sync()
+        return replica
+    }
+
+    /// Opens the replica store at `path` and connects to its stream, at `servers` or at the servers it recorded.
+    /// - Throws: ``ReplicationError/notAReplica(path:)``; ``ReplicationError/unreachable(servers:reason:)``.
+    public static func open(at path: String, servers: [String]? = nil) throws(ReplicationError) -> Replica {
+        let store: LogStore
+        do { store = try LogStore.open(at: path) } catch { throw .store(error) }
+        return try open(store, servers: servers)
+    }
+
+    /// Connects an open replica store to its stream, at `servers` or at the servers it recorded.
+    public static func open(_ store: LogStore, servers: [String]? = nil) throws(ReplicationError) -> Replica {
+        let link: ReplicaLink?
+        do throws(StoreError) { link = try store.replicaLink } catch { throw .store(error) }
+        guard let link else { throw .notAReplica(path: store.path) }
+        let connection = try NATSConnection(servers: servers ?? link.servers)
+        return Replica(store: store, stream: link.stream, connection: connection)
+    }
+
+    /// The schema a stream carries in its description.
+    static func streamSchema(_ state: NATSConnection.StreamState, stream: String) throws(ReplicationError) -> Schema {
+        guard state.description.hasPrefix(descriptionPrefix) else {
+            throw .streamMismatch(stream: stream, reason: "it is not a ViewLog stream (its description carries no schema)")
+        }
+        guard let bytes = Base64.decode(String(state.description.dropFirst(descriptionPrefix.count))),
+              let text = String(validating: bytes, as: UTF8.self) else {
+            throw .streamMismatch(stream: stream, reason: "its schema is not base64 of UTF-8 text")
+        }
+        do {
+            return try Schema(jsonText: text)
+        } catch {
+            throw .streamMismatch(stream: stream, reason: "its schema does not load: \(error)")
+        }
+    }
+
+    static func validate(stream: String) throws(ReplicationError) {
+        let allowed = stream.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F
+        }
+        guard !stream.isEmpty, stream.utf8.count <= 64, allowed else {
+            throw .streamMismatch(stream: stream, reason: "a stream name is 1…64 letters, digits, '-' or '_'")
+        }
+    }
+
+    /// Runs a client call, mapping its failure to ``ReplicationError/server(stream:reason:)``.
+    static func call<T>(_ stream: String, _ body: () throws(NATSConnection.CallError) -> T) throws(ReplicationError) -> T {
+        do { return try body() } catch {
+            throw .server(stream: stream, reason: error.code != 0 ? "\(error.text) (JetStream error \(error.code))" : error.text)
+        }
+    }
+
+    /// ``call(_:_:)``, retried with backoff until `deadline` while the servers answer with something other than
+    /// JetStream's own errors (a timeout, no responders: a cluster still electing its leaders).
+    static func patiently<T>(_ stream: String, until deadline: Deadline,
+                             _ body: () throws(NATSConnection.CallError) -> T) throws(ReplicationError) -> T {
+        var backoff = Backoff()
+        while true {
+            do { return try body() } catch {
+                if error.isJetStreamError && error.code != 10008 || deadline.passed {  // 10008: JetStream temporarily unavailable
+                    throw .server(stream: stream, reason: error.code != 0 ? "\(error.text) (JetStream error \(error.code))" : error.text)
+                }
+                backoff.wait()
+            }
+        }
+    }
+
+    // MARK: - State
+
+    /// Where the replica stands against its stream.
+    public func state() throws(ReplicationError) -> ReplicaState {
+        let head: UInt64
+        do throws(StoreError) { head = try store.head } catch { throw .store(error) }
+        let state = try Self.call(stream) { () throws(NATSConnection.CallError) in try connection.streamState(stream) }
+        guard let state else { throw .noStream(stream) }
+        return ReplicaState(stream: stream, lastApplied: head, streamLast: state.lastSeq, leader: state.leader)
+    }
+
+    // MARK: - Catching up
+
+    /// Applies every transaction of the stream past the local head, and returns the new head.
+    /// - Throws: ``ReplicationError/diverged(stream:seq:reason:)`` when the local log is not a prefix of the
+    ///   stream; ``ReplicationError/corruptMessage(stream:seq:reason:)`` for a message that fails its checks.
+    @discardableResult
+    public func sync() throws(ReplicationError) -> UInt64 {
+        try writer.withLock { () throws(ReplicationError) -> UInt64 in try catchUp().head }
+    }
+
+    /// The caught-up head and the message ids of the transactions applied on the way. Call with `writer` held.
+    func catchUp() throws(ReplicationError) -> (head: UInt64, applied: [(seq: UInt64, messageID: String?)]) {
+        guard let state = try Self.call(stream, { () throws(NATSConnection.CallError) in try connection.streamState(stream) }) else {
+            throw .noStream(stream)
+        }
+        var head: UInt64
+        do throws(StoreError) { head = try store.head } catch { throw .store(error) }
+        try checkHead(head, streamLast: state.lastSeq, streamFirst: state.firstSeq)
+        var applied: [(seq: UInt64, messageID: String?)] = []
+        while head < state.lastSeq {
+            let seq = head + 1
+            let message = try Self.call(stream) { () throws(NATSConnection.CallError) in try connection.message(stream, seq: seq) }
+            guard let message else {
+                throw .corruptMessage(stream: stream, seq: seq, reason: "the stream has no message at this seq")
+            }
+            try apply(message)
+            applied.append((seq, message.messageID))
+            head = seq
+        }
+        return (head, applied)
+    }
+
+    /// Commits one stream message locally; it must be the next seq. When another process sharing the store
+    /// (a writer, a follower) committed that seq first, the local entry must hold the same bytes.
+    func apply(_ message: NATSConnection.StoredMessage) throws(ReplicationError) {
+        do {
+            try store.commitEncoded(message.data, seq: message.seq)
+        } catch {
+            switch error {
+            case .corrupt(_, let reason):
+                throw .corruptMessage(stream: stream, seq: message.seq, reason: reason)
+            case .positionPastHead(_, let head) where head >= message.seq:
+                let local: [UInt8]?
+                do throws(StoreError) { local = try store.encodedTransaction(at: message.seq) } catch { throw .store(error) }
+                guard local == message.data else {
+                    throw .diverged(stream: stream, seq: message.seq, reason: "same seq, other bytes")
+                }
+            default:
+                throw .store(error)
+            }
+        }
+    }
+
+    /// Checks that the local log is a prefix of the stream, once per opened replica: the local head exists
+    /// in the stream with the same bytes.
+    private func checkHead(_ head: UInt64, streamLast: UInt64, streamFirst: UInt64) throws(ReplicationError) {
+        guard !headChecked.value else { return }
+        if streamLast > 0 && streamFirst > 1 {
+            throw .diverged(stream: stream, seq: 1, reason: "the stream starts at seq \(streamFirst): it lost transactions")
+        }
+        if head > 0 {
+            let local: [UInt8]?
+            do throws(StoreError) { local = try store.encodedTransaction(at: head) } catch { throw .store(error) }
+            // Asked even when the stream's info ends before `head`: a cluster may answer the info from a
+            // replica that is behind (seen in tools/replication-test); the message itself decides.
+            var remote = try Self.call(stream) { () throws(NATSConnection.CallError) in try connection.message(stream, seq: head) }
+            var backoff = Backoff()
+            for _ in 0..<ReplicationLimits.divergenceChecksMax where remote == nil {
+                backoff.wait()  // a real divergence is permanent; a lagging answer is not
+                remote = try Self.call(stream) { () throws(NATSConnection.CallError) in try connection.message(stream, seq: head) }
+            }
+            guard let remote else {
+                throw .diverged(stream: stream, seq: head, reason: "the local log has seq \(head); the stream ends at \(streamLast)")
+            }
+            guard remote.data == local else {
+                throw .diverged(stream: stream, seq: head, reason: "same seq, other bytes")
+            }
+        }
+        headChecked.set()
+    }
+}
+
+/// Where a replica stands against its stream.
+public struct ReplicaState: Sendable, Hashable {
+    /// The stream the replica follows.
+    public var stream: String
+    /// The local head: the last seq applied.
+    public var lastApplied: UInt64
+    /// The stream's last sequence when asked.
+    public var streamLast: UInt64
+    /// The server that leads the stream (clustered streams), if the server said.
+    public var leader: String?
+    /// Transactions in the stream not yet applied locally.
+    public var lag: UInt64 { streamLast > lastApplied ? streamLast - lastApplied : 0 }
+}
