@@ -2,9 +2,17 @@ import Foundation
 import Testing
 @testable import LMDB
 
-/// A fresh empty directory under the temporary directory.
+/// This process's scratch root, removed when the process exits (passed or failed), so runs leave nothing behind.
+private let lmdbTestsRoot: String = {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("viewlog-lmdb-tests-\(getpid())").path
+    atexit { try? FileManager.default.removeItem(atPath: FileManager.default.temporaryDirectory
+        .appendingPathComponent("viewlog-lmdb-tests-\(getpid())").path) }
+    return root
+}()
+
+/// A fresh empty directory under this process's scratch root.
 func makeTemporaryDirectory(_ name: String = #function) throws -> String {
-    let base = FileManager.default.temporaryDirectory.appendingPathComponent("lmdb-tests-\(UUID().uuidString)")
+    let base = URL(fileURLWithPath: lmdbTestsRoot).appendingPathComponent(UUID().uuidString)
     try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
     return base.path
 }

@@ -36,7 +36,7 @@ public final class NATSServers: @unchecked Sendable {
     /// Starts `count` servers (a cluster when more than one) and waits until each accepts clients.
     public init(count: Int) throws {
         precondition(count >= 1 && count <= 5)
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("viewlog-nats-\(UUID().uuidString)").path
+        directory = TestScratch.newPath("nats")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         do {
             let ports = try (0..<(2 * count)).map { _ in try Self.freePort() }

@@ -9,7 +9,7 @@ final class Scratch: @unchecked Sendable {
     let path: String
 
     init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("viewlog-repl-\(UUID().uuidString)").path
+        path = TestScratch.newPath("repl")
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @_spi(Engine) import ViewLog
 import ViewLogTesting
 
@@ -58,7 +59,7 @@ struct DocArticleTests {
 
     /// A fresh store directory path, removed when the test ends.
     final class Scratch {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("viewlog-docs-\(UUID().uuidString)").path
+        let path = TestScratch.newPath("docs")
         deinit { try? FileManager.default.removeItem(atPath: path) }
     }
 

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestSupport
 @_spi(Engine) @testable import ViewLog
 
 /// A path for a new store under the temporary directory (the directory itself does not exist yet).
 func newStorePath() -> String {
-    FileManager.default.temporaryDirectory.appendingPathComponent("viewlog-store-\(UUID().uuidString)").path
+    TestScratch.newPath("store")
 }
 
 let employeesSchemaText = """

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Runs the built `viewlog` executable as a subprocess, in a fresh temporary directory per test.
 ///
@@ -104,7 +105,7 @@ final class Sandbox: Sendable {
     /// A new sandbox; one made as a `template` (kept for the whole test run in a `static let`) is removed when
     /// the test process exits.
     init(template: Bool = false) throws {
-        var base = FileManager.default.temporaryDirectory.appendingPathComponent("viewlog-cli-tests", isDirectory: true)
+        var base = URL(fileURLWithPath: TestScratch.root, isDirectory: true)
         if template {
             _ = Sandbox.removeTemplatesAtExit
             base = URL(fileURLWithPath: Sandbox.templatesPath(), isDirectory: true)
@@ -116,7 +117,7 @@ final class Sandbox: Sendable {
     deinit { try? FileManager.default.removeItem(at: url) }
 
     static func templatesPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("viewlog-cli-tests/templates-\(getpid())").path
+        TestScratch.root + "/templates"
     }
 
     private static let removeTemplatesAtExit: Void = {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,9 +42,7 @@ enum CLIProcess {
 
     /// A scratch directory for one test.
     static func scratch() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("viewlog-cli-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        try TestScratch.newDirectory("cli")
     }
 
     /// Starts `viewlog arguments…` with stdin from `stdinFile` (or nothing) and output to files in `directory`.

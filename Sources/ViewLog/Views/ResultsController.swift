@@ -18,7 +18,7 @@
 /// ## Delivery
 /// A non-empty batch goes to the ``delegate`` (`willChangeContent`, each section change, each row change,
 /// `didChangeContent`), then to every observer (``observe(_:)``) and every ``changes`` sequence, in the order
-/// they subscribed. A definition change or a context reset (``reload(objects:position:fetchRequest:)``) is
+/// they subscribed. A definition change (``performFetch(_:)``) or a context reset (``Context/reset(to:)``) is
 /// reported as one ``ViewEvent/reload(_:)``.
 ///
 /// ## Concurrency
@@ -160,7 +160,7 @@ public final class ResultsController {
     /// objects of a reset context, at `position`. Reported as one ``ViewEvent/reload(_:)`` to the delegate
     /// and on ``changes``; returns the new snapshot.
     @discardableResult
-    public func reload<S: Sequence<(ObjectID, ObjectValues)>>(
+    @_spi(Engine) public func reload<S: Sequence<(ObjectID, ObjectValues)>>(
         objects: S, position: UInt64, fetchRequest: FetchRequest? = nil
     ) throws(QueryError) -> ViewSnapshot {
         if let request = fetchRequest {
