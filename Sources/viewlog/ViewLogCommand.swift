@@ -31,7 +31,8 @@ struct ViewLogCommand: AsyncParsableCommand {
         subcommands: [
             InitCommand.self, AppendCommand.self, LogCommand.self, GetCommand.self, QueryCommand.self,
             DiffCommand.self, WatchCommand.self, VerifyCommand.self, StatsCommand.self, ExportCommand.self,
-            ImportCommand.self, ReplayCommand.self, SchemaCommand.self, ViewsCommand.self, SyncCommand.self,
+            ImportCommand.self, ReplayCommand.self, SchemaCommand.self, ViewsCommand.self, UpgradeCommand.self,
+            SyncCommand.self,
         ]
     )
 }

@@ -14,23 +14,24 @@ import TestSupport
         var rng = ViewTestRNG(seed: Self.seed &+ UInt64(capacity))
         let order = Self.order(sectioned: true, ascending: [false, true])
         let rows = OrderedRows(order: order, capacity: capacity)
-        var reference: [RowKey] = []
+        var reference: [(values: [Value], id: ObjectID)] = []
         for step in 0..<3000 {
             if reference.isEmpty || rng.chance(0.55) {
                 let id = ObjectID.int(Int64(rng.int(0...400)))
                 guard !reference.contains(where: { $0.id == id }) else { continue }
-                let key = RowKey(values: [.string(rng.pick(["a", "b", "c"])), rng.chance(0.2) ? .null : .int(Int64(rng.int(0...9)))], id: id)
-                rows.insert(key)
-                reference.append(key)
+                let values: [Value] = [.string(rng.pick(["a", "b", "c"])), rng.chance(0.2) ? .null : .int(Int64(rng.int(0...9)))]
+                rows.insert(order.key(id: id, keyValues: values))
+                reference.append((values, id))
             } else {
                 let key = reference.remove(at: rng.int(0...(reference.count - 1)))
-                #expect(rows.remove(key.id) == key)
+                #expect(rows.remove(key.id) == order.key(id: key.id, keyValues: key.values))
             }
-            reference.sort { order.compare($0, $1) < 0 }
+            reference.sort { Self.compare(order, $0, $1) < 0 }
             if step % 50 == 0 || reference.count < 10 {
                 rows.checkInvariants()
                 for (i, k) in reference.enumerated() {
-                    #expect(rows.key(at: i) == k, "seed \(Self.seed)")
+                    #expect(rows.key(at: i) == order.key(id: k.id, keyValues: k.values), "seed \(Self.seed)")
+                    #expect(order.keyValues(rows.key(at: i)) == k.values, "seed \(Self.seed)")
                     #expect(rows.rank(of: k.id) == i, "seed \(Self.seed)")
                 }
                 var sectionStart = 0
@@ -49,14 +50,24 @@ import TestSupport
         }
     }
 
+    /// View order of reference rows, from ``Value/compare(_:_:)`` and the directions, ties by id.
+    static func compare(_ order: RowOrder, _ a: (values: [Value], id: ObjectID), _ b: (values: [Value], id: ObjectID)) -> Int {
+        for i in 0..<order.width {
+            let c = Value.compare(a.values[i], b.values[i])
+            if c != 0 { return order.ascending[i] ? c : -c }
+        }
+        return a.id < b.id ? -1 : (a.id == b.id ? 0 : 1)
+    }
+
     @Test func bulkLoadMatchesInserts() {
         var rng = ViewTestRNG(seed: Self.seed)
         let order = Self.order(sectioned: false, ascending: [true])
-        let keys = (0..<5000).map { RowKey(values: [.int(Int64(rng.int(0...50)))], id: .int(Int64($0))) }
+        let rowValues = (0..<5000).map { (values: [Value.int(Int64(rng.int(0...50)))], id: ObjectID.int(Int64($0))) }
+        let keys = rowValues.map { order.key(id: $0.id, keyValues: $0.values) }
         let loaded = OrderedRows(order: order, capacity: 8)
         loaded.load(keys.shuffled(using: &rng))
         loaded.checkInvariants()
-        let sorted = keys.sorted { order.compare($0, $1) < 0 }
+        let sorted = rowValues.sorted { Self.compare(order, $0, $1) < 0 }.map { order.key(id: $0.id, keyValues: $0.values) }
         for i in stride(from: 0, to: 5000, by: 97) { #expect(loaded.key(at: i) == sorted[i]) }
     }
 

@@ -3,7 +3,8 @@ extension Context {
     /// already processed — and keeps it up to date: every later move, save or ``processPendingChanges()``
     /// is one batch for it. Pending changes are processed first (as Core Data's fetch does).
     ///
-    /// The context holds its controllers weakly: keep a reference to the controller while you use it.
+    /// The context holds its controllers weakly and each controller holds its context (``ResultsController/context``):
+    /// keep a reference to the controller while you use it, and the context lives as long as it does.
     /// - Throws: ``StoreError/schema(_:)`` for an unknown entity; a ``QueryError`` naming an unknown attribute
     ///   or a type mismatch of the request.
     public func makeResultsController(_ request: FetchRequest) throws -> ResultsController {
@@ -15,7 +16,15 @@ extension Context {
         let controller = try ResultsController(fetchRequest: request, entity: entity,
                                                objects: objects.lazy.map { ($0.id, $0.values) }, position: position)
         addObserver(controller)
+        controller.context = self
         return controller
+    }
+
+    /// The view of `request` at this context's position with its processed changes, for a controller's refetch.
+    func refetch(_ controller: ResultsController, _ request: FetchRequest) throws {
+        try processPendingChanges()
+        let objects = try self.objects(of: controller.entity.name, staged: processed)
+        try controller.reload(objects: objects.lazy.map { ($0.id, $0.values) }, position: position, fetchRequest: request)
     }
 
     /// Makes a results controller of the schema's named view `name`.

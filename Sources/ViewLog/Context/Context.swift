@@ -77,7 +77,11 @@ public final class Context {
         let current = staged.values(of: key, base: base)
         let resolved: Change
         do { resolved = try resolver.resolve(request, current: current) } catch {
-            throw .invalidChange(transaction: 0, change: 0, reason: error.reason)
+            // Say what was staged, not a transaction and change of an append that never happened.
+            let operation = request.operation
+            let prefix = "\(operation) of \(key.entity) \(key.id.json.text): "
+            let reason = error.reason.hasPrefix(prefix) ? String(error.reason.dropFirst(prefix.count)) : error.reason
+            throw .invalidStagedChange(key, operation: operation, reason: reason)
         }
         // Stage what the save will log: inserts with their defaults, values converted to their types, so the
         // controllers show staged objects exactly as they will be saved.

@@ -25,14 +25,14 @@ struct StagedChanges: Equatable {
         let next: Entry?
         switch (request, current) {
         case (.insert(_, _, let values), nil):
-            guard !existsInBase else { throw refused(key, "the id exists already") }
+            guard !existsInBase else { throw refused(request, "the id exists already") }
             next = .inserted(values)
         case (.insert(_, _, let values), .deleted?):
             next = .replaced(values)
         case (.insert, _?):
-            throw refused(key, "the id exists already")
+            throw refused(request, "the id exists already")
         case (.update(_, _, let values), nil):
-            guard existsInBase else { throw refused(key, "no such object") }
+            guard existsInBase else { throw refused(request, "no such object") }
             next = .updated(values)
         case (.update(_, _, let values), .inserted(let old)?):
             next = .inserted(old.merging(values) { $1 })
@@ -41,23 +41,23 @@ struct StagedChanges: Equatable {
         case (.update(_, _, let values), .updated(let old)?):
             next = .updated(old.merging(values) { $1 })
         case (.update, .deleted?):
-            throw refused(key, "no such object (deleted in this context)")
+            throw refused(request, "no such object (deleted in this context)")
         case (.delete, nil):
-            guard existsInBase else { throw refused(key, "no such object") }
+            guard existsInBase else { throw refused(request, "no such object") }
             next = .deleted
         case (.delete, .inserted?):
             next = nil
         case (.delete, .updated?), (.delete, .replaced?):
             next = .deleted
         case (.delete, .deleted?):
-            throw refused(key, "no such object (deleted in this context)")
+            throw refused(request, "no such object (deleted in this context)")
         }
         if current == nil && next != nil && !order.contains(key) { order.append(key) }
         entries[key] = next
     }
 
-    private func refused(_ key: ObjectKey, _ why: String) -> StoreError {
-        .invalidChange(transaction: 0, change: 0, reason: "\(key.entity) \(key.id.json.text): \(why)")
+    private func refused(_ request: ChangeRequest, _ why: String) -> StoreError {
+        .invalidStagedChange(request.key, operation: request.operation, reason: why)
     }
 
     /// The object's values in the context given its values at the context's position: `base` when the

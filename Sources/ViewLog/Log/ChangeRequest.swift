@@ -15,4 +15,13 @@ public enum ChangeRequest: Sendable, Hashable {
             return ObjectKey(entity: e, id: id)
         }
     }
+
+    /// `insert`, `update` or `delete`: the operation's name in messages and the log's JSON.
+    public var operation: String {
+        switch self {
+        case .insert: return "insert"
+        case .update: return "update"
+        case .delete: return "delete"
+        }
+    }
 }

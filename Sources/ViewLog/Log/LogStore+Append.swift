@@ -37,6 +37,7 @@ extension LogStore {
         if !replicated, let link = try replicaLink(in: txn) {
             throw StoreError.replica(path: path, stream: link.stream)
         }
+        let format = try self.format(in: txn)
         let currentSchema = try schema(at: UInt64.max, in: txn)
         let resolver = ChangeResolver(schema: newSchema ?? currentSchema)
         var head = try self.head(in: txn)
@@ -50,14 +51,14 @@ extension LogStore {
             changes.reserveCapacity(request.changes.count + 1)
             if ti == 0, let newSchema {
                 changes.append(.schema(newSchema, previous: currentSchema))
-                try txn.put(metaDB, key: MetaKey.schema(at: seq), value: Array(newSchema.json.text.utf8))
+                try putMeta(txn, MetaKey.schema(at: seq), Array(newSchema.json.text.utf8), format: format)
             }
             for (ci, changeRequest) in request.changes.enumerated() {
                 let key = changeRequest.key
                 let current: ObjectValues?
                 if let pending = overlay[key] {
                     current = pending.values
-                } else if let record = try objectRecord(key, in: txn) {
+                } else if let record = try objectRecord(key, format: format, in: txn) {
                     current = record.values
                 } else {
                     current = nil
@@ -88,21 +89,22 @@ extension LogStore {
         rows.sort { $0.key.lexicographicallyPrecedes($1.key) }
         for row in rows {
             if let values = row.state.values {
-                try txn.put(objectsDB, key: row.key, value: ObjectRecordCodec.encode(values: values, seq: row.state.seq))
+                try txn.put(objectsDB, key: row.key, value: ObjectRecordCodec.encode(values: values, seq: row.state.seq, key: row.key, format: format))
             } else {
                 try txn.delete(objectsDB, key: row.key)
             }
         }
-        try txn.put(metaDB, key: MetaKey.head, value: bigEndianBytes(head))
+        try putMeta(txn, MetaKey.head, bigEndianBytes(head), format: format)
         return result
     }
 
     /// The object's record at the head: values and the seq that last changed it.
-    func objectRecord(_ key: ObjectKey, in txn: LMDBTransaction) throws -> (values: ObjectValues, seq: UInt64)? {
+    func objectRecord(_ key: ObjectKey, format: Int? = nil, in txn: LMDBTransaction) throws -> (values: ObjectValues, seq: UInt64)? {
+        let format = try format ?? self.format(in: txn)
         let k = ObjectRecordCodec.key(key)
         return try k.withUnsafeBytes { kb in
             guard let bytes = try txn.value(objectsDB, for: kb) else { return nil }
-            do { return try ObjectRecordCodec.decode(bytes) } catch {
+            do { return try ObjectRecordCodec.decode(bytes, key: kb, format: format) } catch {
                 throw StoreError.corrupt(seq: nil, reason: "object \(key): \(error)")
             }
         }

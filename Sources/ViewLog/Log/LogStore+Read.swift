@@ -132,6 +132,7 @@ extension LogStore {
     /// Objects of `entity` at the head, in id order.
     func headObjects(of entity: String, in txn: LMDBTransaction) throws -> [(id: ObjectID, values: ObjectValues)] {
         let prefix = ObjectRecordCodec.entityPrefix(entity)
+        let format = try self.format(in: txn)
         var out: [(id: ObjectID, values: ObjectValues)] = []
         try txn.withCursor(objectsDB) { cursor in
             var entry = try cursor.seek(atLeast: prefix)
@@ -139,9 +140,9 @@ extension LogStore {
                 let key: ObjectKey, record: (values: ObjectValues, seq: UInt64)
                 do {
                     key = try ObjectRecordCodec.decodeKey(e.key)
-                    record = try ObjectRecordCodec.decode(e.value)
+                    record = try ObjectRecordCodec.decode(e.value, key: e.key, format: format)
                 } catch {
-                    throw StoreError.corrupt(seq: nil, reason: "object record of \(entity): \(error)")
+                    throw StoreError.corrupt(seq: nil, reason: "object record of \(entity) (key \(ObjectRecordCodec.describeKey(e.key))): \(error)")
                 }
                 out.append((key.id, record.values))
                 entry = try cursor.next()

@@ -20,11 +20,14 @@ extension LogStore {
     /// Checks the whole store: every log entry decodes and its checksum matches, seqs are contiguous from 1,
     /// every change fits the state it was applied to (previous values match), and the objects at the head
     /// equal a replay of the log (values and last-changed seq), and the head in the metadata is the last seq.
+    /// Every record it does not replay is checked too: each object row's and metadata record's checksum (log
+    /// format 2), every stored schema loads, and each schema the log changed to equals the one stored for its seq.
     /// - Parameter progress: called with (transactions read, head) every few thousand transactions.
     public func verify(progress: ((UInt64, UInt64) -> Void)? = nil) throws(StoreError) -> VerifyReport {
         var problems: [String] = []
         func problem(_ s: String) { if problems.count < Self.verifyProblemsMax { problems.append(s) } }
         var replay: [ObjectKey: (values: ObjectValues, seq: UInt64)] = [:]
+        var logSchemas: [UInt64: Schema] = [:]
         let head = try self.head
         var seq: UInt64 = 0
         // Read entry by entry so that one damaged entry is reported and the rest still checked.
@@ -61,7 +64,9 @@ extension LogStore {
             for (s, result) in entries {
                 switch result {
                 case .failure(let e): problem(e.description)
-                case .success(let t): Self.replay(t, into: &replay, problem: problem)
+                case .success(let t):
+                    Self.replay(t, into: &replay, problem: problem)
+                    for case .schema(let schema, _) in t.changes { logSchemas[t.seq] = schema }
                 }
                 seq = s
             }
@@ -74,12 +79,15 @@ extension LogStore {
                 // Appends happened meanwhile: replay them too, inside this transaction.
                 for t in try self.readTransactions(txn, from: head + 1, through: metaHead) {
                     Self.replay(t, into: &replay, problem: problem)
+                    for case .schema(let schema, _) in t.changes { logSchemas[t.seq] = schema }
                 }
             }
             if let last = try txn.withCursor(self.logDB, { try $0.last() }), let lastSeq = uint64FromBigEndian(last.key),
                lastSeq != metaHead {
                 problem("the head in the metadata is \(metaHead) but the last log entry is seq \(lastSeq)")
             }
+            let format = try self.format(in: txn)
+            try self.verifyMeta(txn, format: format, logSchemas: logSchemas, problem: problem)
             var seen = 0
             try txn.withCursor(self.objectsDB) { cursor in
                 var entry = try cursor.first()
@@ -87,7 +95,7 @@ extension LogStore {
                     seen += 1
                     do {
                         let key = try ObjectRecordCodec.decodeKey(e.key)
-                        let record = try ObjectRecordCodec.decode(e.value)
+                        let record = try ObjectRecordCodec.decode(e.value, key: e.key, format: format)
                         if let expected = replay.removeValue(forKey: key) {
                             if expected.values != record.values {
                                 problem("object \(key): values differ from the replay of the log")
@@ -98,7 +106,7 @@ extension LogStore {
                             problem("object \(key) is in the object store but not in the replay of the log")
                         }
                     } catch {
-                        problem("object record: \(error)")
+                        problem("object record \(ObjectRecordCodec.describeKey(e.key)): \(error)")
                     }
                     entry = try cursor.next()
                 }
@@ -109,6 +117,45 @@ extension LogStore {
             return seen
         }
         return VerifyReport(transactions: head, objects: objectCount, problems: problems)
+    }
+
+    /// Checks every record of the `meta` database: its checksum (format 2), that every stored schema loads, that
+    /// each schema change of the log (`logSchemas`, by seq) is the one stored for its seq and the other way round,
+    /// and that there is no record of an unknown key.
+    func verifyMeta(_ txn: LMDBTransaction, format: Int, logSchemas: [UInt64: Schema], problem: (String) -> Void) throws {
+        var stored: Set<UInt64> = []
+        try txn.withCursor(metaDB) { cursor in
+            var entry = try cursor.first()
+            while let e = entry {
+                let key = Array(e.key)
+                if key == MetaKey.format || key == MetaKey.head {
+                    // Read and checked by format(in:) and head(in:) before verify gets here.
+                } else if key.starts(with: MetaKey.schemaPrefix), key.count == MetaKey.schemaPrefix.count + 8,
+                          let seq = uint64FromBigEndian(key.dropFirst(MetaKey.schemaPrefix.count)) {
+                    stored.insert(seq)
+                    do {
+                        let payload = try MetaRecord.payload(e.value, key: key, format: format, record: "the schema of position \(seq)")
+                        let schema = try Schema(jsonText: String(decoding: payload, as: UTF8.self))
+                        if seq > 0, let logged = logSchemas[seq], logged != schema {
+                            problem("the schema stored for position \(seq) differs from the schema change the log holds at seq \(seq)")
+                        } else if seq > 0, logSchemas[seq] == nil {
+                            problem("the metadata holds a schema for position \(seq), but the log has no schema change at seq \(seq)")
+                        }
+                    } catch let error as StoreError {
+                        problem(error.description)
+                    } catch {
+                        problem("the schema of position \(seq) in the metadata does not load: \(error)")
+                    }
+                } else {
+                    problem("unknown metadata record '\(String(decoding: key.prefix(64), as: UTF8.self))'")
+                }
+                entry = try cursor.next()
+            }
+        }
+        if !stored.contains(0) { problem("the metadata holds no schema for position 0") }
+        for seq in logSchemas.keys.sorted() where !stored.contains(seq) {
+            problem("the log changes the schema at seq \(seq), but the metadata holds no schema for it")
+        }
     }
 
     /// Applies `t` to `state`, reporting changes that do not fit the state they claim to follow.

@@ -28,8 +28,9 @@ public final class LogStore: Sendable {
     /// A hit needs the stored bytes to be equal, so the cache is never stale.
     private let schemaCache = Locked<(text: [UInt8], schema: Schema)?>(nil)
 
-    /// The log format version this code writes and the newest it reads.
-    public static let formatVersion = 1
+    /// The log format version this code writes and the newest it reads. Version 2 checksums object rows and
+    /// metadata records; stores of version 1 are read and written in version 1 until ``upgrade()``.
+    public static let formatVersion = 2
 
     /// Opens the store's databases; only `create` makes them, so that opening never writes into an LMDB file
     /// that is not a store.
@@ -58,9 +59,9 @@ public final class LogStore: Sendable {
         }
         let store = try LogStore(path: path, environment: try environment(path, options), create: true)
         try store.perform { txn in
-            try txn.put(store.metaDB, key: MetaKey.format, value: bigEndianBytes(UInt64(formatVersion)))
-            try txn.put(store.metaDB, key: MetaKey.head, value: bigEndianBytes(0))
-            try txn.put(store.metaDB, key: MetaKey.schema(at: 0), value: Array(schema.json.text.utf8))
+            try store.putMeta(txn, MetaKey.format, bigEndianBytes(UInt64(formatVersion)), format: formatVersion)
+            try store.putMeta(txn, MetaKey.head, bigEndianBytes(0), format: formatVersion)
+            try store.putMeta(txn, MetaKey.schema(at: 0), Array(schema.json.text.utf8), format: formatVersion)
         }
         return store
     }
@@ -76,13 +77,7 @@ public final class LogStore: Sendable {
         // LMDB would make an empty file a new environment: refuse it before LMDB writes into it.
         guard st.st_size > 0 else { throw .notAStore(path: path, reason: "its data.mdb is empty") }
         let store = try LogStore(path: path, environment: try environment(path, options), create: false)
-        let version: UInt64? = try store.perform(read: true) { txn in
-            try txn.value(store.metaDB, for: MetaKey.format).flatMap(uint64FromBigEndian)
-        }
-        guard let version else { throw .notAStore(path: path, reason: "no format version in its metadata") }
-        guard version <= UInt64(formatVersion) else {
-            throw .unsupportedFormat(path: path, found: Int(clamping: version), supported: formatVersion)
-        }
+        _ = try store.perform(read: true) { txn in try store.format(in: txn) }
         return store
     }
 
@@ -122,10 +117,45 @@ public final class LogStore: Sendable {
     }
 
     func head(in txn: LMDBTransaction) throws -> UInt64 {
-        guard let bytes = try txn.value(metaDB, for: MetaKey.head), let h = uint64FromBigEndian(bytes) else {
+        let format = try self.format(in: txn)
+        guard let bytes = try txn.value(metaDB, for: MetaKey.head) else {
             throw StoreError.corrupt(seq: nil, reason: "no head in the metadata")
         }
+        let payload = try MetaRecord.payload(bytes, key: MetaKey.head, format: format, record: "the head")
+        guard let h = uint64FromBigEndian(payload) else {
+            throw StoreError.corrupt(seq: nil, reason: "the head in the metadata has \(payload.count) bytes, not 8")
+        }
         return h
+    }
+
+    /// The log format of the store, read from its metadata in `txn` (every read and write asks, so a store
+    /// upgraded by another process is never written in the old format).
+    /// - Throws: ``StoreError/notAStore(path:reason:)`` without a format record,
+    ///   ``StoreError/unsupportedFormat(path:found:supported:)`` for a newer one, ``StoreError/corrupt(seq:reason:)``
+    ///   for a damaged one.
+    func format(in txn: LMDBTransaction) throws -> Int {
+        guard let bytes = try txn.value(metaDB, for: MetaKey.format) else {
+            throw StoreError.notAStore(path: path, reason: "no format version in its metadata")
+        }
+        // Format 1 stored 8 bytes; format 2 and later add a checksum.
+        let checked = bytes.count == 8 + MetaRecord.checksumBytes
+        guard bytes.count == 8 || checked else {
+            throw StoreError.corrupt(seq: nil, reason: "the format version in the metadata has \(bytes.count) bytes")
+        }
+        let payload = checked ? try MetaRecord.payload(bytes, key: MetaKey.format, format: 2, record: "the format version") : bytes
+        let version = uint64FromBigEndian(payload) ?? 0
+        guard version <= UInt64(Self.formatVersion) else {
+            throw StoreError.unsupportedFormat(path: path, found: Int(clamping: version), supported: Self.formatVersion)
+        }
+        guard checked ? version >= 2 : version == 1 else {
+            throw StoreError.corrupt(seq: nil, reason: "the format version in the metadata (\(version)) does not match its record")
+        }
+        return Int(version)
+    }
+
+    /// Writes a metadata record in the store's format.
+    func putMeta(_ txn: LMDBTransaction, _ key: [UInt8], _ payload: [UInt8], format: Int) throws {
+        try txn.put(metaDB, key: key, value: MetaRecord.encode(payload, key: key, format: format))
     }
 
     /// The schema at the head.
@@ -151,6 +181,7 @@ public final class LogStore: Sendable {
                 entry = try cursor.previous()
             }
             guard let e = entry else { throw StoreError.corrupt(seq: nil, reason: "no schema in the metadata") }
+            // A hit compares the whole stored value, checksum included, with one that passed its check.
             if let hit = schemaCache.withLock({ cached -> Schema? in
                 guard let cached, cached.text.count == e.value.count,
                       cached.text.withUnsafeBytes({ memcmp($0.baseAddress!, e.value.baseAddress!, $0.count) }) == 0
@@ -159,10 +190,13 @@ public final class LogStore: Sendable {
             }) {
                 return hit
             }
-            let text = String(decoding: e.value, as: UTF8.self)
+            let position = uint64FromBigEndian(e.key.dropFirst(MetaKey.schemaPrefix.count)).map { "\($0)" } ?? "?"
+            let payload = try MetaRecord.payload(e.value, key: Array(e.key), format: try self.format(in: txn),
+                                                 record: "the schema of position \(position)")
+            let text = String(decoding: payload, as: UTF8.self)
             let schema: Schema
             do { schema = try Schema(jsonText: text) } catch {
-                throw StoreError.corrupt(seq: nil, reason: "stored schema does not load: \(error)")
+                throw StoreError.corrupt(seq: nil, reason: "the stored schema of position \(position) does not load: \(error)")
             }
             schemaCache.withLock { $0 = (Array(e.value), schema) }
             return schema

@@ -2,11 +2,14 @@
 /// and the seq that last changed it) and its LMDB key (entity, then id, ordered so that byte order is id order
 /// within an entity). Byte layout in `schema/log-format.md`.
 ///
-/// Records carry no checksum of their own: they are derived state, and `viewlog verify` compares them with the
-/// replay of the checksummed log. Decoding is total, as for ``TransactionCodec``.
+/// Two record versions: version 1 (stores of log format 1) has no checksum; version 2 (log format 2) ends with a
+/// CRC-32C of the object's key and the record, checked on every read, so a damaged row is an error, never other
+/// data. Decoding is total, as for ``TransactionCodec``.
 public enum ObjectRecordCodec {
-    /// The version byte every record starts with.
+    /// The version byte every record of log format 1 starts with (no checksum).
     public static let recordVersion: UInt8 = 1
+    /// The version byte every record of log format 2 starts with (checksummed).
+    public static let checkedRecordVersion: UInt8 = 2
 
     /// Flips the sign bit of an int id so that unsigned big-endian byte order is signed numeric order.
     static let signBit: UInt64 = 0x8000_0000_0000_0000
@@ -38,6 +41,57 @@ public enum ObjectRecordCodec {
         let values = try r.objectValues()
         guard r.isAtEnd else { throw .trailingBytes(offset: r.offset, count: r.remaining) }
         return (values, seq)
+    }
+
+    /// Encodes an object's record of log format 2: version 2, seq, values, then a `u32` CRC-32C of `key` (the
+    /// object's LMDB key, see ``key(_:)``) followed by every byte before the checksum — so a row that is damaged,
+    /// or copied under another key, fails its check.
+    /// - Precondition: as ``encode(values:seq:)``.
+    public static func encode(values: ObjectValues, seq: UInt64, key: [UInt8]) -> [UInt8] {
+        precondition(seq >= 1 && seq <= UInt64(Int64.max), "seq \(seq) out of range")
+        var w = ByteWriter(capacity: 16 + values.count * 24)
+        w.u8(checkedRecordVersion)
+        w.u64(seq)
+        w.objectValues(values)
+        var bytes = w.finish()
+        let crc = bytes.withUnsafeBytes { record in
+            key.withUnsafeBytes { CRC32C.checksum(record, seed: CRC32C.checksum($0)) }
+        }
+        withUnsafeBytes(of: crc.littleEndian) { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+
+    /// Decodes an object's record of log format 2 stored under `key`, checking its checksum first.
+    /// - Throws: ``CodecError/checksumMismatch(seq:stored:computed:)`` for a damaged record (or one stored under
+    ///   another key); other ``CodecError``s naming what is wrong and at which byte offset.
+    public static func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws(CodecError) -> (values: ObjectValues, seq: UInt64) {
+        guard bytes.count >= 13 else { throw .truncated(field: "object record", offset: bytes.count) }
+        let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)])
+        let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self))
+        let computed = CRC32C.checksum(body, seed: CRC32C.checksum(key))
+        guard stored == computed else { throw .checksumMismatch(seq: nil, stored: stored, computed: computed) }
+        var r = ByteReader(body)
+        let version = try r.u8("record version")
+        guard version == checkedRecordVersion else {
+            throw .invalid(field: "record version", offset: 0, reason: "version \(version) in a store of log format 2")
+        }
+        let seq = try r.u64("seq")
+        guard seq >= 1, seq <= UInt64(Int64.max) else {
+            throw .invalid(field: "seq", offset: 1, reason: "\(seq) is not in 1...\(Int64.max)")
+        }
+        let values = try r.objectValues()
+        guard r.isAtEnd else { throw .trailingBytes(offset: r.offset, count: r.remaining) }
+        return (values, seq)
+    }
+
+    /// Decodes a record of a store of log format `format` (1: unchecked, 2: checksummed under `key`).
+    static func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, format: Int) throws(CodecError) -> (values: ObjectValues, seq: UInt64) {
+        format >= 2 ? try decode(bytes, key: key) : try decode(bytes)
+    }
+
+    /// Encodes a record for a store of log format `format`.
+    static func encode(values: ObjectValues, seq: UInt64, key: [UInt8], format: Int) -> [UInt8] {
+        format >= 2 ? encode(values: values, seq: seq, key: key) : encode(values: values, seq: seq)
     }
 
     /// Decodes an object's record from an array; the same as the `UnsafeRawBufferPointer` overload.
@@ -125,6 +179,14 @@ public enum ObjectRecordCodec {
             Result { () throws(CodecError) in try decodeKey(raw) }
         }
         return try result.get()
+    }
+}
+
+extension ObjectRecordCodec {
+    /// An object's LMDB key for error messages: `Entity/id` when it decodes, else its bytes in hex.
+    static func describeKey(_ bytes: UnsafeRawBufferPointer) -> String {
+        if let key = try? decodeKey(bytes) { return key.description }
+        return bytes.prefix(64).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 }
 

@@ -8,6 +8,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case unsupportedFormat(path: String, found: Int, supported: Int)
     /// A change of an append was refused: `transaction` and `change` are 0-based indexes into the input.
     case invalidChange(transaction: Int, change: Int, reason: String)
+    /// A context refused to stage a change (`operation`: `insert`, `update` or `delete`) of an object;
+    /// nothing was staged by that call and nothing was appended.
+    case invalidStagedChange(ObjectKey, operation: String, reason: String)
     /// A transaction with no changes.
     case emptyTransaction(transaction: Int)
     /// An append with no transactions.
@@ -36,6 +39,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(path) has log format version \(found); this viewlog reads up to version \(supported)"
         case let .invalidChange(t, c, reason):
             return "transaction \(t + 1), change \(c + 1): \(reason)"
+        case let .invalidStagedChange(key, operation, reason):
+            return "cannot stage the \(operation) of \(key.entity) \(key.id.json.text): \(reason) (nothing staged, nothing saved)"
         case .emptyTransaction(let t): return "transaction \(t + 1) has no changes"
         case .emptyInput: return "no transactions to append"
         case let .positionPastHead(p, head): return "position \(p) is past the head (\(head))"

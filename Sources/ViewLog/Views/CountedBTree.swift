@@ -233,7 +233,8 @@ final class CountedBTree<Element: CountedTreeElement> {
         let right = Node(isLeaf: node.isLeaf)
         if node.isLeaf {
             let mid = node.elements.count / 2
-            right.elements = Array(node.elements[mid...])
+            right.elements.reserveCapacity(capacity + 1)  // inserts into a leaf then never reallocate
+            right.elements.append(contentsOf: node.elements[mid...])
             node.elements.removeSubrange(mid...)
         } else {
             let mid = node.children.count / 2
@@ -368,7 +369,8 @@ final class CountedBTree<Element: CountedTreeElement> {
         for k in 0..<leafCount {
             let end = sorted.count * (k + 1) / leafCount
             let leaf = Node(isLeaf: true)
-            leaf.elements = Array(sorted[start..<end])
+            leaf.elements.reserveCapacity(capacity + 1)  // inserts into a leaf then never reallocate
+            leaf.elements.append(contentsOf: sorted[start..<end])
             level.append(leaf)
             start = end
         }

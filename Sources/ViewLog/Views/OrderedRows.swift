@@ -1,22 +1,26 @@
 /// The rows of a view in view order (section, sort values, id), with O(log n) insert, remove, rank and
 /// select, and the per-section row counts that map (section, row) ↔ global rank in O(log n).
 ///
-/// Rows hold only what the view needs — id and key values — in a ``RowSlab``; the order is a
-/// ``CountedBTree`` of 4-byte slots, so a change moves at most one node's worth of memory.
+/// Rows are their key bytes (``RowKey``, ``KeyEncoding``) in a ``RowSlab``; the order is a ``CountedBTree`` of
+/// ``RowSlot``s (a 16-byte key prefix and a 4-byte slot), so that comparisons are `memcmp`s, mostly of words
+/// inside one node, and a change moves at most one node's worth of memory.
 final class OrderedRows {
     let order: RowOrder
     private let slab: RowSlab
     private let tree: CountedBTree<RowSlot>
     /// Non-empty sections of all rows (one `null` section when the view has no section key).
     let sections: SectionCounts
+    /// Scratch bytes for encoding an id to look it up (reused: a lookup allocates nothing).
+    private var idScratch: [UInt8] = []
+    /// Rows staged by ``stage(_:idStart:)`` for ``finishLoad()``.
+    private var staged: [RowSlot] = []
 
     /// Makes an empty set of rows ordered by `order`; `capacity` is the tree's node size (small in tests).
     init(order: RowOrder, capacity: Int = 64) {
         self.order = order
-        self.slab = RowSlab(width: order.width)
+        self.slab = RowSlab(inlineKeyBytes: order.inlineKeyBytes)
         self.tree = CountedBTree(capacity: capacity)
-        let sectionAscending = order.isSectioned ? order.ascending[0] : true
-        self.sections = SectionCounts(ascending: sectionAscending, capacity: capacity)
+        self.sections = SectionCounts(capacity: capacity)
     }
 
     /// Number of rows.
@@ -38,108 +42,171 @@ final class OrderedRows {
 
     // MARK: - Comparing
 
-    /// Compares the row in `slot` with `key` in view order.
+    /// Compares the row `slot` with `key` (whose prefix is `prefix`) in view order.
     @inline(__always)
-    private func compare(_ slot: RowSlot, _ key: RowKey) -> Int {
-        for i in 0..<order.width {
-            let c = order.compare(slab.value(slot, i), key.values[i], at: i)
-            if c != 0 { return c }
-        }
-        let id = slab.id(slot)
-        return id < key.id ? -1 : (id == key.id ? 0 : 1)
+    private func compare(_ slot: RowSlot, _ key: UnsafeRawBufferPointer, _ prefix: (UInt64, UInt64)) -> Int {
+        if slot.prefix0 != prefix.0 { return slot.prefix0 < prefix.0 ? -1 : 1 }
+        if slot.prefix1 != prefix.1 { return slot.prefix1 < prefix.1 ? -1 : 1 }
+        return slab.withKey(slot.raw) { stored, _ in compareBytes(stored, key) }
     }
 
     /// Compares two stored rows in view order.
+    @inline(__always)
     private func compare(_ a: RowSlot, _ b: RowSlot) -> Int {
-        for i in 0..<order.width {
-            let c = order.compare(slab.value(a, i), slab.value(b, i), at: i)
-            if c != 0 { return c }
-        }
-        let x = slab.id(a), y = slab.id(b)
-        return x < y ? -1 : (x == y ? 0 : 1)
+        if a.prefix0 != b.prefix0 { return a.prefix0 < b.prefix0 ? -1 : 1 }
+        if a.prefix1 != b.prefix1 { return a.prefix1 < b.prefix1 ? -1 : 1 }
+        return slab.withKey(a.raw) { x, _ in slab.withKey(b.raw) { y, _ in compareBytes(x, y) } }
     }
 
     // MARK: - Queries
 
+    /// The slot of the row with `id`, if stored.
+    func slot(of id: ObjectID) -> UInt32? {
+        idScratch.removeAll(keepingCapacity: true)
+        KeyEncoding.append(id: id, to: &idScratch)
+        return idScratch.withUnsafeBytes { slab.find(idBytes: $0) }
+    }
+
     /// Whether a row with `id` is stored.
-    func contains(_ id: ObjectID) -> Bool { slab.slot(of: id) != nil }
+    func contains(_ id: ObjectID) -> Bool { slot(of: id) != nil }
 
     /// The stored key of the row with `id`.
-    func key(of id: ObjectID) -> RowKey? { slab.slot(of: id).map(slab.key) }
+    func key(of id: ObjectID) -> RowKey? { slot(of: id).map(slab.key) }
+
+    /// Calls `body` with the key bytes of the row in slot `raw` and where its id starts.
+    @inline(__always)
+    func withKey<R>(ofSlot raw: UInt32, _ body: (UnsafeRawBufferPointer, Int) -> R) -> R { slab.withKey(raw, body) }
+
+    /// The id of the row in slot `raw`.
+    func id(ofSlot raw: UInt32) -> ObjectID { slab.id(raw) }
 
     /// The global rank of the row with `id`, if stored.
-    func rank(of id: ObjectID) -> Int? {
-        guard let slot = slab.slot(of: id) else { return nil }
-        return rank(ofStored: slab.key(slot))
+    func rank(of id: ObjectID) -> Int? { slot(of: id).map(rank(ofSlot:)) }
+
+    /// The global rank of the row in slot `raw`.
+    func rank(ofSlot raw: UInt32) -> Int {
+        slab.withKey(raw) { key, _ in
+            let found = lowerBound(key)
+            precondition(found.matched, "OrderedRows: key is not stored")
+            return found.index
+        }
     }
 
-    /// The global rank of a stored row's key.
-    func rank(ofStored key: RowKey) -> Int {
-        let found = tree.lowerBound { compare($0, key) }
-        precondition(found.match != nil, "OrderedRows: key is not stored")
-        return found.index
+    /// The number of stored rows before `key` (stored or not), and whether `key` is stored.
+    func lowerBound(_ key: UnsafeRawBufferPointer) -> (index: Int, matched: Bool) {
+        let prefix = RowSlot.prefix(key)
+        let found = tree.lowerBound { compare($0, key, prefix) }
+        return (found.index, found.match != nil)
     }
 
-    /// The number of stored rows before `key` (stored or not).
-    func lowerBound(_ key: RowKey) -> Int { tree.lowerBound { compare($0, key) }.index }
+    /// The slot of the row at global rank `rank`.
+    func slot(at rank: Int) -> UInt32 { tree.select(rank).element.raw }
 
     /// The id of the row at global rank `rank`.
-    func id(at rank: Int) -> ObjectID { slab.id(tree.select(rank).element) }
+    func id(at rank: Int) -> ObjectID { slab.id(slot(at: rank)) }
 
     /// The key of the row at global rank `rank`.
-    func key(at rank: Int) -> RowKey { slab.key(tree.select(rank).element) }
+    func key(at rank: Int) -> RowKey { slab.key(slot(at: rank)) }
 
     /// The section value of the row at global rank `rank`.
     func sectionValue(at rank: Int) -> Value {
-        order.isSectioned ? slab.value(tree.select(rank).element, 0) : .null
+        order.isSectioned ? slab.withKey(slot(at: rank)) { key, _ in order.sectionValue(key) } : .null
+    }
+
+    /// Calls `body` with the slots from global rank `start` on, in order, until it returns `false`.
+    func forEachSlot(from start: Int, _ body: (UInt32) -> Bool) {
+        tree.forEach(from: start) { body($0.raw) }
     }
 
     /// Calls `body` with the ids from global rank `start` on, in order, until it returns `false`.
     func forEachID(from start: Int, _ body: (ObjectID) -> Bool) {
-        tree.forEach(from: start) { body(slab.id($0)) }
+        tree.forEach(from: start) { body(slab.id($0.raw)) }
     }
 
     // MARK: - Changes
 
+    /// Adds the row with key `key` (its id starting at `idStart`), whose id is not stored.
+    func insert(_ key: UnsafeRawBufferPointer, idStart: Int) {
+        precondition(slab.find(idBytes: UnsafeRawBufferPointer(rebasing: key[idStart...])) == nil,
+                     "OrderedRows: id \(KeyEncoding.id(key, at: idStart)) is already stored")
+        let raw = slab.add(key, idStart: idStart)
+        let prefix = RowSlot.prefix(key)
+        tree.insert(RowSlot(raw: raw, key: key)) { compare($0, key, prefix) }
+        let sectionKey = UnsafeRawBufferPointer(rebasing: key[..<order.sectionEnd(key)])
+        sections.add(1, to: sectionKey) { order.sectionValue(key) }
+    }
+
     /// Adds a row whose id is not stored.
     func insert(_ key: RowKey) {
-        precondition(!contains(key.id), "OrderedRows: id \(key.id) is already stored")
-        let slot = slab.add(key)
-        tree.insert(slot) { compare($0, key) }
-        sections.add(1, to: order.sectionValue(key))
+        key.bytes.withUnsafeBytes { insert($0, idStart: key.idStart) }
+    }
+
+    /// Removes the row in slot `raw`.
+    func remove(slot raw: UInt32) {
+        slab.withKey(raw) { key, _ in
+            let prefix = RowSlot.prefix(key)
+            tree.remove { compare($0, key, prefix) }
+            let sectionKey = UnsafeRawBufferPointer(rebasing: key[..<order.sectionEnd(key)])
+            sections.add(-1, to: sectionKey) { .null }
+        }
+        slab.remove(raw)
     }
 
     /// Removes the row with `id`; returns its key, or `nil` when it is not stored.
     @discardableResult
     func remove(_ id: ObjectID) -> RowKey? {
-        guard let slot = slab.slot(of: id) else { return nil }
-        let key = slab.key(slot)
-        tree.remove { compare($0, key) }
-        slab.remove(slot)
-        sections.add(-1, to: order.sectionValue(key))
+        guard let raw = slot(of: id) else { return nil }
+        let key = slab.key(raw)
+        remove(slot: raw)
         return key
+    }
+
+    // MARK: - Bulk load
+
+    /// Stores a row for the next ``finishLoad()`` (the structure must be empty, the id not staged yet).
+    func stage(_ key: UnsafeRawBufferPointer, idStart: Int) {
+        precondition(count == 0, "OrderedRows.stage needs an empty structure")
+        precondition(slab.find(idBytes: UnsafeRawBufferPointer(rebasing: key[idStart...])) == nil,
+                     "OrderedRows: id \(KeyEncoding.id(key, at: idStart)) is given twice")
+        staged.append(RowSlot(raw: slab.add(key, idStart: idStart), key: key))
+    }
+
+    /// Sorts the staged rows by their key bytes (O(n log n), mostly comparisons of inline prefixes) and builds
+    /// the trees from them (O(n)).
+    func finishLoad() {
+        precondition(count == 0, "OrderedRows.finishLoad needs an empty structure")
+        var slots = staged
+        staged = []
+        slots.sort { compare($0, $1) < 0 }
+        tree.load(slots)
+        var runs: [SectionEntry] = []
+        var previous: UInt32? = nil
+        for slot in slots {
+            slab.withKey(slot.raw) { key, _ in
+                let sectionKey = UnsafeRawBufferPointer(rebasing: key[..<order.sectionEnd(key)])
+                if let p = previous, slab.withKey(p, { k, _ in
+                    compareBytes(UnsafeRawBufferPointer(rebasing: k[..<order.sectionEnd(k)]), sectionKey) == 0
+                }) {
+                    runs[runs.count - 1].rows += 1
+                } else {
+                    runs.append(SectionEntry(key: Array(sectionKey), value: order.sectionValue(key), rows: 1))
+                }
+            }
+            previous = slot.raw
+        }
+        sections.load(runs)
+    }
+
+    /// Makes room for `rows` rows to be staged.
+    func reserve(_ rows: Int) {
+        slab.reserve(rows)
+        staged.reserveCapacity(rows)
     }
 
     /// Replaces the contents with `keys` (unique ids, any order): O(n log n) sort, O(n) build.
     func load<S: Sequence<RowKey>>(_ keys: S) {
-        precondition(count == 0, "OrderedRows.load needs an empty structure")
-        var slots: [RowSlot] = []
-        for key in keys {
-            precondition(!contains(key.id), "OrderedRows: id \(key.id) is given twice")
-            slots.append(slab.add(key))
-        }
-        slots.sort { compare($0, $1) < 0 }
-        tree.load(slots)
-        var runs: [SectionEntry] = []
-        for slot in slots {
-            let v = order.isSectioned ? slab.value(slot, 0) : .null
-            if let last = runs.last, Value.compare(last.value, v) == 0 {
-                runs[runs.count - 1].rows += 1
-            } else {
-                runs.append(SectionEntry(value: v, rows: 1))
-            }
-        }
-        sections.load(runs)
+        for key in keys { key.bytes.withUnsafeBytes { stage($0, idStart: key.idStart) } }
+        finishLoad()
     }
 
     /// Checks both trees, the slab, and that section counts match the rows (O(n)).
@@ -149,9 +216,19 @@ final class OrderedRows {
         sections.checkInvariants()
         precondition(slab.count == tree.count, "OrderedRows: slab and tree disagree")
         var rank = 0
+        tree.forEach { slot in
+            slab.withKey(slot.raw) { key, _ in
+                precondition(RowSlot(raw: slot.raw, key: key) == slot, "OrderedRows: stale key prefix")
+            }
+            return true
+        }
         sections.forEach(from: 0) { entry in
             for r in rank..<(rank + entry.rows) {
-                precondition(Value.compare(sectionValue(at: r), entry.value) == 0, "OrderedRows: section counts drift")
+                slab.withKey(slot(at: r)) { key, _ in
+                    let sectionKey = UnsafeRawBufferPointer(rebasing: key[..<order.sectionEnd(key)])
+                    precondition(entry.key.withUnsafeBytes { compareBytes($0, sectionKey) } == 0,
+                                 "OrderedRows: section counts drift")
+                }
             }
             rank += entry.rows
             return true

@@ -1,45 +1,43 @@
 import Foundation
-/// A row a batch may report: an object the delta touched (a member before or after), or an untouched row
-/// within reach of a window edge (it may have been shifted across it).
-struct TrackedRow {
-    var id: ObjectID
-    var seq: UInt64
-    /// Key before the batch (`nil`: not a member before). For an edge row, its unchanged key.
-    var oldKey: RowKey?
-    /// Key after the batch (`nil`: not a member after).
-    var newKey: RowKey?
-    /// Global ranks before and after.
-    var oldRank: Int?
-    var newRank: Int?
-    /// Index paths in the window before and after (`nil`: not in the window).
-    var from: IndexPath?
-    var to: IndexPath?
-}
 
 extension ResultsController {
     /// Computes one batch and updates the rows (DESIGN §5). O(k log n) for k touched objects of the entity.
+    ///
+    /// Every key is bytes (``KeyEncoding``): a touched object's old key is copied from the rows, its new key
+    /// encoded once from its values after, both into the controller's scratch arena, which the batch reuses:
+    /// it allocates only the change set it returns.
     func computeChangeSet(_ delta: Delta) -> ChangeSet {
+        var s = ApplyScratch()
+        swap(&s, &scratch)
+        defer {
+            s.reset()
+            swap(&s, &scratch)
+        }
         let order = rows.order
         let forward = delta.to >= delta.from
-        var tracked: [TrackedRow] = []
-        var trackedIndex: [ObjectID: Int] = [:]
-        var values: [(before: ObjectValues?, after: ObjectValues?)] = []
         var batchSeq: UInt64? = nil
 
-        // Each touched object once: its old key from the tree, its new key from its values after.
-        for object in delta.objects where object.key.entity == entity.name {
+        // Each touched object once: its old key from the rows, its new key from its values after.
+        for (j, object) in delta.objects.enumerated() where object.key.entity == entity.name {
             let id = object.key.id
-            let oldKey = rows.key(of: id)
-            var newKey: RowKey? = nil
-            if let after = object.after, membership.evaluate(after, id) { newKey = order.key(id: id, values: after) }
+            let slot = rows.slot(of: id)
+            var oldKey: KeyRef? = nil
+            if let slot { oldKey = copyKey(ofSlot: slot, into: &s.keys) }
+            var newKey: KeyRef? = nil
+            if let after = object.after, membership.evaluate(after, id) {
+                let start = s.keys.count
+                let idStart = order.encode(id: id, values: after, into: &s.keys) - start
+                let sectionEnd = s.keys.withUnsafeBytes { order.sectionEnd(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+                newKey = KeyRef(start: start, end: s.keys.count, idStart: idStart, sectionEnd: sectionEnd)
+            }
             guard oldKey != nil || newKey != nil else { continue }
-            precondition(trackedIndex[id] == nil, "Delta touches \(object.key) twice")
-            trackedIndex[id] = tracked.count
-            tracked.append(TrackedRow(id: id, seq: object.seq, oldKey: oldKey, newKey: newKey))
-            values.append((object.before, object.after))
+            if let slot {
+                precondition(s.bySlot.updateValue(s.tracked.count, forKey: slot) == nil, "Delta touches \(object.key) twice")
+            }
+            s.tracked.append(TrackedRow(id: id, seq: object.seq, object: j, slot: slot, oldKey: oldKey, newKey: newKey))
             batchSeq = batchSeq.map { forward ? max($0, object.seq) : min($0, object.seq) } ?? object.seq
         }
-        let touchedCount = tracked.count
+        let touchedCount = s.tracked.count
         guard let batchSeq else {
             return ChangeSet(from: delta.from, to: delta.to, isSectioned: isSectioned, sectionChanges: [], rowChanges: [])
         }
@@ -47,86 +45,90 @@ extension ResultsController {
         // Before: ranks, edge rows, index paths, candidate sections.
         let before = window
         for i in 0..<touchedCount {
-            if let key = tracked[i].oldKey { tracked[i].oldRank = rows.rank(ofStored: key) }
+            if let key = s.tracked[i].oldKey { s.tracked[i].oldRank = rank(of: key, in: s) }
         }
-        for range in edgeRanges(reach: touchedCount) {
+        forEachEdgeRange(reach: touchedCount) { range in
             var rank = range.lowerBound
-            rows.forEachID(from: rank) { id in
-                if trackedIndex[id] == nil, let key = rows.key(of: id) {
-                    trackedIndex[id] = tracked.count
-                    tracked.append(TrackedRow(id: id, seq: batchSeq, oldKey: key, newKey: key, oldRank: rank))
+            rows.forEachSlot(from: rank) { slot in
+                if s.bySlot[slot] == nil {
+                    s.bySlot[slot] = s.tracked.count
+                    let key = copyKey(ofSlot: slot, into: &s.keys)
+                    s.tracked.append(TrackedRow(id: rows.id(ofSlot: slot), seq: batchSeq, object: -1, slot: slot,
+                                                oldKey: key, newKey: key, oldRank: rank))
                 }
                 rank += 1
                 return rank < range.upperBound
             }
         }
-        for i in tracked.indices {
-            if let r = tracked[i].oldRank, before.contains(r) { tracked[i].from = indexPath(forRank: r, in: before) }
+        for i in s.tracked.indices {
+            if let r = s.tracked[i].oldRank, before.contains(r) { s.tracked[i].from = indexPath(forRank: r, in: before) }
         }
-        var sectionValues: [Value] = []
-        if isSectioned {
-            var seen = Set<Value>()
-            for t in tracked {
-                for key in [t.oldKey, t.newKey] {
-                    if let key, seen.insert(order.sectionValue(key)).inserted { sectionValues.append(order.sectionValue(key)) }
-                }
-            }
-        }
-        let sectionsBefore = sectionValues.map { sectionIndex($0, in: before) }
+        if isSectioned { collectSections(&s, before: before) }
 
         // Change the rows: remove old places, then add new ones.
-        for t in tracked[0..<touchedCount] {
-            if let old = t.oldKey, !ResultsController.sameKey(old, t.newKey) { rows.remove(t.id) }
+        for t in s.tracked[0..<touchedCount] {
+            if let slot = t.slot, !s.same(t.oldKey!, t.newKey) { rows.remove(slot: slot) }
         }
-        for t in tracked[0..<touchedCount] {
-            if let new = t.newKey, !ResultsController.sameKey(new, t.oldKey) { rows.insert(new) }
+        for t in s.tracked[0..<touchedCount] {
+            if let new = t.newKey, !s.same(new, t.oldKey) {
+                s.withBytes(new) { rows.insert($0, idStart: new.idStart) }
+            }
         }
 
         // After.
         let after = window
-        for i in tracked.indices {
-            if let key = tracked[i].newKey {
-                let r = rows.rank(ofStored: key)
-                tracked[i].newRank = r
-                if after.contains(r) { tracked[i].to = indexPath(forRank: r, in: after) }
+        for i in s.tracked.indices {
+            if let key = s.tracked[i].newKey {
+                let r = rank(of: key, in: s)
+                s.tracked[i].newRank = r
+                if after.contains(r) { s.tracked[i].to = indexPath(forRank: r, in: after) }
             }
         }
-        let sectionsAfter = sectionValues.map { sectionIndex($0, in: after) }
+        for j in s.sections.indices {
+            let section = s.sections[j]
+            s.sections[j].after = s.keys.withUnsafeBytes {
+                sectionIndex(UnsafeRawBufferPointer(rebasing: $0[section.start..<section.end]), in: after)
+            }
+        }
 
         // Rows: deletes, inserts, and stayers whose key changed (move candidates) or values changed.
         var rowChanges: [RowChange] = []
-        var leftRanks: [Int] = [], enteredRanks: [Int] = []
-        var candidates: [Int] = []
-        for (i, t) in tracked.enumerated() {
+        for i in s.tracked.indices {
+            let t = s.tracked[i]
             switch (t.from, t.to) {
             case (nil, nil):
                 continue
             case let (from?, nil):
                 rowChanges.append(.delete(t.id, from: from, seq: t.seq))
-                leftRanks.append(t.oldRank!)
+                s.leftRanks.append(t.oldRank!)
             case let (nil, to?):
                 rowChanges.append(.insert(t.id, to: to, seq: t.seq))
-                enteredRanks.append(t.newRank!)
+                s.enteredRanks.append(t.newRank!)
             case let (from?, to?):
                 guard i < touchedCount else { continue }  // only shifted: never reported
-                if !ResultsController.sameKey(t.oldKey!, t.newKey) {
-                    candidates.append(i)
+                if !s.same(t.oldKey!, t.newKey) {
+                    s.candidates.append(i)
                 } else {
-                    let changed = ResultsController.changedAttributes(values[i].before, values[i].after)
+                    let changed = changedAttributes(delta.objects[t.object])
                     if !changed.isEmpty {
                         rowChanges.append(.update(t.id, from: from, to: to, seq: t.seq, changed: changed))
                     }
                 }
             }
         }
-        rowChanges += classifyCandidates(candidates, tracked, values, before: before, after: after,
-                                         leftRanks: leftRanks.sorted(), enteredRanks: enteredRanks.sorted())
+        if !s.candidates.isEmpty {
+            s.leftRanks.sort()
+            s.enteredRanks.sort()
+            classifyCandidates(&s, delta, before: before, after: after, into: &rowChanges)
+        }
 
         var sectionChanges: [SectionChange] = []
-        for (j, value) in sectionValues.enumerated() {
-            switch (sectionsBefore[j], sectionsAfter[j]) {
-            case let (b?, nil): sectionChanges.append(SectionChange(kind: .delete, index: b, value: value))
-            case let (nil, a?): sectionChanges.append(SectionChange(kind: .insert, index: a, value: value))
+        for section in s.sections {
+            switch (section.before, section.after) {
+            case let (b?, nil):
+                sectionChanges.append(SectionChange(kind: .delete, index: b, value: sectionValue(section, in: s)))
+            case let (nil, a?):
+                sectionChanges.append(SectionChange(kind: .insert, index: a, value: sectionValue(section, in: s)))
             default: break
             }
         }
@@ -134,23 +136,66 @@ extension ResultsController {
                          rowChanges: rowChanges)
     }
 
-    /// Global ranks (before the batch) of rows that k touched objects can shift across a window edge: an
-    /// untouched row's rank moves by at most k, so only rows within k of an edge can cross it. The ranges may
-    /// overlap; callers skip rows already tracked.
-    func edgeRanges(reach k: Int) -> [Range<Int>] {
-        let n = rows.count
-        var edges: [Int] = []
-        if fetchRequest.offset > 0 { edges.append(fetchRequest.offset) }
-        if let limit = fetchRequest.limit { edges.append(fetchRequest.offset.addingSaturating(limit)) }
-        return edges.compactMap { e in
-            let lo = max(0, e - k), hi = min(n, e.addingSaturating(k))
-            return lo < hi ? lo..<hi : nil
+    /// Copies the key of the row in `slot` to the end of `keys`.
+    private func copyKey(ofSlot slot: UInt32, into keys: inout [UInt8]) -> KeyRef {
+        let order = rows.order
+        return rows.withKey(ofSlot: slot) { key, idStart in
+            let start = keys.count
+            keys.append(contentsOf: key)
+            return KeyRef(start: start, end: keys.count, idStart: idStart, sectionEnd: order.sectionEnd(key))
         }
     }
 
-    /// The index of the section of `value` in the window, or `nil` when no row of it is in the window.
-    private func sectionIndex(_ value: Value, in window: Window) -> Int? {
-        guard !window.isEmpty, let s = rows.sections.locate(value), s.start < window.end, s.end > window.start else {
+    /// The global rank of a stored key.
+    private func rank(of key: KeyRef, in s: ApplyScratch) -> Int {
+        let found = s.withBytes(key) { rows.lowerBound($0) }
+        precondition(found.matched, "ResultsController: a tracked key is not stored")
+        return found.index
+    }
+
+    /// Every distinct section of the tracked rows' keys (before and after), sorted and deduplicated by bytes,
+    /// with its index in the window before.
+    private func collectSections(_ s: inout ApplyScratch, before: Window) {
+        for t in s.tracked {
+            for key in [t.oldKey, t.newKey] {
+                if let key { s.sections.append(TrackedSection(start: key.start, end: key.start + key.sectionEnd)) }
+            }
+        }
+        let keys = s.keys
+        keys.withUnsafeBytes { p in
+            func bytes(_ t: TrackedSection) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: p[t.start..<t.end]) }
+            s.sections.sort { compareBytes(bytes($0), bytes($1)) < 0 }
+            var kept = 0
+            for j in s.sections.indices where kept == 0 || compareBytes(bytes(s.sections[kept - 1]), bytes(s.sections[j])) != 0 {
+                s.sections[kept] = s.sections[j]
+                kept += 1
+            }
+            s.sections.removeSubrange(kept...)
+            for j in s.sections.indices { s.sections[j].before = sectionIndex(bytes(s.sections[j]), in: before) }
+        }
+    }
+
+    /// The value of a tracked section, read back from its bytes.
+    private func sectionValue(_ section: TrackedSection, in s: ApplyScratch) -> Value {
+        s.keys.withUnsafeBytes { rows.order.sectionValue(UnsafeRawBufferPointer(rebasing: $0[section.start..<section.end])) }
+    }
+
+    /// Calls `body` with the global ranks (before the batch) of rows that k touched objects can shift across a
+    /// window edge: an untouched row's rank moves by at most k, so only rows within k of an edge can cross it.
+    /// The ranges may overlap; callers skip rows already tracked.
+    func forEachEdgeRange(reach k: Int, _ body: (Range<Int>) -> Void) {
+        let n = rows.count
+        func visit(_ e: Int) {
+            let lo = max(0, e - k), hi = min(n, e.addingSaturating(k))
+            if lo < hi { body(lo..<hi) }
+        }
+        if fetchRequest.offset > 0 { visit(fetchRequest.offset) }
+        if let limit = fetchRequest.limit { visit(fetchRequest.offset.addingSaturating(limit)) }
+    }
+
+    /// The index of the section with key bytes `key` in the window, or `nil` when no row of it is in the window.
+    private func sectionIndex(_ key: UnsafeRawBufferPointer, in window: Window) -> Int? {
+        guard !window.isEmpty, let s = rows.sections.locate(key), s.start < window.end, s.end > window.start else {
             return nil
         }
         return s.index - window.firstSection
@@ -164,36 +209,29 @@ extension ResultsController {
     /// its order against every fixed stayer iff the number of fixed stayers below it is the same before and
     /// after. Against other candidates: with b and a its ranks among candidates before and after, the sets
     /// below it are equal iff b == a and the candidates of before-rank < b all have after-rank < b.
-    private func classifyCandidates(_ candidates: [Int], _ tracked: [TrackedRow],
-                                    _ values: [(before: ObjectValues?, after: ObjectValues?)],
-                                    before: Window, after: Window,
-                                    leftRanks: [Int], enteredRanks: [Int]) -> [RowChange] {
-        guard !candidates.isEmpty else { return [] }
-        let byOld = candidates.sorted { tracked[$0].oldRank! < tracked[$1].oldRank! }
-        let byNew = candidates.sorted { tracked[$0].newRank! < tracked[$1].newRank! }
-        var afterPosition: [Int: Int] = [:]
-        for (p, i) in byNew.enumerated() { afterPosition[i] = p }
-        let order = rows.order
-        var result: [RowChange] = []
+    private func classifyCandidates(_ s: inout ApplyScratch, _ delta: Delta, before: Window, after: Window,
+                                    into result: inout [RowChange]) {
+        s.candidates.sort { s.tracked[$0].oldRank! < s.tracked[$1].oldRank! }
+        s.byNew.append(contentsOf: s.candidates)
+        s.byNew.sort { s.tracked[$0].newRank! < s.tracked[$1].newRank! }
+        for (p, i) in s.byNew.enumerated() { s.tracked[i].candidateRankAfter = p }
         var maxAfterBelow = -1
-        for (b, i) in byOld.enumerated() {
-            let t = tracked[i]
-            let a = afterPosition[i]!
-            let stayersBelowBefore = (t.oldRank! - before.start) - ResultsController.countLess(leftRanks, t.oldRank!)
-            let stayersBelowAfter = (t.newRank! - after.start) - ResultsController.countLess(enteredRanks, t.newRank!)
+        for (b, i) in s.candidates.enumerated() {
+            let t = s.tracked[i]
+            let a = t.candidateRankAfter
+            let stayersBelowBefore = (t.oldRank! - before.start) - ResultsController.countLess(s.leftRanks, t.oldRank!)
+            let stayersBelowAfter = (t.newRank! - after.start) - ResultsController.countLess(s.enteredRanks, t.newRank!)
             let keepsFixed = stayersBelowBefore - b == stayersBelowAfter - a
             let keepsCandidates = a == b && maxAfterBelow < b
             maxAfterBelow = max(maxAfterBelow, a)
-            let sectionChanged = isSectioned
-                && Value.compare(order.sectionValue(t.oldKey!), order.sectionValue(t.newKey!)) != 0
-            let changed = ResultsController.changedAttributes(values[i].before, values[i].after)
+            let sectionChanged = isSectioned && !s.sameSection(t.oldKey!, t.newKey!)
+            let changed = changedAttributes(delta.objects[t.object])
             if sectionChanged || !keepsFixed || !keepsCandidates {
                 result.append(.move(t.id, from: t.from!, to: t.to!, seq: t.seq, changed: changed))
             } else if !changed.isEmpty {
                 result.append(.update(t.id, from: t.from!, to: t.to!, seq: t.seq, changed: changed))
             }
         }
-        return result
     }
 
     /// Number of elements of `sorted` less than `x`.
@@ -206,20 +244,22 @@ extension ResultsController {
         return lo
     }
 
-    /// Whether two keys hold the same values (a changed-and-changed-back value is the same).
-    static func sameKey(_ a: RowKey, _ b: RowKey?) -> Bool {
-        guard let b, a.id == b.id, a.values.count == b.values.count else { return false }
-        for i in a.values.indices where !Value.identical(a.values[i], b.values[i]) { return false }
-        return true
-    }
-
     /// Every attribute whose value differs between `before` and `after` (an absent value counts as `null`),
     /// sorted by name.
     static func changedAttributes(_ before: ObjectValues?, _ after: ObjectValues?) -> [String] {
-        let b = before ?? [:], a = after ?? [:]
         var names: [String] = []
-        for (name, v) in b where !Value.identical(v, a[name] ?? .null) { names.append(name) }
-        for (name, v) in a where b[name] == nil && !Value.identical(v, .null) { names.append(name) }
-        return names.sorted { Value.compareUTF8($0, $1) < 0 }
+        if let b = before {
+            for (name, v) in b where !Value.identical(v, after?[name] ?? .null) { names.append(name) }
+        }
+        if let a = after {
+            for (name, v) in a where before?[name] == nil && !Value.identical(v, .null) { names.append(name) }
+        }
+        if names.count > 1 { names.sort { Value.compareUTF8($0, $1) < 0 } }
+        return names
+    }
+
+    /// ``changedAttributes(_:_:)`` of one touched object.
+    private func changedAttributes(_ object: ObjectDelta) -> [String] {
+        ResultsController.changedAttributes(object.before, object.after)
     }
 }

@@ -35,12 +35,18 @@ public final class ResultsController {
     public private(set) var position: UInt64
     /// Told about every non-empty batch and every reload, synchronously, in order.
     public weak var delegate: (any ResultsControllerDelegate)?
+    /// The context that made this controller (``Context/makeResultsController(_:)``), kept alive by it: the
+    /// controller follows the context's moves and fetches from it. `nil` for a controller made directly
+    /// from objects.
+    public internal(set) var context: Context?
 
     /// Most events the ``changes`` sequence buffers for a consumer that is behind.
     public let changesBufferLimit: Int
 
     var rows: OrderedRows
     var membership: Membership
+    /// Working memory of ``apply(_:)``, reused from batch to batch.
+    var scratch = ApplyScratch()
     /// Observers and `changes` subscribers, in subscription order.
     private var subscribers: [(id: UInt64, subscriber: Subscriber)] = []
     private var nextSubscriberID: UInt64 = 0
@@ -114,6 +120,10 @@ public final class ResultsController {
             }
         }
         var paths: [String] = [], ascending: [Bool] = []
+        func type(_ key: String) -> AttributeType? {
+            if let a = entity.attribute(named: key) { return a.type }
+            return entity.idType == .int ? .int : .string
+        }
         if let section = request.sectionKey {
             try check(section, "section")
             paths.append(section)
@@ -126,12 +136,22 @@ public final class ResultsController {
             paths.append(d.key)
             ascending.append(d.ascending)
         }
-        return RowOrder(ascending: ascending, isSectioned: request.sectionKey != nil, keyPaths: paths)
+        return RowOrder(ascending: ascending, isSectioned: request.sectionKey != nil, keyPaths: paths,
+                        types: paths.map(type), idType: entity.idType)
     }
 
+    /// Builds the rows from every member of `objects`: each key encoded once into bytes, then one sort of the
+    /// byte keys and a bulk load of the trees.
     private func load<S: Sequence<(ObjectID, ObjectValues)>>(_ objects: S) {
-        let order = rows.order, membership = self.membership
-        rows.load(objects.lazy.filter { membership.evaluate($0.1, $0.0) }.map { order.key(id: $0.0, values: $0.1) })
+        let order = rows.order
+        rows.reserve(objects.underestimatedCount)
+        var key: [UInt8] = []
+        for (id, values) in objects where membership.evaluate(values, id) {
+            key.removeAll(keepingCapacity: true)
+            let idStart = order.encode(id: id, values: values, into: &key)
+            key.withUnsafeBytes { rows.stage($0, idStart: idStart) }
+        }
+        rows.finishLoad()
     }
 
     // MARK: - Reload

@@ -1,13 +1,24 @@
-/// Where a row sits in a view's order: its section value (when the view has sections), its sort values, and
-/// its id as the final tie-breaker (DESIGN §4).
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where a row sits in a view's order, as bytes (``KeyEncoding``): its section value (when the view has
+/// sections), its sort values with their directions, then its id. Comparing two keys' bytes with `memcmp` is
+/// comparing the rows in view order (DESIGN §4), and equal bytes are the same key: strings are identical by
+/// code point, never by canonical equivalence.
 struct RowKey: Hashable {
-    /// The section value first (when sectioned), then one value per sort descriptor.
-    var values: [Value]
-    /// The id, which breaks every tie.
-    var id: ObjectID
+    /// The encoded key.
+    var bytes: [UInt8]
+    /// Where the id's encoding starts in ``bytes``.
+    var idStart: Int
+
+    /// The id of the row.
+    var id: ObjectID { bytes.withUnsafeBytes { KeyEncoding.id($0, at: idStart) } }
 }
 
-/// How a view orders its rows: one direction per key value, then id ascending.
+/// How a view orders its rows: one direction per key value, then id ascending; and how it makes a row's key.
 struct RowOrder: Sendable {
     /// `true` for each ascending key value (section first when sectioned).
     let ascending: [Bool]
@@ -15,36 +26,101 @@ struct RowOrder: Sendable {
     let isSectioned: Bool
     /// Attribute (or `id`) read for each key value.
     let keyPaths: [String]
+    /// The schema type of each key value (`nil` when unknown), to read section values back from their bytes.
+    let types: [AttributeType?]
+    /// Key bytes a row's storage keeps inline: every key of a view without strings fits; longer keys are kept
+    /// apart.
+    let inlineKeyBytes: Int
+
+    /// Makes an order; `types` (default: unknown) sizes the rows' inline storage.
+    init(ascending: [Bool], isSectioned: Bool, keyPaths: [String], types: [AttributeType?]? = nil,
+         idType: IDType? = nil) {
+        self.ascending = ascending
+        self.isSectioned = isSectioned
+        self.keyPaths = keyPaths
+        let types = types ?? Array(repeating: nil, count: keyPaths.count)
+        self.types = types
+        var inline = idType == .int ? KeyEncoding.intIDBytes : 32
+        for t in types {
+            switch t {
+            case .int?, .double?, .bool?, .date?: inline += KeyEncoding.fixedValueBytesMax
+            case .string?, nil: inline += 24
+            }
+        }
+        self.inlineKeyBytes = inline
+    }
 
     /// Number of key values per row.
     var width: Int { ascending.count }
 
-    /// Compares two key values at position `i` with that position's direction.
+    /// Appends the key of the row `id` to `out`, reading key value `i` with `value(i)`; returns where the id's
+    /// encoding starts. The accessor keeps the encoding independent of how objects store their values.
     @inline(__always)
-    func compare(_ a: Value, _ b: Value, at i: Int) -> Int {
-        let c = Value.compare(a, b)
-        return ascending[i] ? c : -c
+    func encode(id: ObjectID, into out: inout [UInt8], value: (Int) -> Value) -> Int {
+        for i in 0..<ascending.count { KeyEncoding.append(value(i), ascending: ascending[i], to: &out) }
+        let idStart = out.count
+        KeyEncoding.append(id: id, to: &out)
+        return idStart
     }
 
-    /// The key of the object with `id` and `values`.
-    func key(id: ObjectID, values: ObjectValues) -> RowKey {
-        RowKey(values: keyPaths.map { path in
-            if let v = values[path] { return v }
-            return path == "id" ? id.value : .null
-        }, id: id)
-    }
-
-    /// Compares two keys in view order.
-    func compare(_ a: RowKey, _ b: RowKey) -> Int {
-        for i in 0..<width {
-            let c = compare(a.values[i], b.values[i], at: i)
-            if c != 0 { return c }
+    /// Appends the key of the object `id` with `values` to `out`; returns where the id's encoding starts.
+    func encode(id: ObjectID, values: ObjectValues, into out: inout [UInt8]) -> Int {
+        let paths = keyPaths
+        return encode(id: id, into: &out) { i in
+            if let v = values[paths[i]] { return v }
+            return paths[i] == "id" ? id.value : .null
         }
-        return a.id < b.id ? -1 : (a.id == b.id ? 0 : 1)
     }
 
-    /// The section value of a key; `null` for a view without sections.
-    func sectionValue(_ key: RowKey) -> Value { isSectioned ? key.values[0] : .null }
+    /// The key of the object `id` with `values`.
+    func key(id: ObjectID, values: ObjectValues) -> RowKey {
+        var bytes: [UInt8] = []
+        let idStart = encode(id: id, values: values, into: &bytes)
+        return RowKey(bytes: bytes, idStart: idStart)
+    }
+
+    /// The key of a row with key values `values` (for tests).
+    func key(id: ObjectID, keyValues values: [Value]) -> RowKey {
+        precondition(values.count == width, "RowOrder: \(values.count) key values for width \(width)")
+        var bytes: [UInt8] = []
+        let idStart = encode(id: id, into: &bytes) { values[$0] }
+        return RowKey(bytes: bytes, idStart: idStart)
+    }
+
+    /// Where the section value's bytes end in a key (0 without sections: the section is the empty prefix).
+    @inline(__always)
+    func sectionEnd(_ key: UnsafeRawBufferPointer) -> Int {
+        isSectioned ? KeyEncoding.componentEnd(key, from: 0, ascending: ascending[0]) : 0
+    }
+
+    /// The section value of a key, read back from its bytes; `null` for a view without sections. Equal
+    /// section bytes give one value (`-0.0` reads back as `0.0`).
+    func sectionValue(_ key: UnsafeRawBufferPointer) -> Value {
+        isSectioned ? KeyEncoding.value(key, at: 0, ascending: ascending[0], type: types[0]) : .null
+    }
+
+    /// The key values of a key, read back from its bytes.
+    func keyValues(_ key: RowKey) -> [Value] {
+        key.bytes.withUnsafeBytes { p in
+            var at = 0
+            return (0..<width).map { i in
+                let v = KeyEncoding.value(p, at: at, ascending: ascending[i], type: types[i])
+                at = KeyEncoding.componentEnd(p, from: at, ascending: ascending[i])
+                return v
+            }
+        }
+    }
+}
+
+/// `memcmp` order of two byte strings: negative, zero or positive.
+@inline(__always)
+func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+    let n = min(a.count, b.count)
+    if n > 0, let pa = a.baseAddress, let pb = b.baseAddress {
+        let c = memcmp(pa, pb, n)
+        if c != 0 { return Int(c) }
+    }
+    return a.count < b.count ? -1 : (a.count == b.count ? 0 : 1)
 }
 
 extension Value {

@@ -1,5 +1,7 @@
-/// One section of the full (unwindowed) view: its value and how many rows it has.
+/// One section of the full (unwindowed) view: its key bytes (the section component of its rows' keys, so
+/// that sections order by `memcmp` and equal bytes are one section), its value and how many rows it has.
 struct SectionEntry: CountedTreeElement, Hashable {
+    var key: [UInt8]
     var value: Value
     var rows: Int
     var weight: Int { rows }
@@ -20,15 +22,13 @@ struct SectionLocation: Hashable {
 }
 
 /// The non-empty sections of a view with their row counts, in section order: an order-statistic tree whose
-/// weights are row counts, so that (section index, row in section) ↔ global rank is O(log s).
+/// weights are row counts, so that (section index, row in section) ↔ global rank is O(log s). Sections are
+/// identified and ordered by their key bytes (``KeyEncoding``, direction included).
 final class SectionCounts {
     private let tree: CountedBTree<SectionEntry>
-    /// `true` when sections are in ascending value order.
-    let ascending: Bool
 
-    /// Makes an empty structure ordering sections ascending or descending by value.
-    init(ascending: Bool, capacity: Int = 64) {
-        self.ascending = ascending
+    /// Makes an empty structure.
+    init(capacity: Int = 64) {
         self.tree = CountedBTree(capacity: capacity)
     }
 
@@ -40,18 +40,9 @@ final class SectionCounts {
         set { tree.counters = newValue }
     }
 
-    @inline(__always)
-    private func order(_ value: Value) -> (SectionEntry) -> Int {
-        let ascending = self.ascending
-        return { e in
-            let c = Value.compare(e.value, value)
-            return ascending ? c : -c
-        }
-    }
-
-    /// The section of `value`, if it has rows.
-    func locate(_ value: Value) -> SectionLocation? {
-        let found = tree.lowerBound(order(value))
+    /// The section whose key bytes are `key`, if it has rows.
+    func locate(_ key: UnsafeRawBufferPointer) -> SectionLocation? {
+        let found = tree.lowerBound { e in e.key.withUnsafeBytes { compareBytes($0, key) } }
         guard let match = found.match else { return nil }
         return SectionLocation(value: match.value, index: found.index, start: found.weightBefore, rows: match.rows)
     }
@@ -70,18 +61,20 @@ final class SectionCounts {
                                rows: found.element.rows)
     }
 
-    /// Adds `delta` rows to the section of `value`, creating it or removing it when it becomes empty.
-    func add(_ delta: Int, to value: Value) {
+    /// Adds `delta` rows to the section whose key bytes are `key`, creating it (with the value `value()`) or
+    /// removing it when it becomes empty.
+    func add(_ delta: Int, to key: UnsafeRawBufferPointer, value: () -> Value) {
         var emptied = false
-        let found = tree.update(order(value)) { entry in
+        let order: (SectionEntry) -> Int = { e in e.key.withUnsafeBytes { compareBytes($0, key) } }
+        let found = tree.update(order) { entry in
             entry.rows += delta
             emptied = entry.rows == 0
         }
         if !found {
             precondition(delta > 0, "SectionCounts: removing rows from a missing section")
-            tree.insert(SectionEntry(value: value, rows: delta), order(value))
+            tree.insert(SectionEntry(key: Array(key), value: value(), rows: delta), order)
         } else if emptied {
-            tree.remove(order(value))
+            tree.remove(order)
         }
     }
 
@@ -93,10 +86,8 @@ final class SectionCounts {
 
     /// Checks the tree and that no section is empty.
     func checkInvariants() {
-        let ascending = self.ascending
         tree.checkInvariants { a, b in
-            let c = Value.compare(a.value, b.value)
-            return ascending ? c < 0 : c > 0
+            a.key.withUnsafeBytes { x in b.key.withUnsafeBytes { y in compareBytes(x, y) < 0 } }
         }
         tree.forEach { e in
             precondition(e.rows > 0, "SectionCounts holds an empty section")

@@ -1,0 +1,240 @@
+import Foundation
+import Testing
+import ViewLog
+import ViewLogTesting
+
+/// The DocC articles' code, compiled and run: each ```swift block of `Sources/*/*.docc/*.md` must appear in this
+/// file (compared line by line, indentation aside), inside a test that runs it.
+@Suite("Documentation articles")
+struct DocArticleTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Every ```swift block of every article, with the article's name.
+    static func articleBlocks() throws -> [(article: String, code: [String])] {
+        var blocks: [(String, [String])] = []
+        let sources = packageRoot.appendingPathComponent("Sources")
+        let enumerator = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)
+        while let url = enumerator?.nextObject() as? URL {
+            guard url.pathExtension == "md", url.path.contains(".docc/") else { continue }
+            var current: [String]?
+            for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false) {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                if current == nil, trimmed == "```swift" { current = [] } else if current != nil, trimmed == "```" {
+                    blocks.append((url.lastPathComponent, current!))
+                    current = nil
+                } else if current != nil, !trimmed.isEmpty {
+                    current!.append(trimmed)
+                }
+            }
+        }
+        return blocks
+    }
+
+    @Test func everyArticleBlockIsCompiledHere() throws {
+        let me = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+            .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let blocks = try Self.articleBlocks()
+        #expect(blocks.count >= 12, "found \(blocks.count) blocks: are the articles where this test looks?")
+        for (article, code) in blocks {
+            let found = me.indices.contains { start in
+                start + code.count <= me.count && Array(me[start..<start + code.count]) == code
+            }
+            #expect(found, "a code block of \(article) is not compiled by DocArticleTests:\n\(code.joined(separator: "\n"))")
+        }
+    }
+
+    // MARK: Getting started
+
+    struct Employee: EntityType {
+        static let entityName = "Employee"
+        var id: String
+        var name: String
+        var height: Int?
+        var sectionName: String
+    }
+
+    /// A fresh store directory path, removed when the test ends.
+    final class Scratch {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("viewlog-docs-\(UUID().uuidString)").path
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    func gettingStarted(at path: String) throws -> (LogStore, Context, ResultsController, AsyncStream<ViewEvent>) {
+        let schema = try Schema(jsonText: """
+            {"entities": {"Employee": {"id": "string", "attributes": {
+              "name": {"type": "string"}, "height": {"type": "int", "optional": true},
+              "sectionName": {"type": "string", "default": ""}}}}}
+            """)
+        let store = try LogStore.create(at: path, schema: schema)
+        try store.append([
+            .insert(entity: "Employee", id: "e1", values: ["name": "Ann", "height": 180, "sectionName": "A"]),
+            .insert(entity: "Employee", id: "e2", values: ["name": "Bob", "height": 165, "sectionName": "B"]),
+        ], author: "import")
+        let context = try Context(store: store, name: "ui")
+        let tall = try context.makeResultsController(
+            FetchRequest(entity: "Employee", predicate: try ViewPredicate("height > 170"),
+                         sortDescriptors: try ViewSortDescriptor.parse("sectionName, name"), sectionKey: "sectionName"))
+        let events = tall.changes          // the current view first, then one event per batch
+
+        try context.update("Employee", id: "e2", values: ["height": 181])
+        try context.save()                 // one transaction; `tall` reports Bob's insert at [1, 0]
+        return (store, context, tall, events)
+    }
+
+    @Test func gettingStartedRuns() async throws {
+        let scratch = Scratch()
+        let (_, _, tall, events) = try gettingStarted(at: scratch.path)
+        var iterator = events.makeAsyncIterator()
+        guard case .reload? = await iterator.next(), case .changes(let batch)? = await iterator.next() else {
+            Issue.record("expected the snapshot, then a batch")
+            return
+        }
+        #expect(batch.rowChanges == [.insert("e2", to: IndexPath(row: 0, section: 1), seq: 2)])
+        #expect(try tall.objects(as: Employee.self).map(\.name) == ["Ann", "Bob"])
+    }
+
+    // MARK: Coming from Core Data
+
+    @Test func siblingContextChangesAreNeverMissed() throws {
+        let scratch = Scratch()
+        let (store, _, _, _) = try gettingStarted(at: scratch.path)
+        try store.append([.update(entity: "Employee", id: "e2", values: ["height": 160])], author: "reset")
+        let main = try Context(store: store, name: "main")
+        let tall = try main.makeResultsController(
+            FetchRequest(entity: "Employee", predicate: try ViewPredicate("height > 170")))
+        let background = try Context(store: store, name: "background")
+        try background.update("Employee", id: "e2", values: ["height": 190])   // Bob now matches
+        try background.save()
+        try main.refresh()                  // `tall` reports Bob's insert, though `main` never read Bob
+        #expect(tall.fetchedObjects == ["e1", "e2"] && tall.position == background.position)
+        main.mergePolicy = .mergeByPropertyObjectTrump
+        #expect(main.mergePolicy == .mergeByPropertyObjectTrump)
+    }
+
+    // MARK: Change sets and UIKit/AppKit
+
+    /// Stands for a UITableView inside `performBatchUpdates`: records the calls.
+    final class TableUpdates {
+        var calls: [String] = []
+        func deleteSection(_ i: Int) { calls.append("deleteSection \(i)") }
+        func insertSection(_ i: Int) { calls.append("insertSection \(i)") }
+        func deleteRow(at p: IndexPath) { calls.append("deleteRow \(p)") }
+        func insertRow(at p: IndexPath) { calls.append("insertRow \(p)") }
+        func moveRow(from a: IndexPath, to b: IndexPath) { calls.append("moveRow \(a) \(b)") }
+        func reloadRow(at p: IndexPath) { calls.append("reloadRow \(p)") }
+    }
+
+    func apply(_ changeSet: ChangeSet, to table: TableUpdates) {
+        for section in changeSet.sectionChanges {
+            switch section.kind {
+            case .delete: table.deleteSection(section.index)
+            case .insert: table.insertSection(section.index)
+            }
+        }
+        for row in changeSet.rowChanges {
+            switch row.kind {
+            case .delete: table.deleteRow(at: row.from!)
+            case .insert: table.insertRow(at: row.to!)
+            case .move: table.moveRow(from: row.from!, to: row.to!)
+            case .update: table.reloadRow(at: row.to!)
+            }
+        }
+    }
+
+    @Test func changeSetsFeedTablesInBothForms() throws {
+        let scratch = Scratch()
+        let store = try LogStore.create(at: scratch.path, schema: try Schema(jsonText: """
+            {"entities": {"Employee": {"id": "string", "attributes": {"name": {"type": "string"}}}}}
+            """), options: StoreOptions(durable: false))
+        try store.append([.insert(entity: "Employee", id: "a", values: ["name": "A"]),
+                          .insert(entity: "Employee", id: "c", values: ["name": "C"])], author: "t")
+        let context = try Context(store: store, name: "ui")
+        let view = try context.makeResultsController(FetchRequest(entity: "Employee", sortDescriptors: [ViewSortDescriptor(key: "name")]))
+        let snapshotBefore = view.snapshot
+        try store.append([.insert(entity: "Employee", id: "b", values: ["name": "B"]),
+                          .delete(entity: "Employee", id: "a")], author: "t")
+        try context.refresh()
+        let changeSet = try #require(try ChangeRecorderless.last(of: view, since: snapshotBefore, store: store))
+        let table = TableUpdates()
+        apply(changeSet, to: table)
+        #expect(table.calls.count == 2)
+        var rows = snapshotBefore.sections[0].rows
+        for step in changeSet.sequentialSteps {
+            switch step {
+            case let .deleteRow(_, at: path, isMove: _): rows.remove(at: path.row)
+            case let .insertRow(id, at: path, isMove: _): rows.insert(id, at: path.row)
+            case .deleteSection, .insertSection, .updateRow: break
+            }
+        }
+        #expect(rows == view.snapshot.sections[0].rows)
+    }
+
+    /// The batch that took `view` from `before` to its current state, recomputed from the store's delta.
+    enum ChangeRecorderless {
+        static func last(of view: ResultsController, since before: ViewSnapshot, store: LogStore) throws -> ChangeSet? {
+            let replay = try ResultsController(fetchRequest: view.fetchRequest, entity: view.entity,
+                                               objects: store.objects(of: view.entity.name, at: 1).lazy.map { ($0.id, $0.values) },
+                                               position: 1)
+            #expect(replay.snapshot == before)
+            return replay.apply(try store.delta(from: 1, to: view.position))
+        }
+    }
+
+    // MARK: Time travel and replay
+
+    @Test func timeTravel() throws {
+        let scratch = Scratch()
+        let (store, _, _, _) = try gettingStarted(at: scratch.path)
+        try store.append([.delete(entity: "Employee", id: "e1")], author: "t")
+        let then = try store.object(ObjectKey(entity: "Employee", id: "e2"), at: 1)
+        let everyone = try store.objects(of: "Employee", at: 1)
+        let delta = try store.delta(from: 3, to: 1)       // each touched object, before and after
+        #expect(then?["height"] == 165 && everyone.count == 2 && delta.objects.count == 2)
+
+        let context = try Context(store: store, name: "history", at: 1)
+        let view = try context.makeResultsController(FetchRequest(entity: "Employee", sortDescriptors: [ViewSortDescriptor(key: "name")]))
+        let recorder = ChangeRecorder()
+        recorder.attach(to: view)
+        try context.move(to: 3)           // one batch: what transactions 2 and 3 did to the view
+        try context.move(to: 0)           // backwards: every row deleted
+        try context.refresh()             // to the head
+        #expect(recorder.validate().isEmpty && view.fetchedObjects == ["e2"])
+    }
+
+    // MARK: Testing your views
+
+    @Test func testingYourViews() throws {
+        let scratch = Scratch()
+        let (_, context, controller, _) = try gettingStarted(at: scratch.path)
+        let before = controller.snapshot
+        let recorder = ChangeRecorder()
+        recorder.attach(to: controller)      // observes; the app's delegate stays in place
+        try context.update("Employee", id: "e1", values: ["sectionName": "C"])
+        try context.save()
+        #expect(recorder.validate().isEmpty) // each batch, applied with the UITableView rules, gives the next snapshot
+        let changeSet = recorder.batches[0], after = controller.snapshot
+        #expect(before != after)
+        try ChangeSetValidator.check(changeSet, from: before, to: after)
+        let goldenDirectory = URL(fileURLWithPath: scratch.path)
+        var recording = GoldenFile(directory: goldenDirectory)
+        recording.isRecording = true
+        recording.expect(ChangeSetRenderer.render(changeSet), matches: "promotion.txt")
+        let goldens = GoldenFile(directory: goldenDirectory)
+        goldens.expect(ChangeSetRenderer.render(changeSet), matches: "promotion.txt")
+    }
+
+    // MARK: The log and durability
+
+    @Test func theLog() throws {
+        let scratch = Scratch(), scratch2 = Scratch()
+        let (store, _, _, _) = try gettingStarted(at: scratch.path)
+        let schema = try store.schema(at: store.head)
+        let scratchPath = scratch2.path
+        let fast = try LogStore.create(at: scratchPath, schema: schema, options: StoreOptions(durable: false))
+        #expect(try fast.head == 0)
+        for transaction in try store.transactions(after: 0) {
+            print(transaction.seq, transaction.author, transaction.changes.count)
+        }
+        #expect(try store.transactions(after: 0).map(\.seq) == [1, 2])
+    }
+}
