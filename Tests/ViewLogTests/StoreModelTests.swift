@@ -111,17 +111,37 @@ struct StoreModelTests {
                 case .delete: mine = []; isUpdate = false
                 }
                 let structural = their.structural || mine.isEmpty || !isUpdate
+                let exists = current[request.key] != nil
                 switch policy {
                 case .error: conflict = true
-                case .storeWins: continue
-                case .contextWins:
-                    let exists = current[request.key] != nil
+                case .rollback: continue
+                case .mergeByPropertyStoreTrump:
+                    guard !structural, case let .update(e, id, v) = request else { continue }
+                    let kept = v.filter { !their.attributes.contains($0.key) }
+                    if !kept.isEmpty { out.append(.update(entity: e, id: id, values: kept)) }
+                case .mergeByPropertyObjectTrump:
                     switch request {
                     case let .insert(e, id, v): out.append(exists ? .update(entity: e, id: id, values: v) : request)
                     case let .update(e, id, v): out.append(exists ? request : .insert(entity: e, id: id, values: v))
                     case .delete: if exists { out.append(request) }
                     }
-                case .mergeByProperty:
+                case .overwrite:
+                    // The context's whole object: its state at `position` with the staged request applied.
+                    let base = states[Int(position)][request.key]
+                    let whole: ObjectValues?
+                    switch request {
+                    case .insert(_, _, let v): whole = v
+                    case .update(_, _, let v): whole = base?.merging(v) { $1 }
+                    case .delete: whole = nil
+                    }
+                    let (e, id) = (request.key.entity, request.key.id)
+                    switch (whole, exists) {
+                    case (nil, true): out.append(.delete(entity: e, id: id))
+                    case (nil, false): break
+                    case (let w?, true): out.append(.update(entity: e, id: id, values: w))
+                    case (let w?, false): out.append(.insert(entity: e, id: id, values: w))
+                    }
+                case .mergeDisjointProperties:
                     if structural || !mine.isDisjoint(with: their.attributes) { conflict = true } else { out.append(request) }
                 }
             }
@@ -200,8 +220,8 @@ struct StoreModelTests {
         var model = Model(schema: schema)
         let contexts = try (0..<3).map { try Context(store: store, name: "c\($0)") }
         let traveler = try Context(store: store, name: "traveler")
-        let request = FetchRequest(entity: "Item", predicate: try Predicate("flag == YES"),
-                                   sortDescriptors: try SortDescriptor.parse("n"))
+        let request = FetchRequest(entity: "Item", predicate: try ViewPredicate("flag == YES"),
+                                   sortDescriptors: try ViewSortDescriptor.parse("n"))
         let controller = try traveler.makeResultsController(request)
         let allKeys = Self.itemIDs.map { ObjectKey(entity: "Item", id: $0) } + Self.noteIDs.map { ObjectKey(entity: "Note", id: $0) }
             + [ObjectKey(entity: "Item", id: .int(99)), ObjectKey(entity: "Nope", id: .int(0))]
@@ -245,7 +265,7 @@ struct StoreModelTests {
                     for a in model.schemas[Int(position)].entities[e]!.attributes { full[a.name] = v[a.name] ?? a.defaultValue ?? .null }
                     return .insert(entity: e, id: id, values: full)
                 }
-                let policy = [MergePolicy.error, .storeWins, .contextWins, .mergeByProperty].randomElement(using: &g)!
+                let policy = MergePolicy.allCases.randomElement(using: &g)!
                 context.mergePolicy = policy
                 let expected = model.save(staged, at: position, policy: policy)
                 let headBefore = model.head

@@ -47,7 +47,7 @@ struct TypedAccessTests {
 
     @Test func aControllerKeepsItsContextAliveAndFollowsIt() throws {
         let (store, context) = try seeded()
-        weak var weakContext: Context? = context
+        weak let weakContext: Context? = context
         let controller = try context.makeResultsController(FetchRequest(entity: "Employee"))
         _ = consume context
         #expect(weakContext != nil, "the controller holds its context")
