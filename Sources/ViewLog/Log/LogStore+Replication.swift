@@ -60,7 +60,9 @@ extension LogStore {
 
     func replicaLink(in txn: LMDBTransaction) throws -> ReplicaLink? {
         guard let bytes = try txn.value(metaDB, for: MetaKey.replica) else { return nil }
-        guard let link = ReplicaLink(json: String(decoding: bytes, as: UTF8.self)) else {
+        let payload = try MetaRecord.payload(bytes, key: MetaKey.replica, format: try format(in: txn),
+                                             record: "the replica record")
+        guard let link = ReplicaLink(json: String(decoding: payload, as: UTF8.self)) else {
             throw StoreError.corrupt(seq: nil, reason: "the replica record in the metadata does not load")
         }
         return link
@@ -75,7 +77,7 @@ extension LogStore {
             let head = try self.head(in: txn)
             precondition(existing?.stream == link.stream || head == 0,
                          "only an empty store, or a replica of the same stream, becomes a replica")
-            try txn.put(self.metaDB, key: MetaKey.replica, value: Array(link.json.text.utf8))
+            try self.putMeta(txn, MetaKey.replica, Array(link.json.text.utf8), format: try self.format(in: txn))
         }
     }
 
