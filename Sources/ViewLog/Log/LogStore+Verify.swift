@@ -131,7 +131,7 @@ extension LogStore {
                 if key == MetaKey.format || key == MetaKey.head {
                     // Read and checked by format(in:) and head(in:) before verify gets here.
                 } else if key == MetaKey.replica {
-                    do { _ = try self.replicaLink(in: txn) } catch let error as StoreError { problem(error.description) }
+                    do { _ = try replicaLink(in: txn) } catch let error as StoreError { problem(error.description) }
                 } else if key.starts(with: MetaKey.schemaPrefix), key.count == MetaKey.schemaPrefix.count + 8,
                           let seq = uint64FromBigEndian(key.dropFirst(MetaKey.schemaPrefix.count)) {
                     stored.insert(seq)
