@@ -26,8 +26,9 @@ extension Replica {
     /// stream's sequences). For each transaction:
     ///
     /// 1. catch up to the stream's last sequence (a transaction of ours already there — a publish whose
-    ///    acknowledgement was lost — is recognised by its message id and not published again);
-    /// 2. validate it against the caught-up replica (bad input: an error, nothing of it appended);
+    ///    acknowledgement was lost — is recognised by its message id and not published again); the first
+    ///    attempt of a replica that already checked its head skips this and lets step 3's expectation decide;
+    /// 2. validate it against the (caught-up) replica (bad input: an error, nothing of it appended);
     /// 3. publish its encoded entry with `Nats-Expected-Last-Sequence` = the last sequence and a `Nats-Msg-Id`
     ///    made once per transaction, retrying the same publish through timeouts, lost servers and leader
     ///    elections (the server deduplicates it) for up to ``ReplicationLimits/appendPatienceMilliseconds``;
@@ -71,8 +72,14 @@ extension Replica {
             var backoff = Backoff()
             var rounds = 0
             while true {
-                let caughtUp = try retrying(until: deadline) { () throws(ReplicationError) in try catchUp() }
-                if let mine = caughtUp.applied.first(where: { $0.messageID == messageID }) { return mine.seq }
+                // The first round publishes against the local head without asking the stream for its last
+                // sequence (one round trip less): the server's expected-last-sequence check refuses it if the
+                // stream has more, and only then is the catch-up needed. The local head is checked against the
+                // stream once per opened replica, so the first append of a replica catches up first.
+                if rounds > 0 || !headChecked.value {
+                    let caughtUp = try retrying(until: deadline) { () throws(ReplicationError) in try catchUp() }
+                    if let mine = caughtUp.applied.first(where: { $0.messageID == messageID }) { return mine.seq }
+                }
                 let prepared: (seq: UInt64, bytes: [UInt8])
                 do throws(StoreError) { prepared = try store.prepareEncoded(request) } catch { throw .store(error) }
                 // Validated against the state at `prepared.seq - 1` — past the caught-up head when another process
@@ -101,7 +108,7 @@ extension Replica {
                     guard rounds <= ReplicationLimits.wrongLastSequenceRetriesMax else {
                         throw .gaveUp(stream: stream, reason: "other writers got there first \(rounds) times in a row; nothing of this transaction was appended")
                     }
-                    backoff.wait()
+                    if rounds > 1 { backoff.wait() }  // the first refusal may only mean this replica was behind
                 }
             }
         }

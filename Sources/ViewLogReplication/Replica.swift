@@ -33,7 +33,7 @@ public final class Replica: Sendable {
     /// Serializes appends and catch-ups of this replica (one LMDB writer, one expected-last-sequence at a time).
     let writer = Mutex()
     /// Whether the local head was checked against the stream since this replica was opened.
-    private let headChecked = LockedFlag()
+    let headChecked = LockedFlag()
 
     /// The description prefix that marks a ViewLog stream and carries its schema.
     static let descriptionPrefix = "viewlog-schema-v1:"
