@@ -32,11 +32,32 @@ struct ProcessUsage {
     }
 }
 
+/// The inotify instances this user may still make: `fs.inotify.max_user_instances` less those held by processes
+/// (as root, every process's descriptors are visible).
+enum Inotify {
+    static func freeInstances() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/sys/fs/inotify/max_user_instances", encoding: .utf8),
+              let max = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return 0 }
+        var used = 0
+        let fm = FileManager.default
+        for pid in (try? fm.contentsOfDirectory(atPath: "/proc")) ?? [] where Int(pid) != nil {
+            for fd in (try? fm.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? [] {
+                if (try? fm.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)")) == "anon_inode:inotify" { used += 1 }
+            }
+        }
+        return max - used
+    }
+}
+
 /// `viewlog watch` is told of commits (DESIGN §6): it sleeps while nothing is appended, a commit of another
 /// process reaches it without any poll, it ends with an error when its store goes away, and Ctrl-C leaves whole
 /// documents.
 @Suite("Watch")
 struct WatchTests {
+    /// Under ThreadSanitizer the watchers (the same build) carry its runtime, whose background thread wakes
+    /// about ten times a second: wakeups and ticks then measure the sanitizer, and are not checked.
+    static let isSanitized = CLIProcess.isThreadSanitized
+
     /// A sandbox with the testdummy schema and a store `lab`.
     private func makeLab() throws -> Sandbox {
         let box = try Sandbox()
@@ -60,6 +81,7 @@ struct WatchTests {
         let before = try ProcessUsage.of(watcher.process.processIdentifier)
         sleep(3)
         let used = try ProcessUsage.of(watcher.process.processIdentifier) - before
+        guard !Self.isSanitized else { return }
         #expect(used.wakeups <= 10, "an idle watcher woke \(used.wakeups) times in 3 s")
         #expect(used.ticks <= 3, "an idle watcher used \(used.ticks) CPU ticks in 3 s")
     }
@@ -76,7 +98,7 @@ struct WatchTests {
         let before = try ProcessUsage.of(watcher.process.processIdentifier)
         sleep(1)
         let idle = try ProcessUsage.of(watcher.process.processIdentifier) - before
-        #expect(idle.wakeups <= 3, "a watcher without safety poll woke \(idle.wakeups) times in 1 s")
+        #expect(Self.isSanitized || idle.wakeups <= 3, "a watcher without safety poll woke \(idle.wakeups) times in 1 s")
         try #require(box.run(["append", "lab"], input: insert(2)).status == 0)
         let result = try watcher.wait(timeout: 30)
         #expect(result.status == 0)
@@ -161,8 +183,11 @@ struct WatchTests {
     }
 
     /// 100 idle watchers (separate processes) cost next to nothing while idle, so appends are not slowed by
-    /// them, and every one of them follows a burst of 100 commits to the last.
-    @Test func aHundredWatchersStayIdleAndFollowABurst() throws {
+    /// them, and every one of them follows a burst of 100 commits to the last. Each watcher holds an inotify
+    /// instance, of which a user has `fs.inotify.max_user_instances` (128 by default): the test needs 100 free
+    /// ones (a watcher without one falls back to polling), so it does not run while other processes hold them.
+    @Test(.enabled(if: Inotify.freeInstances() >= 110, "fewer than 110 inotify instances are free for this user"))
+    func aHundredWatchersStayIdleAndFollowABurst() throws {
         let box = try makeLab()
         let count = 100
         var watchers: [RunningCLI] = []
@@ -181,8 +206,10 @@ struct WatchTests {
         sleep(2)
         let idle = try total() - before
         // The 10 ms poll: ~200 wakeups per watcher in 2 s and 3–6 % of a core each (more than both cores).
-        #expect(idle.wakeups <= count * 4, "\(count) idle watchers woke \(idle.wakeups) times in 2 s")
-        #expect(idle.ticks <= 20, "\(count) idle watchers used \(idle.ticks) CPU ticks in 2 s")
+        if !Self.isSanitized {
+            #expect(idle.wakeups <= count * 4, "\(count) idle watchers woke \(idle.wakeups) times in 2 s")
+            #expect(idle.ticks <= 20, "\(count) idle watchers used \(idle.ticks) CPU ticks in 2 s")
+        }
 
         let commits = 100
         let input = (1...commits).map { insert($0 * 2) }.joined(separator: "\n")

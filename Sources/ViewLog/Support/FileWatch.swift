@@ -51,7 +51,7 @@ final class FileWatch: Sendable {
         self.directory = directory
         self.fileName = fileName
         var st = stat()
-        identity = stat(directory + "/" + fileName, &st) == 0 ? (UInt64(st.st_dev), UInt64(st.st_ino)) : nil
+        identity = stat(directory + "/" + fileName, &st) == 0 ? (UInt64(truncatingIfNeeded: st.st_dev), UInt64(truncatingIfNeeded: st.st_ino)) : nil
         var fds: [Int32] = [-1, -1]
         let piped = fds.withUnsafeMutableBufferPointer { pipe($0.baseAddress!) } == 0
         precondition(piped, "pipe failed: \(errno)")
@@ -121,7 +121,7 @@ final class FileWatch: Sendable {
         var st = stat()
         guard stat(directory + "/" + fileName, &st) == 0 else { return false }
         guard let identity else { return true }
-        return UInt64(st.st_dev) == identity.device && UInt64(st.st_ino) == identity.inode
+        return UInt64(truncatingIfNeeded: st.st_dev) == identity.device && UInt64(truncatingIfNeeded: st.st_ino) == identity.inode
     }
 
     /// Reads every queued event; what they amount to.
