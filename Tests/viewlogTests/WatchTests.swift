@@ -107,6 +107,28 @@ struct WatchTests {
         #expect(lines.last == #"{"from": 0, "to": 1, "sections": [], "rows": [{"type": "insert", "id": 2, "to": [0, 0]}]}"#)
     }
 
+    /// A context that merges automatically follows a commit of another process, through the same head monitor
+    /// as `watch` (one for the store in this process, gone when the follower stops).
+    @MainActor
+    @Test func aFollowingContextMergesAnotherProcessesCommit() async throws {
+        let box = try makeLab()
+        let store = try LogStore.open(at: box.file("lab"))
+        let context = try Context(store: store, name: "ui")
+        let controller = try context.makeResultsController(view: "evens")
+        let follower = Task { @MainActor in try await context.mergeChangesAutomatically() }
+        defer { follower.cancel() }
+        for _ in 0..<2000 where HeadMonitor.subscriberCount(path: store.environment.path) == 0 {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        try #require(box.run(["append", "lab"], input: insert(4)).status == 0)
+        for _ in 0..<2000 where context.position < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(context.position == 1)
+        #expect(controller.fetchedObjects == [.int(4)])
+        follower.cancel()
+        try await follower.value
+        #expect(HeadMonitor.subscriberCount(path: store.environment.path) == 0)
+    }
+
     /// A watcher whose store is removed — the directory, or only its `data.mdb` — exits with one `error:` line.
     @Test(arguments: ["directory", "data.mdb"])
     func aWatcherOfARemovedStoreEndsWithAnError(what: String) throws {
