@@ -8,8 +8,8 @@ extension LogStore {
     /// head (consumers read the range). The stream keeps only the newest head when its consumer is slow, never
     /// yields an older head than one it yielded, and ends when the consuming task is cancelled.
     /// - Throws (from the stream): ``StoreError/notAStore(path:reason:)`` when the store's `data.mdb` or its
-    ///   directory is removed or renamed while it is watched; ``StoreError/storage(_:)`` past
-    ///   ``Limits/headSubscribersMax`` streams of one store.
+    ///   directory is removed or renamed while it is watched; ``StoreError/storage(_:)`` past 65,536
+    ///   streams of one store in the process (`Limits.headSubscribersMax`).
     public func headUpdates() -> AsyncThrowingStream<UInt64, any Error> {
         HeadMonitor.subscribe(self)
     }
