@@ -141,7 +141,9 @@ final class HeadMonitor: Sendable {
     /// new head, the monitor reads again after 1, 2, 4 … ``recheckMillisecondsMax`` ms, then goes back to
     /// sleep; a commit that is not visible by then is caught by the safety poll.
     private func run() {
-        var newest = try? store.head
+        // The newest head this thread read *and published*: a read it did not publish must never hold back a
+        // later one (a subscriber may have read an older head before the thread started).
+        var newest: UInt64?
         var recheck: Int32?
         while true {
             let event = watch.wait(timeoutMilliseconds: recheck ?? Self.safetyPollMilliseconds)
