@@ -59,8 +59,7 @@ struct WatchCommand: AsyncParsableCommand {
 
     /// Prints one change set per batch of new transactions that changes the view, until `--count` change sets,
     /// cancellation, or an error (the store removed: ``StoreError/notAStore(path:reason:)``).
-    private func follow(_ store: LogStore, _ initial: MaterializedView, from start: UInt64) async throws {
-        var materialized = initial
+    private func follow(_ store: LogStore, _ materialized: MaterializedView, from start: UInt64) async throws {
         var printed = 0
         // Each change set printed starts where the document before it ended, so the documents chain: batches
         // that did not change the view are folded into the next one that does (their change set is empty, so
@@ -70,10 +69,7 @@ struct WatchCommand: AsyncParsableCommand {
             if Task.isCancelled { return }
             let position = materialized.controller.position
             guard head > position else { continue }
-            let delta = try store.delta(from: position, to: head, entities: [materialized.entity.name])
-            let before = materialized.values
-            for d in delta.objects { materialized.values[d.key.id] = d.after }
-            var changes = materialized.controller.apply(delta)
+            var (changes, before) = try materialized.move(to: head)
             guard !changes.isEmpty else { continue }
             changes.from = lastPrinted
             lastPrinted = changes.to
