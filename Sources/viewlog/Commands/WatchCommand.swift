@@ -87,12 +87,17 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     /// Ctrl-C (SIGINT) or SIGTERM cancels `task` (which then ends what it is doing and returns; the command
-    /// exits 0). The handler only cancels: it never touches the output the task writes.
+    /// exits 0). The handler only cancels: it never touches the output the task writes. A second one, while
+    /// the task is still finishing (a long catch-up), exits at once with status 130 after the whole lines
+    /// printed so far.
     static func cancelOnInterrupt<Success, Failure>(_ task: Task<Success, Failure>) -> [DispatchSourceSignal] {
         [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { task.cancel() }
+            source.setEventHandler {
+                if task.isCancelled { exitProcess(130) }
+                task.cancel()
+            }
             source.resume()
             return source
         }
