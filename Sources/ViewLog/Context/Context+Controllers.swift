@@ -52,14 +52,16 @@ extension Context {
     }
 
     /// Follows the store: moves to the head after every save of any context of this process (immediately)
-    /// and of other processes (within `pollInterval`), one batch per move for every controller. Returns when
-    /// the calling task is cancelled.
+    /// and of other processes (as soon as the kernel tells of the write), one batch per move for every
+    /// controller. Returns when the calling task is cancelled. Shares the store's one head monitor with every
+    /// other follower of this process (``LogStore/headUpdates()``): an idle follower costs no CPU.
     ///
     /// Runs on the caller's isolation (the context's), so the context is never touched concurrently:
     /// `Task { @MainActor in try await context.mergeChangesAutomatically() }`.
-    public func mergeChangesAutomatically(pollInterval: Duration = .milliseconds(10),
-                                          isolation: isolated (any Actor)? = #isolation) async throws {
-        for await head in store.headUpdates(pollInterval: pollInterval) {
+    /// - Throws: ``StoreError/notAStore(path:reason:)`` when the store's files are removed while it follows;
+    ///   an error of ``refresh()``.
+    public func mergeChangesAutomatically(isolation: isolated (any Actor)? = #isolation) async throws {
+        for try await head in store.headUpdates() {
             if Task.isCancelled { return }
             if head > position { try refresh() }
         }
