@@ -39,13 +39,8 @@ extension TransactionCodec {
                 case Kind.insert: body(.insert(key, values: try r.objectValues()))
                 case Kind.delete: body(.delete(key, previous: try r.objectValues()))
                 default:
-                    switch updates {
-                    case .both:
-                        let (values, previous) = try r.updatePairs()
-                        body(.update(key, values: values, previous: previous))
-                    case .new: body(.update(key, values: try r.updateSide(new: true), previous: [:]))
-                    case .previous: body(.update(key, values: [:], previous: try r.updateSide(new: false)))
-                    }
+                    let (values, previous) = try r.updatePairs(updates)
+                    body(.update(key, values: values, previous: previous))
                 }
             case Kind.schema:
                 try r.skipString("schema", limit: Limits.stringBytesMax)
@@ -69,30 +64,6 @@ enum UpdateValues {
 }
 
 extension ByteReader {
-    /// One side of an update's (name, new value, previous value) triples — the new values or the previous ones;
-    /// the other side's values are stepped over. Names must be strictly increasing, as in ``updatePairs()``.
-    mutating func updateSide(new: Bool) throws(CodecError) -> ObjectValues {
-        let n = try count("attribute count", limit: Limits.attributesMax, bytesEach: EncodedSize.updatePairMin)
-        var values = ObjectValues(minimumCapacity: n)
-        var previousName = UnsafeRawBufferPointer(start: nil, count: 0)
-        for i in 0..<n {
-            let at = offset
-            let (raw, name) = try nameBytes("attribute name")
-            guard i == 0 || ByteReader.precedes(previousName, raw) else {
-                throw .invalid(field: "attribute name", offset: at, reason: "names not in strictly increasing order")
-            }
-            previousName = raw
-            if new {
-                values[name] = try value()
-                try skipValue()
-            } else {
-                try skipValue()
-                values[name] = try value()
-            }
-        }
-        return values
-    }
-
     /// Steps over a string of at most `limit` bytes (its bytes are not checked as UTF-8).
     mutating func skipString(_ field: StaticString, limit: Int) throws(CodecError) {
         let start = offset
@@ -100,19 +71,6 @@ extension ByteReader {
         guard n <= limit else { throw .tooLarge(field: "\(field)", offset: start, value: n, limit: limit) }
         guard n <= remaining else { throw .truncated(field: "\(field)", offset: start) }
         _ = try bytes(n, field)
-    }
-
-    /// A name's raw bytes (1 … ``Limits/nameBytesMax``), not yet checked as UTF-8.
-    @inline(__always)
-    mutating func rawName(_ field: StaticString) throws(CodecError) -> (raw: UnsafeRawBufferPointer, at: Int) {
-        let start = offset
-        let n = try varint(field)
-        guard n >= 1 else { throw .invalid(field: "\(field)", offset: start, reason: "empty name") }
-        guard n <= Limits.nameBytesMax else {
-            throw .tooLarge(field: "\(field)", offset: start, value: n, limit: Limits.nameBytesMax)
-        }
-        guard n <= remaining else { throw .truncated(field: "\(field)", offset: start) }
-        return (try bytes(n, field), start)
     }
 
     /// Steps over a tagged id.
