@@ -33,8 +33,8 @@ extension LogStore {
         // (A struct, not `ObjectValues?` as the dictionary value: absent objects must stay keys.)
         var states: [ObjectKey: ObjectState] = [:]
         func apply(_ change: Change) {
-            guard let key = change.key, let state = states[key] else { return }
-            states[key] = ObjectState(values: ObjectValues.applying(change, to: state.values))
+            guard let key = change.key else { return }
+            states[key]?.apply(change)  // in place: only objects already in `states`
         }
         func touch(_ seq: UInt64, _ change: Change) -> ObjectKey? {
             guard let key = change.key else { return nil }
@@ -43,12 +43,13 @@ extension LogStore {
             return key
         }
         let atLo: [ObjectKey: ObjectState], atHi: [ObjectKey: ObjectState]
-        let folds = travel.foldsForward(entriesBefore: lo, entriesAfter: head - hi)
+        // From position 0 a fold reads the range once; an undo reads it twice and the entries after it as well.
+        let folds = (travel == .automatic && lo == 0) || travel.foldsForward(entriesBefore: lo, entriesAfter: head - hi)
         if folds && lo == 0 {
             // From the empty store: every touched object starts absent, so one pass over 1 … hi does it all.
             try foldLog(txn, from: 1, through: hi, entity: only) { seq, change in
                 guard let key = touch(seq, change) else { return }
-                states[key] = ObjectState(values: ObjectValues.applying(change, to: states[key]?.values))
+                states[key, default: ObjectState(values: nil)].apply(change)
             }
             atLo = [:]
             atHi = states
@@ -89,4 +90,17 @@ extension LogStore {
 /// An object's values at a position, `nil` when it does not exist there.
 struct ObjectState {
     var values: ObjectValues?
+
+    /// Applies an insert, update or delete of this object, in place (an update does not copy the values).
+    @inline(__always)
+    mutating func apply(_ change: Change) {
+        switch change {
+        case let .insert(_, v): values = v
+        case let .update(_, v, _):
+            if values == nil { values = [:] }
+            for (name, value) in v { values?[name] = value }
+        case .delete: values = nil
+        case .schema: break
+        }
+    }
 }

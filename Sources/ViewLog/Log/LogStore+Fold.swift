@@ -96,18 +96,6 @@ extension LogStore {
             throw StoreError.corrupt(seq: expected, reason: "missing from the log (next entry is \(seq))")
         }
     }
-
-    /// Applies `change` (of an object of the entity `state` holds) to `state` in place.
-    @inline(__always)
-    static func fold(_ change: Change, into state: inout [ObjectID: ObjectValues]) {
-        switch change {
-        case let .insert(key, values): state[key.id] = values
-        case let .update(key, values, _):
-            for (name, value) in values { state[key.id, default: [:]][name] = value }
-        case let .delete(key, _): state[key.id] = nil
-        case .schema: break
-        }
-    }
 }
 
 /// The objects of one entity while a fold or an undo runs: rows in the order they were first seen, with an index by
@@ -115,7 +103,7 @@ extension LogStore {
 /// in id order at the end, so reading it out needs no sort.
 struct EntityState {
     private var ids: [ObjectID] = []
-    private var values: [ObjectValues?] = []
+    private var states: [ObjectState] = []
     private var index: [ObjectID: Int] = [:]
 
     /// An empty state.
@@ -124,7 +112,7 @@ struct EntityState {
     /// The state of `rows`.
     init(_ rows: [(id: ObjectID, values: ObjectValues)]) {
         ids.reserveCapacity(rows.count)
-        values.reserveCapacity(rows.count)
+        states.reserveCapacity(rows.count)
         index.reserveCapacity(rows.count)
         for row in rows { append(row.id, row.values) }
     }
@@ -132,22 +120,18 @@ struct EntityState {
     private mutating func append(_ id: ObjectID, _ v: ObjectValues?) {
         index[id] = ids.count
         ids.append(id)
-        values.append(v)
+        states.append(ObjectState(values: v))
     }
 
     /// Applies an insert, update or delete of an object of this entity.
     @inline(__always)
     mutating func apply(_ change: Change) {
-        switch change {
-        case let .insert(key, v):
-            if let i = index[key.id] { values[i] = v } else { append(key.id, v) }
-        case let .update(key, v, _):
-            guard let i = index[key.id] else { append(key.id, v); return }
-            if values[i] == nil { values[i] = [:] }
-            for (name, value) in v { values[i]?[name] = value }
-        case let .delete(key, _):
-            if let i = index[key.id] { values[i] = nil }
-        case .schema: break
+        guard let id = change.key?.id else { return }
+        if let i = index[id] {
+            states[i].apply(change)
+        } else {
+            append(id, nil)
+            states[states.count - 1].apply(change)
         }
     }
 
@@ -157,7 +141,7 @@ struct EntityState {
         out.reserveCapacity(ids.count)
         var sorted = true
         for i in ids.indices {
-            guard let v = values[i] else { continue }
+            guard let v = states[i].values else { continue }
             if sorted, let last = out.last, !(last.id < ids[i]) { sorted = false }
             out.append((ids[i], v))
         }

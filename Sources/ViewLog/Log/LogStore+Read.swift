@@ -82,18 +82,18 @@ extension LogStore {
             }
             let record = try self.objectRecord(key, in: txn)
             if let record, record.seq <= p { return canonical(record.values) }  // unchanged since p
-            var state: [ObjectID: ObjectValues] = [:]
+            var state = ObjectState(values: nil)
             if travel.foldsForward(entriesBefore: p, entriesAfter: head - p) {
                 try self.foldLog(txn, from: 1, through: p, entity: key.entity) { _, change in
-                    if change.key?.id == key.id { Self.fold(change, into: &state) }
+                    if change.key?.id == key.id { state.apply(change) }
                 }
             } else {
-                if let record { state[key.id] = record.values }
+                state.values = record?.values
                 try self.undoLog(txn, from: p + 1, through: head, entity: key.entity) { _, inverse in
-                    if inverse.key?.id == key.id { Self.fold(inverse, into: &state) }
+                    if inverse.key?.id == key.id { state.apply(inverse) }
                 }
             }
-            return canonical(state[key.id])
+            return canonical(state.values)
         }
     }
 
