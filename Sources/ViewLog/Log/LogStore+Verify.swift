@@ -35,29 +35,26 @@ extension LogStore {
             let start = seq + 1, end = min(head, seq + UInt64(Self.scanChunkEntries))
             let entries: [(UInt64, Result<Transaction, StoreError>)] = try perform(read: true) { txn in
                 var out: [(UInt64, Result<Transaction, StoreError>)] = []
-                try txn.withCursor(self.logDB) { cursor in
-                    var entry = try cursor.seek(atLeast: bigEndianBytes(start))
-                    var expected = start
-                    while let e = entry, expected <= end {
-                        guard let s = uint64FromBigEndian(e.key) else {
-                            out.append((expected, .failure(.corrupt(seq: expected, reason: "log key of \(e.key.count) bytes"))))
-                            break
-                        }
-                        while expected < s, expected <= end {
-                            out.append((expected, .failure(.corrupt(seq: expected, reason: "missing from the log"))))
-                            expected += 1
-                        }
-                        if s > end { break }
-                        do { out.append((s, .success(try TransactionCodec.decode(e.value, expectedSeq: s)))) } catch {
-                            out.append((s, .failure(.corrupt(seq: s, reason: "\(error)"))))
-                        }
-                        expected = s + 1
-                        entry = try cursor.next()
+                var expected = start
+                try txn.scan(self.logDB, from: .atLeast(bigEndianBytes(start))) { e in
+                    guard let s = uint64FromBigEndian(e.key) else {
+                        out.append((expected, .failure(.corrupt(seq: expected, reason: "log key of \(e.key.count) bytes"))))
+                        return .stop
                     }
-                    while expected <= end {
+                    while expected < s, expected <= end {
                         out.append((expected, .failure(.corrupt(seq: expected, reason: "missing from the log"))))
                         expected += 1
                     }
+                    if s > end { return .stop }
+                    do { out.append((s, .success(try TransactionCodec.decode(e.value, expectedSeq: s)))) } catch {
+                        out.append((s, .failure(.corrupt(seq: s, reason: "\(error)"))))
+                    }
+                    expected = s + 1
+                    return expected <= end ? .next : .stop
+                }
+                while expected <= end {
+                    out.append((expected, .failure(.corrupt(seq: expected, reason: "missing from the log"))))
+                    expected += 1
                 }
                 return out
             }
@@ -89,27 +86,24 @@ extension LogStore {
             let format = try self.format(in: txn)
             try self.verifyMeta(txn, format: format, logSchemas: logSchemas, problem: problem)
             var seen = 0
-            try txn.withCursor(self.objectsDB) { cursor in
-                var entry = try cursor.first()
-                while let e = entry {
-                    seen += 1
-                    do {
-                        let key = try ObjectRecordCodec.decodeKey(e.key)
-                        let record = try ObjectRecordCodec.decode(e.value, key: e.key, format: format)
-                        if let expected = replay.removeValue(forKey: key) {
-                            if expected.values != record.values {
-                                problem("object \(key): values differ from the replay of the log")
-                            } else if expected.seq != record.seq {
-                                problem("object \(key): last changed at seq \(record.seq), the log says \(expected.seq)")
-                            }
-                        } else {
-                            problem("object \(key) is in the object store but not in the replay of the log")
+            try txn.scan(self.objectsDB) { e in
+                seen += 1
+                do {
+                    let key = try ObjectRecordCodec.decodeKey(e.key)
+                    let record = try ObjectRecordCodec.decode(e.value, key: e.key, format: format)
+                    if let expected = replay.removeValue(forKey: key) {
+                        if expected.values != record.values {
+                            problem("object \(key): values differ from the replay of the log")
+                        } else if expected.seq != record.seq {
+                            problem("object \(key): last changed at seq \(record.seq), the log says \(expected.seq)")
                         }
-                    } catch {
-                        problem("object record \(ObjectRecordCodec.describeKey(e.key)): \(error)")
+                    } else {
+                        problem("object \(key) is in the object store but not in the replay of the log")
                     }
-                    entry = try cursor.next()
+                } catch {
+                    problem("object record \(ObjectRecordCodec.describeKey(e.key)): \(error)")
                 }
+                return .next
             }
             for key in replay.keys.sorted().prefix(Self.verifyProblemsMax) {
                 problem("object \(key) is in the replay of the log but missing from the object store")
@@ -124,35 +118,32 @@ extension LogStore {
     /// and that there is no record of an unknown key.
     func verifyMeta(_ txn: LMDBTransaction, format: Int, logSchemas: [UInt64: Schema], problem: (String) -> Void) throws {
         var stored: Set<UInt64> = []
-        try txn.withCursor(metaDB) { cursor in
-            var entry = try cursor.first()
-            while let e = entry {
-                let key = Array(e.key)
-                if key == MetaKey.format || key == MetaKey.head {
-                    // Read and checked by format(in:) and head(in:) before verify gets here.
-                } else if key == MetaKey.replica {
-                    do { _ = try replicaLink(in: txn) } catch let error as StoreError { problem(error.description) }
-                } else if key.starts(with: MetaKey.schemaPrefix), key.count == MetaKey.schemaPrefix.count + 8,
-                          let seq = uint64FromBigEndian(key.dropFirst(MetaKey.schemaPrefix.count)) {
-                    stored.insert(seq)
-                    do {
-                        let payload = try MetaRecord.payload(e.value, key: key, format: format, record: "the schema of position \(seq)")
-                        let schema = try Schema(jsonText: String(decoding: payload, as: UTF8.self))
-                        if seq > 0, let logged = logSchemas[seq], logged != schema {
-                            problem("the schema stored for position \(seq) differs from the schema change the log holds at seq \(seq)")
-                        } else if seq > 0, logSchemas[seq] == nil {
-                            problem("the metadata holds a schema for position \(seq), but the log has no schema change at seq \(seq)")
-                        }
-                    } catch let error as StoreError {
-                        problem(error.description)
-                    } catch {
-                        problem("the schema of position \(seq) in the metadata does not load: \(error)")
+        try txn.scan(metaDB) { e in
+            let key = Array(e.key)
+            if key == MetaKey.format || key == MetaKey.head {
+                // Read and checked by format(in:) and head(in:) before verify gets here.
+            } else if key == MetaKey.replica {
+                do { _ = try replicaLink(in: txn) } catch let error as StoreError { problem(error.description) }
+            } else if key.starts(with: MetaKey.schemaPrefix), key.count == MetaKey.schemaPrefix.count + 8,
+                      let seq = uint64FromBigEndian(key.dropFirst(MetaKey.schemaPrefix.count)) {
+                stored.insert(seq)
+                do {
+                    let payload = try MetaRecord.payload(e.value, key: key, format: format, record: "the schema of position \(seq)")
+                    let schema = try Schema(jsonText: String(decoding: payload, as: UTF8.self))
+                    if seq > 0, let logged = logSchemas[seq], logged != schema {
+                        problem("the schema stored for position \(seq) differs from the schema change the log holds at seq \(seq)")
+                    } else if seq > 0, logSchemas[seq] == nil {
+                        problem("the metadata holds a schema for position \(seq), but the log has no schema change at seq \(seq)")
                     }
-                } else {
-                    problem("unknown metadata record '\(String(decoding: key.prefix(64), as: UTF8.self))'")
+                } catch let error as StoreError {
+                    problem(error.description)
+                } catch {
+                    problem("the schema of position \(seq) in the metadata does not load: \(error)")
                 }
-                entry = try cursor.next()
+            } else {
+                problem("unknown metadata record '\(String(decoding: key.prefix(64), as: UTF8.self))'")
             }
+            return .next
         }
         if !stored.contains(0) { problem("the metadata holds no schema for position 0") }
         for seq in logSchemas.keys.sorted() where !stored.contains(seq) {
