@@ -36,23 +36,20 @@ extension LogStore {
                  updates: UpdateValues = .new, _ body: (UInt64, Change) -> Void) throws {
         guard from <= through else { return }
         let name = entity.map { Array($0.utf8) }
-        try txn.withCursor(logDB) { cursor in
-            var entry = try cursor.seek(atLeast: bigEndianBytes(from))
-            var expected = from
-            while let e = entry, expected <= through {
-                try Self.checkLogKey(e.key, expected: expected)
-                do {
-                    try TransactionCodec.forEachChange(e.value, expectedSeq: expected, entity: name, updates: updates) {
-                        body(expected, $0)
-                    }
-                } catch {
-                    throw StoreError.corrupt(seq: expected, reason: "\(error)")
+        var expected = from
+        try txn.scan(logDB, from: .atLeast(bigEndianBytes(from))) { e in
+            try Self.checkLogKey(e.key, expected: expected)
+            do {
+                try TransactionCodec.forEachChange(e.value, expectedSeq: expected, entity: name, updates: updates) {
+                    body(expected, $0)
                 }
-                expected += 1
-                entry = try cursor.next()
+            } catch {
+                throw StoreError.corrupt(seq: expected, reason: "\(error)")
             }
-            if expected <= through { throw StoreError.corrupt(seq: expected, reason: "missing from the log") }
+            expected += 1
+            return expected <= through ? .next : .stop
         }
+        if expected <= through { throw StoreError.corrupt(seq: expected, reason: "missing from the log") }
     }
 
     /// Calls `body` with the seq and the inverse of each insert, update and delete of `entity` (of every entity
@@ -65,26 +62,23 @@ extension LogStore {
         guard from <= through else { return }
         let name = entity.map { Array($0.utf8) }
         var changes: [Change] = []
-        try txn.withCursor(logDB) { cursor in
-            var entry = try cursor.seek(atLeast: bigEndianBytes(through))
-            var expected = through
-            while let e = entry, expected >= from {
-                try Self.checkLogKey(e.key, expected: expected)
-                changes.removeAll(keepingCapacity: true)
-                do {
-                    try TransactionCodec.forEachChange(e.value, expectedSeq: expected, entity: name, updates: .previous) {
-                        changes.append($0)
-                    }
-                } catch {
-                    throw StoreError.corrupt(seq: expected, reason: "\(error)")
+        var expected = through, done = false
+        try txn.scan(logDB, from: .below(bigEndianBytes(through + 1))) { e in
+            try Self.checkLogKey(e.key, expected: expected)
+            changes.removeAll(keepingCapacity: true)
+            do {
+                try TransactionCodec.forEachChange(e.value, expectedSeq: expected, entity: name, updates: .previous) {
+                    changes.append($0)
                 }
-                for change in changes.reversed() { body(expected, change.inverse) }
-                if expected == from { return }
-                expected -= 1
-                entry = try cursor.previous()
+            } catch {
+                throw StoreError.corrupt(seq: expected, reason: "\(error)")
             }
-            throw StoreError.corrupt(seq: expected, reason: "missing from the log")
+            for change in changes.reversed() { body(expected, change.inverse) }
+            if expected == from { done = true; return .stop }
+            expected -= 1
+            return .next
         }
+        if !done { throw StoreError.corrupt(seq: expected, reason: "missing from the log") }
     }
 
     /// Throws unless a log key is the 8-byte big-endian `expected`.
