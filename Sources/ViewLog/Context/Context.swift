@@ -141,8 +141,9 @@ public final class Context {
         if mergePolicy == .overwrite {
             for request in staged.requests { whole[request.key] = .some(try object(request.key)) }
         }
-        let transaction = try store.save(staged.requests, author: name, basedOn: position, policy: mergePolicy,
-                                         contextObjects: whole)
+        let merge = ChangeMerge(policy: mergePolicy, contextObjects: whole)
+        let transaction = try store.save(staged.requests, author: name, basedOn: position,
+                                         resolve: merge.resolve(_:theirs:current:))
         let head = try store.head
         let delta = try batch(to: transaction?.seq ?? head, staged: StagedChanges())
         staged.removeAll()
