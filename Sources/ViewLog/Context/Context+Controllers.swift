@@ -8,6 +8,13 @@ extension Context {
     /// - Throws: ``StoreError/schema(_:)`` for an unknown entity; a ``QueryError`` naming an unknown attribute
     ///   or a type mismatch of the request.
     public func makeResultsController(_ request: FetchRequest) throws -> ResultsController {
+        try makeResultsControllerAndObjects(request).controller
+    }
+
+    /// ``makeResultsController(_:)``, and the objects it was made from: every object of the request's entity
+    /// in this context, in id order (for a caller that prints the rows' values, as the CLI does).
+    @_spi(Engine) public func makeResultsControllerAndObjects(_ request: FetchRequest) throws
+        -> (controller: ResultsController, objects: [(id: ObjectID, values: ObjectValues)]) {
         try processPendingChanges()
         let schema = try self.schema
         let entity: EntityDescription
@@ -17,7 +24,7 @@ extension Context {
                                                objects: objects.lazy.map { ($0.id, $0.values) }, position: position)
         addObserver(controller)
         controller.context = self
-        return controller
+        return (controller, objects)
     }
 
     /// The view of `request` at this context's position with its processed changes, for a controller's refetch.
@@ -68,8 +75,12 @@ extension Context {
     }
 }
 
-extension ResultsController: ContextObserver {
-    func context(_ context: Context, didMoveWith delta: Delta) {
+@_spi(Engine) extension ResultsController: ContextObserver {
+    /// The controller's entity: a context's delta needs no other.
+    @_spi(Engine) public var observedEntity: String? { entity.name }
+
+    /// Applies the move as one batch.
+    @_spi(Engine) public func context(_ context: Context, didMoveWith delta: Delta) {
         apply(delta)
     }
 }

@@ -15,7 +15,8 @@ import Darwin
 ///
 /// Bounds: at most ``Limits/headSubscribersMax`` streams per store and process; each stream keeps only its
 /// newest head; the kernel's event queue is read in 4 KiB reads and drained before the head is read, so a burst
-/// of commits costs one head read per wakeup, not one per event.
+/// of commits costs one head read per wakeup, not one per event; during a burst the thread tells a new head at
+/// most every ``publishIntervalMinMilliseconds`` (the first at once).
 final class HeadMonitor: Sendable {
     typealias Continuation = AsyncThrowingStream<UInt64, any Error>.Continuation
 
@@ -141,7 +142,9 @@ final class HeadMonitor: Sendable {
     /// new head, the monitor reads again after 1, 2, 4 … ``recheckMillisecondsMax`` ms, then goes back to
     /// sleep; a commit that is not visible by then is caught by the safety poll.
     private func run() {
-        var newest = try? store.head
+        // The newest head this thread read *and published*: a read it did not publish must never hold back a
+        // later one (a subscriber may have read an older head before the thread started).
+        var newest: UInt64?
         var recheck: Int32?
         while true {
             let event = watch.wait(timeoutMilliseconds: recheck ?? Self.safetyPollMilliseconds)
@@ -162,6 +165,10 @@ final class HeadMonitor: Sendable {
                     newest = head
                     recheck = nil
                     publish(head)
+                    // A burst of commits: the first is told at once, the rest at most every interval, so that
+                    // every follower does not compute a change set per commit while the writer competes with
+                    // them for the processors. An isolated commit is never delayed.
+                    if !watch.pause(milliseconds: Self.publishIntervalMinMilliseconds) { return }
                 } else if event == .changed {
                     recheck = 1
                 } else if let r = recheck {
@@ -170,6 +177,10 @@ final class HeadMonitor: Sendable {
             }
         }
     }
+
+    /// The shortest time between two heads told by the monitor's thread (appends of this process are told at
+    /// once, always).
+    static let publishIntervalMinMilliseconds: Int32 = 5
 
     /// The longest wait between the reads that follow a notification that brought no new head.
     static let recheckMillisecondsMax: Int32 = 256

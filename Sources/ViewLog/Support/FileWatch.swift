@@ -110,6 +110,14 @@ final class FileWatch: Sendable {
         return ready > 0 ? .changed : .timedOut
     }
 
+    /// Sleeps `milliseconds` without looking at the file (its events wait in the kernel, where repeated ones
+    /// merge); `false` when ``stop()`` was called.
+    func pause(milliseconds: Int32) -> Bool {
+        var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+        _ = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress!, 1, milliseconds) }
+        return fds[0].revents == 0
+    }
+
     /// Wakes the waiting thread: its current or next wait returns ``Event/stopped``.
     func stop() {
         var byte: UInt8 = 1

@@ -59,8 +59,7 @@ struct WatchCommand: AsyncParsableCommand {
 
     /// Prints one change set per batch of new transactions that changes the view, until `--count` change sets,
     /// cancellation, or an error (the store removed: ``StoreError/notAStore(path:reason:)``).
-    private func follow(_ store: LogStore, _ initial: MaterializedView, from start: UInt64) async throws {
-        var materialized = initial
+    private func follow(_ store: LogStore, _ materialized: MaterializedView, from start: UInt64) async throws {
         var printed = 0
         // Each change set printed starts where the document before it ended, so the documents chain: batches
         // that did not change the view are folded into the next one that does (their change set is empty, so
@@ -70,10 +69,7 @@ struct WatchCommand: AsyncParsableCommand {
             if Task.isCancelled { return }
             let position = materialized.controller.position
             guard head > position else { continue }
-            let delta = try store.delta(from: position, to: head, entities: [materialized.entity.name])
-            let before = materialized.values
-            for d in delta.objects { materialized.values[d.key.id] = d.after }
-            var changes = materialized.controller.apply(delta)
+            var (changes, before) = try materialized.move(to: head)
             guard !changes.isEmpty else { continue }
             changes.from = lastPrinted
             lastPrinted = changes.to
@@ -91,12 +87,17 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     /// Ctrl-C (SIGINT) or SIGTERM cancels `task` (which then ends what it is doing and returns; the command
-    /// exits 0). The handler only cancels: it never touches the output the task writes.
+    /// exits 0). The handler only cancels: it never touches the output the task writes. A second one, while
+    /// the task is still finishing (a long catch-up), exits at once with status 130 after the whole lines
+    /// printed so far.
     static func cancelOnInterrupt<Success, Failure>(_ task: Task<Success, Failure>) -> [DispatchSourceSignal] {
         [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { task.cancel() }
+            source.setEventHandler {
+                if task.isCancelled { exitProcess(130) }
+                task.cancel()
+            }
             source.resume()
             return source
         }
