@@ -40,24 +40,21 @@ extension LogStore {
         guard from <= through else { return [] }
         var out: [Transaction] = []
         out.reserveCapacity(Int(min(through - from + 1, 65_536)))
-        try txn.withCursor(logDB) { cursor in
-            var entry = try cursor.seek(atLeast: bigEndianBytes(from))
-            var expected = from
-            while let e = entry, expected <= through {
-                guard let seq = uint64FromBigEndian(e.key) else {
-                    throw StoreError.corrupt(seq: expected, reason: "log key of \(e.key.count) bytes")
-                }
-                guard seq == expected else {
-                    throw StoreError.corrupt(seq: expected, reason: "missing from the log (next entry is \(seq))")
-                }
-                do { out.append(try TransactionCodec.decode(e.value, expectedSeq: seq)) } catch {
-                    throw StoreError.corrupt(seq: seq, reason: "\(error)")
-                }
-                expected += 1
-                entry = try cursor.next()
+        var expected = from
+        try txn.scan(logDB, from: .atLeast(bigEndianBytes(from))) { e in
+            guard let seq = uint64FromBigEndian(e.key) else {
+                throw StoreError.corrupt(seq: expected, reason: "log key of \(e.key.count) bytes")
             }
-            if expected <= through { throw StoreError.corrupt(seq: expected, reason: "missing from the log") }
+            guard seq == expected else {
+                throw StoreError.corrupt(seq: expected, reason: "missing from the log (next entry is \(seq))")
+            }
+            do { out.append(try TransactionCodec.decode(e.value, expectedSeq: seq)) } catch {
+                throw StoreError.corrupt(seq: seq, reason: "\(error)")
+            }
+            expected += 1
+            return expected <= through ? .next : .stop
         }
+        if expected <= through { throw StoreError.corrupt(seq: expected, reason: "missing from the log") }
         return out
     }
 
@@ -131,26 +128,26 @@ extension LogStore {
         let prefix = ObjectRecordCodec.entityPrefix(entity)
         let format = try self.format(in: txn)
         var out: [(id: ObjectID, values: ObjectValues)] = []
-        try txn.withCursor(objectsDB) { cursor in
-            var entry = try cursor.seek(atLeast: prefix)
-            while let e = entry, e.key.starts(with: prefix) {
-                let key: ObjectKey, record: (values: ObjectValues, seq: UInt64)
-                do {
-                    key = try ObjectRecordCodec.decodeKey(e.key)
-                    record = try ObjectRecordCodec.decode(e.value, key: e.key, format: format)
-                } catch {
-                    throw StoreError.corrupt(seq: nil, reason: "object record of \(entity) (key \(ObjectRecordCodec.describeKey(e.key))): \(error)")
+        try txn.scan(objectsDB, from: .atLeast(prefix)) { e in
+            guard e.key.starts(with: prefix) else {
+                // The key that ends the scan must be a sound record too: a damaged key of this entity (one byte
+                // of its entity name changed) would otherwise end the scan early and silently drop the rest.
+                if format >= 2 {
+                    do { _ = try ObjectRecordCodec.decode(e.value, key: e.key, format: format) } catch {
+                        throw StoreError.corrupt(seq: nil, reason: "object record after \(entity)'s (key \(ObjectRecordCodec.describeKey(e.key))): \(error)")
+                    }
                 }
-                out.append((key.id, record.values))
-                entry = try cursor.next()
+                return .stop
             }
-            // The key that ends the scan must be a sound record too: a damaged key of this entity (one byte of
-            // its entity name changed) would otherwise end the scan early and silently drop the rest.
-            if let e = entry, format >= 2 {
-                do { _ = try ObjectRecordCodec.decode(e.value, key: e.key, format: format) } catch {
-                    throw StoreError.corrupt(seq: nil, reason: "object record after \(entity)'s (key \(ObjectRecordCodec.describeKey(e.key))): \(error)")
-                }
+            let key: ObjectKey, record: (values: ObjectValues, seq: UInt64)
+            do {
+                key = try ObjectRecordCodec.decodeKey(e.key)
+                record = try ObjectRecordCodec.decode(e.value, key: e.key, format: format)
+            } catch {
+                throw StoreError.corrupt(seq: nil, reason: "object record of \(entity) (key \(ObjectRecordCodec.describeKey(e.key))): \(error)")
             }
+            out.append((key.id, record.values))
+            return .next
         }
         // Key order is id order for int ids (big-endian, sign flipped) but not always for strings vs the view
         // tie-break order, which both use code points: byte order of UTF-8 is code-point order.
