@@ -22,7 +22,7 @@ extension Replica {
                                                                     bufferingPolicy: .bufferingNewest(1))
         let stop = LockedFlag()
         continuation.onTermination = { _ in stop.set() }
-        startThread { [self] in
+        startDetachedThread { [self] in
             do {
                 try followLoop(stop: stop) { head in continuation.yield(head) }
                 continuation.finish()
@@ -73,21 +73,4 @@ extension Replica {
             }
         }
     }
-}
-
-/// Runs `body` on a new detached thread.
-func startThread(_ body: @escaping @Sendable () -> Void) {
-    final class Box: @unchecked Sendable {
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-    }
-    let box = Unmanaged.passRetained(Box(body)).toOpaque()
-    var thread = pthread_t()
-    let made = pthread_create(&thread, nil, { raw in
-        let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-        box.body()
-        return nil
-    }, box)
-    precondition(made == 0, "pthread_create failed: \(made)")
-    pthread_detach(thread)
 }

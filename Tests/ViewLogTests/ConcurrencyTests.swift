@@ -145,7 +145,7 @@ struct ConcurrencyTests {
         let total = UInt64(Self.writers * Self.appendsEach)
         let observer = Task {
             var heads: [UInt64] = []
-            for await head in store.headUpdates(pollInterval: .milliseconds(1)) {
+            for try await head in store.headUpdates() {
                 heads.append(head)
                 if head == total { break }
             }
@@ -157,9 +157,39 @@ struct ConcurrencyTests {
             }
             try await group.waitForAll()
         }
-        let heads = await observer.value
+        let heads = try await observer.value
         #expect(heads.last == total)
         #expect(heads == heads.sorted())
+    }
+
+    /// A hundred head observers and a following context share the store's one monitor; each sees the last
+    /// append; the monitor stops when the last of them ends.
+    @Test func headObserversShareOneMonitorThatStopsWithTheLast() async throws {
+        let store = try makeStore()
+        let path = store.environment.path
+        let total: UInt64 = 20
+        let observers = (0..<100).map { _ in
+            Task {
+                var last: UInt64 = 0
+                for try await head in store.headUpdates() {
+                    last = head
+                    if head == total { break }
+                }
+                return last
+            }
+        }
+        for _ in 0..<2000 where HeadMonitor.subscriberCount(path: path) < 100 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(HeadMonitor.subscriberCount(path: path) == 100)
+        let context = try Context(store: store, name: "follower")
+        let follower = Task { @MainActor in try await context.mergeChangesAutomatically() }
+        for _ in 0..<2000 where HeadMonitor.subscriberCount(path: path) < 101 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(HeadMonitor.subscriberCount(path: path) == 101)
+        for i in 0..<total { try store.append(Self.insert("m\(i)"), author: "w") }
+        for observer in observers { #expect(try await observer.value == total) }
+        follower.cancel()
+        try await follower.value
+        for _ in 0..<2000 where HeadMonitor.subscriberCount(path: path) > 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(HeadMonitor.subscriberCount(path: path) == 0)
     }
 
     /// Writers and readers while the map grows from 1 MiB: growing waits for every transaction of the process

@@ -51,8 +51,17 @@ struct CorruptionTests {
         #expect { try store.transactions() } throws: { isCorrupt($0, seq: seq) }
         #expect { try store.transactions(after: seq - 1, through: seq) } throws: { isCorrupt($0, seq: seq) }
         #expect(try store.transactions(through: seq - 1).map(\.seq) == Array(1..<seq))
-        // get --at: e2 last changed at seq 5, so reading it before 5 undoes the entries from 5 down
-        #expect { try store.object(employee("e2"), at: seq - 1) } throws: { isCorrupt($0, seq: seq) }
+        // get --at: e2 last changed at seq 5, so reading it at p = seq − 1 undone from the head reads entries
+        // seq … 5 and meets the damage; folded forwards from the empty store it reads entries 1 … p only and
+        // answers as the intact store does. Which way the read goes is whichever reads fewer entries.
+        let p = seq - 1
+        #expect { try store.object(employee("e2"), at: p, via: .undoFromHead) } throws: { isCorrupt($0, seq: seq) }
+        #expect(try store.object(employee("e2"), at: p, via: .foldFromStart) == intact.object(employee("e2"), at: p))
+        if p >= 5 - p {
+            #expect { try store.object(employee("e2"), at: p) } throws: { isCorrupt($0, seq: seq) }
+        } else {
+            #expect(try store.object(employee("e2"), at: p) == intact.object(employee("e2"), at: p))
+        }
         // diff
         #expect { try store.delta(from: seq - 1, to: seq) } throws: { isCorrupt($0, seq: seq) }
         #expect { try store.delta(from: 5, to: 0) } throws: { isCorrupt($0, seq: seq) }
@@ -66,11 +75,18 @@ struct CorruptionTests {
                 #expect(isCorrupt(error, seq: seq), "\(what): \(error)")
             }
         }
-        for p in UInt64(0)...5 {
-            for i in 1...4 { same({ try $0.object(employee("e\(i)"), at: p) }, "get e\(i) --at \(p)") }
-            same({ try $0.objects(of: "Employee", at: p).map { Row(id: $0.id, values: $0.values) } }, "query --at \(p)")
-            for q in UInt64(0)...5 {
-                same({ try $0.delta(from: p, to: q).objects }, "diff --from \(p) --to \(q)")
+        for travel in [LogStore.TimeTravel.automatic, .foldFromStart, .undoFromHead] {
+            for p in UInt64(0)...5 {
+                for i in 1...4 {
+                    same({ try $0.object(employee("e\(i)"), at: p, via: travel) }, "get e\(i) --at \(p) (\(travel))")
+                }
+                same({ try $0.objects(of: "Employee", at: p, via: travel).map { Row(id: $0.id, values: $0.values) } },
+                     "query --at \(p) (\(travel))")
+                for q in UInt64(0)...5 {
+                    same({ try $0.delta(from: p, to: q, entities: nil, via: travel).objects }, "diff --from \(p) --to \(q) (\(travel))")
+                    same({ try $0.delta(from: p, to: q, entities: ["Employee"], via: travel).objects },
+                         "diff --entity Employee --from \(p) --to \(q) (\(travel))")
+                }
             }
         }
     }
@@ -113,7 +129,9 @@ struct CorruptionTests {
             try txn.put(other.logDB, key: key, value: Array(bytes.dropLast(3)))
         }
         #expect(try other.verify().problems.first?.hasPrefix("corrupt log entry at seq 4: ") == true)
-        #expect { try other.object(employee("e2"), at: 1) } throws: { Self.isCorrupt($0, seq: 4) }
+        // e2 at 3 is undone from the head (entries 4 … 5); at 1 it is folded forwards (entry 1 only): no damage met.
+        #expect { try other.object(employee("e2"), at: 3) } throws: { Self.isCorrupt($0, seq: 4) }
+        #expect(try other.object(employee("e2"), at: 1) == nil)
     }
 
     @Test func aDamagedObjectRecordIsReported() throws {

@@ -308,22 +308,31 @@ struct StoreModelTests {
 
             // After every step: the head, states at random positions, one object, one delta.
             #expect(try store.head == model.head, "step \(step), \(hint)")
+            // Each time travel both ways — folded forwards from the empty store and undone from the head — and
+            // the automatic choice between them.
             let p = UInt64.random(in: 0...model.head, using: &g)
-            for entity in ["Item", "Note"] {
-                let got = try store.objects(of: entity, at: p)
-                #expect(zip(got, got.dropFirst()).allSatisfy { $0.id < $1.id }, "ids in order, \(hint)")
-                #expect(Dictionary(uniqueKeysWithValues: got.map { ($0.id, $0.values) }) == Self.objects(model.states[Int(p)], entity),
-                        "step \(step): objects of \(entity) at \(p), \(hint)")
-            }
             let key = allKeys.randomElement(using: &g)!
-            #expect(try store.object(key, at: p) == model.states[Int(p)][key], "step \(step): \(key) at \(p), \(hint)")
             let from = UInt64.random(in: 0...model.head, using: &g), to = UInt64.random(in: 0...model.head, using: &g)
-            let delta = try store.delta(from: from, to: to)
-            #expect(zip(delta.objects, delta.objects.dropFirst()).allSatisfy { $0.key < $1.key }, "\(hint)")
-            #expect(Dictionary(uniqueKeysWithValues: delta.objects.map { ($0.key, $0) }) == model.delta(from: from, to: to),
-                    "step \(step): delta \(from) → \(to), \(hint)")
             let schemaChange = model.schemas[Int(from)] != model.schemas[Int(to)] ? model.schemas[Int(to)] : nil
-            #expect(delta.schemaChange == schemaChange, "step \(step): delta \(from) → \(to), \(hint)")
+            for travel in [LogStore.TimeTravel.automatic, .foldFromStart, .undoFromHead] {
+                let how = "\(travel), \(hint)"
+                for entity in ["Item", "Note"] {
+                    let got = try store.objects(of: entity, at: p, via: travel)
+                    #expect(zip(got, got.dropFirst()).allSatisfy { $0.id < $1.id }, "ids in order, \(how)")
+                    #expect(Dictionary(uniqueKeysWithValues: got.map { ($0.id, $0.values) }) == Self.objects(model.states[Int(p)], entity),
+                            "step \(step): objects of \(entity) at \(p), \(how)")
+                }
+                #expect(try store.object(key, at: p, via: travel) == model.states[Int(p)][key], "step \(step): \(key) at \(p), \(how)")
+                let delta = try store.delta(from: from, to: to, entities: nil, via: travel)
+                #expect(zip(delta.objects, delta.objects.dropFirst()).allSatisfy { $0.key < $1.key }, "\(how)")
+                let expected = model.delta(from: from, to: to)
+                #expect(Dictionary(uniqueKeysWithValues: delta.objects.map { ($0.key, $0) }) == expected,
+                        "step \(step): delta \(from) → \(to), \(how)")
+                #expect(delta.schemaChange == schemaChange, "step \(step): delta \(from) → \(to), \(how)")
+                let items = try store.delta(from: from, to: to, entities: ["Item"], via: travel)
+                #expect(Dictionary(uniqueKeysWithValues: items.objects.map { ($0.key, $0) }) == expected.filter { $0.key.entity == "Item" },
+                        "step \(step): delta of Item \(from) → \(to), \(how)")
+            }
         }
         #expect(saves > 5 && conflicts > 2 && model.head > 40, "the run exercised saves (\(saves)), conflicts (\(conflicts)), drops (\(dropped)): \(hint)")
         #expect(try store.verify().isOK, "\(hint)")

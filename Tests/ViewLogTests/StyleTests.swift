@@ -63,6 +63,20 @@ struct StyleTests {
         #expect(offenders.isEmpty, "\(offenders)")
     }
 
+    /// Range scans go through `LMDBTransaction.scan` (one bounded loop, its cursor closed by it): no layer above
+    /// `LMDB` walks a cursor by hand.
+    @Test func onlyTheLMDBModuleWalksCursors() {
+        var offenders: [String] = []
+        for folder in Self.libraries + ["Sources/viewlog"] where folder != "Sources/LMDB" {
+            for file in Self.swiftFiles(under: folder) {
+                for (i, line) in file.lines.enumerated() where line.contains("withCursor(") {
+                    offenders.append("\(file.path):\(i + 1)")
+                }
+            }
+        }
+        #expect(offenders.isEmpty, "\(offenders)")
+    }
+
     /// NATS stays in replication (DESIGN §1): only `ViewLogReplication` imports the C client.
     @Test func onlyViewLogReplicationImportsCNATS() {
         var offenders: [String] = []

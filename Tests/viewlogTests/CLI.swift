@@ -162,8 +162,8 @@ final class Sandbox: Sendable {
     }
 
     /// Starts `viewlog ARGUMENTS` without waiting; standard output and error go to files that can be read while
-    /// it runs (for `watch`).
-    func start(_ arguments: [String], input: String? = nil) throws -> RunningCLI {
+    /// it runs (for `watch`). `environment` adds variables to the child's environment.
+    func start(_ arguments: [String], input: String? = nil, environment extra: [String: String] = [:]) throws -> RunningCLI {
         let id = UUID().uuidString
         let inPath = file(".in-\(id)"), outPath = file(".out-\(id)"), errPath = file(".err-\(id)")
         try Data((input ?? "").utf8).write(to: URL(fileURLWithPath: inPath))
@@ -176,6 +176,7 @@ final class Sandbox: Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
         environment["COLUMNS"] = "80"
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: inPath))
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))

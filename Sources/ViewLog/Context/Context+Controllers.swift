@@ -8,6 +8,13 @@ extension Context {
     /// - Throws: ``StoreError/schema(_:)`` for an unknown entity; a ``QueryError`` naming an unknown attribute
     ///   or a type mismatch of the request.
     public func makeResultsController(_ request: FetchRequest) throws -> ResultsController {
+        try makeResultsControllerAndObjects(request).controller
+    }
+
+    /// ``makeResultsController(_:)``, and the objects it was made from: every object of the request's entity
+    /// in this context, in id order (for a caller that prints the rows' values, as the CLI does).
+    @_spi(Engine) public func makeResultsControllerAndObjects(_ request: FetchRequest) throws
+        -> (controller: ResultsController, objects: [(id: ObjectID, values: ObjectValues)]) {
         try processPendingChanges()
         let schema = try self.schema
         let entity: EntityDescription
@@ -17,7 +24,7 @@ extension Context {
                                                objects: objects.lazy.map { ($0.id, $0.values) }, position: position)
         addObserver(controller)
         controller.context = self
-        return controller
+        return (controller, objects)
     }
 
     /// The view of `request` at this context's position with its processed changes, for a controller's refetch.
@@ -52,22 +59,28 @@ extension Context {
     }
 
     /// Follows the store: moves to the head after every save of any context of this process (immediately)
-    /// and of other processes (within `pollInterval`), one batch per move for every controller. Returns when
-    /// the calling task is cancelled.
+    /// and of other processes (as soon as the kernel tells of the write), one batch per move for every
+    /// controller. Returns when the calling task is cancelled. Shares the store's one head monitor with every
+    /// other follower of this process (``LogStore/headUpdates()``): an idle follower costs no CPU.
     ///
     /// Runs on the caller's isolation (the context's), so the context is never touched concurrently:
     /// `Task { @MainActor in try await context.mergeChangesAutomatically() }`.
-    public func mergeChangesAutomatically(pollInterval: Duration = .milliseconds(10),
-                                          isolation: isolated (any Actor)? = #isolation) async throws {
-        for await head in store.headUpdates(pollInterval: pollInterval) {
+    /// - Throws: ``StoreError/notAStore(path:reason:)`` when the store's files are removed while it follows;
+    ///   an error of ``refresh()``.
+    public func mergeChangesAutomatically(isolation: isolated (any Actor)? = #isolation) async throws {
+        for try await head in store.headUpdates() {
             if Task.isCancelled { return }
             if head > position { try refresh() }
         }
     }
 }
 
-extension ResultsController: ContextObserver {
-    func context(_ context: Context, didMoveWith delta: Delta) {
+@_spi(Engine) extension ResultsController: ContextObserver {
+    /// The controller's entity: a context's delta needs no other.
+    @_spi(Engine) public var observedEntity: String? { entity.name }
+
+    /// Applies the move as one batch.
+    @_spi(Engine) public func context(_ context: Context, didMoveWith delta: Delta) {
         apply(delta)
     }
 }

@@ -169,9 +169,16 @@ public final class Context {
         deliver(delta)
     }
 
-    /// The delta from (position, processed changes) to (`target`, `staged`).
+    /// The delta from (position, processed changes) to (`target`, `staged`), of the entities the context's
+    /// observers show (every entity when one of them follows all).
     func batch(to target: UInt64, staged next: StagedChanges) throws(StoreError) -> Delta {
-        let base = try store.delta(from: position, to: target)
+        observers.removeAll { $0.observer == nil }
+        var entities: Set<String>? = []
+        for o in observers {
+            guard let entity = o.observer?.observedEntity else { entities = nil; break }
+            entities?.insert(entity)
+        }
+        let base = try store.delta(from: position, to: target, entities: entities)
         var objects: [ObjectKey: ObjectDelta] = [:]
         for d in base.objects { objects[d.key] = d }
         for key in Set(processed.keys).union(next.keys) where objects[key] == nil {
@@ -201,12 +208,16 @@ extension Context {
         for o in observers { o.observer?.context(self, didMoveWith: delta) }
     }
 
-    func addObserver(_ observer: any ContextObserver) {
+    /// Adds `observer`, held weakly, after the ones before it: it gets every later move's delta, in order.
+    @_spi(Engine) public func addObserver(_ observer: any ContextObserver) {
         observers.append(WeakObserver(observer: observer))
     }
 }
 
-/// Follows a context's moves (results controllers).
-protocol ContextObserver: AnyObject {
+/// Follows a context's moves: its results controllers, and a CLI view printing rows' values.
+@_spi(Engine) public protocol ContextObserver: AnyObject {
+    /// The entity whose objects it needs in each delta; `nil` for every entity.
+    var observedEntity: String? { get }
+    /// Called after every move of `context` (merge, save, move, processed changes) with what it touched.
     func context(_ context: Context, didMoveWith delta: Delta)
 }

@@ -4,50 +4,74 @@ extension LogStore {
     /// The move of a position from `from` to `to` (either direction), reduced to the objects it touched —
     /// each once, with its full values at both ends (the change-set rules: a batch compares before with after).
     ///
-    /// Reads one short read transaction. States at the far end come from the head record, undoing later
-    /// changes from the log when the end is not the head.
+    /// Reads one short read transaction. The states come from the log, whichever way reads fewer entries:
+    /// folding the touched objects' changes forwards from the empty store (entries 1 … the later end), or undoing
+    /// them from the object rows at the head (entries after the earlier end).
     /// - Parameters:
     ///   - from: the position the move starts at.
     ///   - to: the position it ends at (before `from` for a move backwards).
     ///   - entities: only objects of these entities (all when `nil`).
     public func delta(from: UInt64, to: UInt64, entities: Set<String>? = nil) throws(StoreError) -> Delta {
-        try perform(read: true) { txn in try self.delta(from: from, to: to, entities: entities, in: txn) }
+        try delta(from: from, to: to, entities: entities, via: .automatic)
     }
 
-    func delta(from: UInt64, to: UInt64, entities: Set<String>?, in txn: LMDBTransaction) throws -> Delta {
+    func delta(from: UInt64, to: UInt64, entities: Set<String>?, via travel: TimeTravel) throws(StoreError) -> Delta {
+        try perform(read: true) { txn in try self.delta(from: from, to: to, entities: entities, in: txn, via: travel) }
+    }
+
+    func delta(from: UInt64, to: UInt64, entities: Set<String>?, in txn: LMDBTransaction,
+               via travel: TimeTravel = .automatic) throws -> Delta {
         let head = try self.head(in: txn)
         for p in [from, to] where p > head { throw StoreError.positionPastHead(position: p, head: head) }
         if from == to { return Delta(from: from, to: to, objects: []) }
         let lo = min(from, to), hi = max(from, to)
         let forward = from < to
-        let range = try readTransactions(txn, from: lo + 1, through: hi)
+        // One entity: the log reader skips the others' changes without decoding them.
+        let only = entities?.count == 1 ? entities?.first : nil
         // Touched objects and the seq reported for each: last in the direction of the move.
         var seqs: [ObjectKey: UInt64] = [:]
-        var schemaChanged = false
-        for t in range {
-            for change in t.changes {
-                guard let key = change.key else { schemaChanged = true; continue }
-                if let entities, !entities.contains(key.entity) { continue }
-                if forward || seqs[key] == nil { seqs[key] = t.seq }
-            }
-        }
-        // States at hi: the head record, with changes after hi undone.
         // (A struct, not `ObjectValues?` as the dictionary value: absent objects must stay keys.)
         var states: [ObjectKey: ObjectState] = [:]
-        states.reserveCapacity(seqs.count)
-        for key in seqs.keys { states[key] = ObjectState(values: try objectRecord(key, in: txn)?.values) }
-        func undo(_ transactions: [Transaction]) {
-            Self.undo(transactions) { key, inverse in
-                guard let state = states[key] else { return }
-                states[key] = ObjectState(values: ObjectValues.applying(inverse, to: state.values))
-            }
+        func apply(_ change: Change) {
+            guard let key = change.key else { return }
+            states[key]?.apply(change)  // in place: only objects already in `states`
         }
-        if hi < head { undo(try readTransactions(txn, from: hi + 1, through: head)) }
-        let atHi = states
-        undo(range)
-        let atLo = states
+        func touch(_ seq: UInt64, _ change: Change) -> ObjectKey? {
+            guard let key = change.key else { return nil }
+            if let entities, !entities.contains(key.entity) { return nil }
+            if forward || seqs[key] == nil { seqs[key] = seq }
+            return key
+        }
+        let atLo: [ObjectKey: ObjectState], atHi: [ObjectKey: ObjectState]
+        // From position 0 a fold reads the range once; an undo reads it twice and the entries after it as well.
+        let folds = (travel == .automatic && lo == 0) || travel.foldsForward(entriesBefore: lo, entriesAfter: head - hi)
+        if folds && lo == 0 {
+            // From the empty store: every touched object starts absent, so one pass over 1 … hi does it all.
+            try foldLog(txn, from: 1, through: hi, entity: only) { seq, change in
+                guard let key = touch(seq, change) else { return }
+                states[key, default: ObjectState(values: nil)].apply(change)
+            }
+            atLo = [:]
+            atHi = states
+        } else if folds {
+            // Fold forwards from the empty store through hi: reads entries 1 … hi, none after hi.
+            try foldLog(txn, from: lo + 1, through: hi, entity: only) { seq, change in _ = touch(seq, change) }
+            for key in seqs.keys { states[key] = ObjectState(values: nil) }
+            try foldLog(txn, from: 1, through: lo, entity: only) { _, change in apply(change) }
+            atLo = states
+            try foldLog(txn, from: lo + 1, through: hi, entity: only) { _, change in apply(change) }
+            atHi = states
+        } else {
+            // Undo from the object rows at the head down to lo: reads entries lo + 1 … head.
+            try foldLog(txn, from: lo + 1, through: hi, entity: only) { seq, change in _ = touch(seq, change) }
+            for key in seqs.keys { states[key] = ObjectState(values: try objectRecord(key, in: txn)?.values) }
+            try undoLog(txn, from: hi + 1, through: head, entity: only) { _, inverse in apply(inverse) }
+            atHi = states
+            try undoLog(txn, from: lo + 1, through: hi, entity: only) { _, inverse in apply(inverse) }
+            atLo = states
+        }
         let schemaLo = try schema(at: lo, in: txn)
-        let schemaHi = schemaChanged ? try schema(at: hi, in: txn) : schemaLo
+        let schemaHi = try schema(at: hi, in: txn)
         var objects: [ObjectDelta] = []
         objects.reserveCapacity(seqs.count)
         for (key, seq) in seqs {
@@ -58,7 +82,7 @@ extension LogStore {
         }
         objects.sort { $0.key < $1.key }
         var schemaChange: Schema?
-        if schemaChanged, schemaLo != schemaHi { schemaChange = forward ? schemaHi : schemaLo }
+        if schemaLo != schemaHi { schemaChange = forward ? schemaHi : schemaLo }
         return Delta(from: from, to: to, objects: objects, schemaChange: schemaChange)
     }
 }
@@ -66,4 +90,17 @@ extension LogStore {
 /// An object's values at a position, `nil` when it does not exist there.
 struct ObjectState {
     var values: ObjectValues?
+
+    /// Applies an insert, update or delete of this object, in place (an update does not copy the values).
+    @inline(__always)
+    mutating func apply(_ change: Change) {
+        switch change {
+        case let .insert(_, v): values = v
+        case let .update(_, v, _):
+            if values == nil { values = [:] }
+            for (name, value) in v { values?[name] = value }
+        case .delete: values = nil
+        case .schema: break
+        }
+    }
 }

@@ -40,29 +40,34 @@ extension LogStore {
         guard from <= through else { return [] }
         var out: [Transaction] = []
         out.reserveCapacity(Int(min(through - from + 1, 65_536)))
-        try txn.withCursor(logDB) { cursor in
-            var entry = try cursor.seek(atLeast: bigEndianBytes(from))
-            var expected = from
-            while let e = entry, expected <= through {
-                guard let seq = uint64FromBigEndian(e.key) else {
-                    throw StoreError.corrupt(seq: expected, reason: "log key of \(e.key.count) bytes")
-                }
-                guard seq == expected else {
-                    throw StoreError.corrupt(seq: expected, reason: "missing from the log (next entry is \(seq))")
-                }
-                do { out.append(try TransactionCodec.decode(e.value, expectedSeq: seq)) } catch {
-                    throw StoreError.corrupt(seq: seq, reason: "\(error)")
-                }
-                expected += 1
-                entry = try cursor.next()
+        var expected = from
+        try txn.scan(logDB, from: .atLeast(bigEndianBytes(from))) { e in
+            guard let seq = uint64FromBigEndian(e.key) else {
+                throw StoreError.corrupt(seq: expected, reason: "log key of \(e.key.count) bytes")
             }
-            if expected <= through { throw StoreError.corrupt(seq: expected, reason: "missing from the log") }
+            guard seq == expected else {
+                throw StoreError.corrupt(seq: expected, reason: "missing from the log (next entry is \(seq))")
+            }
+            do { out.append(try TransactionCodec.decode(e.value, expectedSeq: seq)) } catch {
+                throw StoreError.corrupt(seq: seq, reason: "\(error)")
+            }
+            expected += 1
+            return expected <= through ? .next : .stop
         }
+        if expected <= through { throw StoreError.corrupt(seq: expected, reason: "missing from the log") }
         return out
     }
 
     /// The object's values at the head, or at `position`; `nil` when it does not exist there.
+    ///
+    /// An older position is computed from the log, whichever way reads fewer entries: folding the object's
+    /// changes forwards from the empty store (entries 1 … position), or undoing them from the head (entries after
+    /// the position). Only the entries on that side are read.
     public func object(_ key: ObjectKey, at position: UInt64? = nil) throws(StoreError) -> ObjectValues? {
+        try object(key, at: position, via: .automatic)
+    }
+
+    func object(_ key: ObjectKey, at position: UInt64?, via travel: TimeTravel) throws(StoreError) -> ObjectValues? {
         try perform(read: true) { txn in
             let head = try self.head(in: txn)
             let p = position ?? head
@@ -74,59 +79,48 @@ extension LogStore {
             }
             let record = try self.objectRecord(key, in: txn)
             if let record, record.seq <= p { return canonical(record.values) }  // unchanged since p
-            var state = record?.values
-            // Walk back from the head, undoing every change of this object after p.
-            var seq = head
-            while seq > p {
-                let low = seq > UInt64(Self.scanChunkEntries) ? max(p + 1, seq - UInt64(Self.scanChunkEntries) + 1) : p + 1
-                Self.undo(try self.readTransactions(txn, from: low, through: seq)) { k, inverse in
-                    if k == key { state = ObjectValues.applying(inverse, to: state) }
+            var state = ObjectState(values: nil)
+            if travel.foldsForward(entriesBefore: p, entriesAfter: head - p) {
+                try self.foldLog(txn, from: 1, through: p, entity: key.entity) { _, change in
+                    if change.key?.id == key.id { state.apply(change) }
                 }
-                seq = low - 1
+            } else {
+                state.values = record?.values
+                try self.undoLog(txn, from: p + 1, through: head, entity: key.entity) { _, inverse in
+                    if inverse.key?.id == key.id { state.apply(inverse) }
+                }
             }
-            return canonical(state)
+            return canonical(state.values)
         }
     }
 
     /// Every object of `entity` at the head or at `position`, in id order.
     ///
-    /// An older position is computed from the log, whichever way is shorter: undoing the changes after it from
-    /// the head, or replaying from empty.
+    /// An older position is computed from the log, whichever way reads fewer entries: folding the entity's
+    /// changes forwards from the empty store (entries 1 … position), or undoing them from the object rows at the
+    /// head (entries after the position). Only the entries on that side are read, one at a time.
     public func objects(of entity: String, at position: UInt64? = nil) throws(StoreError) -> [(id: ObjectID, values: ObjectValues)] {
+        try objects(of: entity, at: position, via: .automatic)
+    }
+
+    func objects(of entity: String, at position: UInt64?, via travel: TimeTravel) throws(StoreError)
+        -> [(id: ObjectID, values: ObjectValues)] {
         try perform(read: true) { txn in
             let head = try self.head(in: txn)
             let p = position ?? head
             guard p <= head else { throw StoreError.positionPastHead(position: p, head: head) }
             guard let description = try self.schema(at: p, in: txn).entities[entity] else { return [] }
             if p == head { return try self.headObjects(of: entity, in: txn).map { ($0.id, description.canonical($0.values)) } }
-            var state: [ObjectID: ObjectValues] = [:]
-            if head - p <= p {
-                for (id, values) in try self.headObjects(of: entity, in: txn) { state[id] = values }
-                Self.undo(try self.readTransactions(txn, from: p + 1, through: head)) { _, inverse in
-                    Self.apply(inverse, entity: entity, to: &state)
-                }
+            var state: EntityState
+            if travel.foldsForward(entriesBefore: p, entriesAfter: head - p) {
+                state = EntityState()
+                try self.foldLog(txn, from: 1, through: p, entity: entity) { _, change in state.apply(change) }
             } else {
-                for t in try self.readTransactions(txn, from: 1, through: p) {
-                    for change in t.changes { Self.apply(change, entity: entity, to: &state) }
-                }
+                state = EntityState(try self.headObjects(of: entity, in: txn))
+                try self.undoLog(txn, from: p + 1, through: head, entity: entity) { _, inverse in state.apply(inverse) }
             }
-            return state.sorted { $0.key < $1.key }.map { (id: $0.key, values: description.canonical($0.value)) }
+            return state.rows().map { (id: $0.id, values: description.canonical($0.values)) }
         }
-    }
-
-    /// Calls `body` with the inverse of every object change of `transactions`, last change first: replaying
-    /// them takes the state after the transactions back to the state before them.
-    static func undo(_ transactions: [Transaction], _ body: (ObjectKey, Change) -> Void) {
-        for t in transactions.reversed() {
-            for change in t.changes.reversed() {
-                if let key = change.key { body(key, change.inverse) }
-            }
-        }
-    }
-
-    static func apply(_ change: Change, entity: String, to state: inout [ObjectID: ObjectValues]) {
-        guard let key = change.key, key.entity == entity else { return }
-        state[key.id] = ObjectValues.applying(change, to: state[key.id])
     }
 
     /// Objects of `entity` at the head, in id order.
@@ -134,26 +128,26 @@ extension LogStore {
         let prefix = ObjectRecordCodec.entityPrefix(entity)
         let format = try self.format(in: txn)
         var out: [(id: ObjectID, values: ObjectValues)] = []
-        try txn.withCursor(objectsDB) { cursor in
-            var entry = try cursor.seek(atLeast: prefix)
-            while let e = entry, e.key.starts(with: prefix) {
-                let key: ObjectKey, record: (values: ObjectValues, seq: UInt64)
-                do {
-                    key = try ObjectRecordCodec.decodeKey(e.key)
-                    record = try ObjectRecordCodec.decode(e.value, key: e.key, format: format)
-                } catch {
-                    throw StoreError.corrupt(seq: nil, reason: "object record of \(entity) (key \(ObjectRecordCodec.describeKey(e.key))): \(error)")
+        try txn.scan(objectsDB, from: .atLeast(prefix)) { e in
+            guard e.key.starts(with: prefix) else {
+                // The key that ends the scan must be a sound record too: a damaged key of this entity (one byte
+                // of its entity name changed) would otherwise end the scan early and silently drop the rest.
+                if format >= 2 {
+                    do { _ = try ObjectRecordCodec.decode(e.value, key: e.key, format: format) } catch {
+                        throw StoreError.corrupt(seq: nil, reason: "object record after \(entity)'s (key \(ObjectRecordCodec.describeKey(e.key))): \(error)")
+                    }
                 }
-                out.append((key.id, record.values))
-                entry = try cursor.next()
+                return .stop
             }
-            // The key that ends the scan must be a sound record too: a damaged key of this entity (one byte of
-            // its entity name changed) would otherwise end the scan early and silently drop the rest.
-            if let e = entry, format >= 2 {
-                do { _ = try ObjectRecordCodec.decode(e.value, key: e.key, format: format) } catch {
-                    throw StoreError.corrupt(seq: nil, reason: "object record after \(entity)'s (key \(ObjectRecordCodec.describeKey(e.key))): \(error)")
-                }
+            let key: ObjectKey, record: (values: ObjectValues, seq: UInt64)
+            do {
+                key = try ObjectRecordCodec.decodeKey(e.key)
+                record = try ObjectRecordCodec.decode(e.value, key: e.key, format: format)
+            } catch {
+                throw StoreError.corrupt(seq: nil, reason: "object record of \(entity) (key \(ObjectRecordCodec.describeKey(e.key))): \(error)")
             }
+            out.append((key.id, record.values))
+            return .next
         }
         // Key order is id order for int ids (big-endian, sign flipped) but not always for strings vs the view
         // tie-break order, which both use code points: byte order of UTF-8 is code-point order.

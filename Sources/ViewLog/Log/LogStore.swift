@@ -210,34 +210,33 @@ public final class LogStore: Sendable {
     }
 
     func schema(at position: UInt64, in txn: LMDBTransaction) throws -> Schema {
-        try txn.withCursor(metaDB) { cursor in
-            let bound = position == UInt64.max ? MetaKey.schemaEnd : MetaKey.schema(at: position + 1)
-            var entry = try cursor.seek(atLeast: bound)
-            entry = entry == nil ? try cursor.last() : try cursor.previous()
-            while let e = entry, e.key.starts(with: MetaKey.schemaPrefix) == false {
-                entry = try cursor.previous()
-            }
-            guard let e = entry else { throw StoreError.corrupt(seq: nil, reason: "no schema in the metadata") }
-            // A hit compares the whole stored value, checksum included, with one that passed its check.
-            if let hit = schemaCache.withLock({ cached -> Schema? in
-                guard let cached, cached.text.count == e.value.count,
-                      cached.text.withUnsafeBytes({ memcmp($0.baseAddress!, e.value.baseAddress!, $0.count) }) == 0
-                else { return nil }
-                return cached.schema
-            }) {
-                return hit
-            }
-            let position = uint64FromBigEndian(e.key.dropFirst(MetaKey.schemaPrefix.count)).map { "\($0)" } ?? "?"
-            let payload = try MetaRecord.payload(e.value, key: Array(e.key), format: try self.format(in: txn),
-                                                 record: "the schema of position \(position)")
-            let text = String(decoding: payload, as: UTF8.self)
-            let schema: Schema
-            do { schema = try Schema(jsonText: text) } catch {
-                throw StoreError.corrupt(seq: nil, reason: "the stored schema of position \(position) does not load: \(error)")
-            }
-            schemaCache.withLock { $0 = (Array(e.value), schema) }
-            return schema
+        let bound = position == UInt64.max ? MetaKey.schemaEnd : MetaKey.schema(at: position + 1)
+        var found: LMDBCursor.Entry?
+        try txn.scan(metaDB, from: .below(bound)) { e in
+            guard e.key.starts(with: MetaKey.schemaPrefix) else { return .next }
+            found = e
+            return .stop
         }
+        guard let e = found else { throw StoreError.corrupt(seq: nil, reason: "no schema in the metadata") }
+        // A hit compares the whole stored value, checksum included, with one that passed its check.
+        if let hit = schemaCache.withLock({ cached -> Schema? in
+            guard let cached, cached.text.count == e.value.count,
+                  cached.text.withUnsafeBytes({ memcmp($0.baseAddress!, e.value.baseAddress!, $0.count) }) == 0
+            else { return nil }
+            return cached.schema
+        }) {
+            return hit
+        }
+        let position = uint64FromBigEndian(e.key.dropFirst(MetaKey.schemaPrefix.count)).map { "\($0)" } ?? "?"
+        let payload = try MetaRecord.payload(e.value, key: Array(e.key), format: try self.format(in: txn),
+                                             record: "the schema of position \(position)")
+        let text = String(decoding: payload, as: UTF8.self)
+        let schema: Schema
+        do { schema = try Schema(jsonText: text) } catch {
+            throw StoreError.corrupt(seq: nil, reason: "the stored schema of position \(position) does not load: \(error)")
+        }
+        schemaCache.withLock { $0 = (Array(e.value), schema) }
+        return schema
     }
 
     /// Bytes of the store's data file that LMDB uses.

@@ -89,6 +89,20 @@
     ///     seq a ``CodecError/checksumMismatch(seq:stored:computed:)`` names.
     /// - Throws: ``CodecError`` naming what is wrong and at which byte offset.
     public static func decode(_ bytes: UnsafeRawBufferPointer, expectedSeq: UInt64?) throws(CodecError) -> Transaction {
+        var (r, seq, time) = try checkedHeader(bytes, expectedSeq: expectedSeq)
+        let author = try r.string("author", limit: Limits.stringBytesMax)
+        let count = try changeCount(&r)
+        var changes: [Change] = []
+        changes.reserveCapacity(count)
+        for _ in 0..<count { changes.append(try decodeChange(&r)) }
+        guard r.isAtEnd else { throw .trailingBytes(offset: r.offset, count: r.remaining) }
+        return Transaction(seq: seq, time: time, author: author, changes: changes)
+    }
+
+    /// Checks an entry's header in order — magic, version, flags, length, checksum, seq — and returns a reader
+    /// positioned at the author, with the seq and time.
+    static func checkedHeader(_ bytes: UnsafeRawBufferPointer, expectedSeq: UInt64?)
+        throws(CodecError) -> (reader: ByteReader, seq: UInt64, time: Timestamp) {
         var r = ByteReader(bytes)
         try r.need(magic.count, "magic")
         for b in magic where try r.u8("magic") != b { throw .badMagic }
@@ -113,17 +127,17 @@
         }
         if let expectedSeq, seq != expectedSeq { throw .unexpectedSeq(expected: expectedSeq, found: seq) }
         let time = Timestamp(milliseconds: Int64(bitPattern: try r.u64("time")))
-        let author = try r.string("author", limit: Limits.stringBytesMax)
+        return (r, seq, time)
+    }
+
+    /// The change count (1 … ``Limits/transactionChangesMax``).
+    static func changeCount(_ r: inout ByteReader) throws(CodecError) -> Int {
         let countAt = r.offset
         let count = try r.count("change count", limit: Limits.transactionChangesMax, bytesEach: EncodedSize.changeMin)
         guard count >= 1 else {
             throw .invalid(field: "change count", offset: countAt, reason: "a transaction has at least one change")
         }
-        var changes: [Change] = []
-        changes.reserveCapacity(count)
-        for _ in 0..<count { changes.append(try decodeChange(&r)) }
-        guard r.isAtEnd else { throw .trailingBytes(offset: r.offset, count: r.remaining) }
-        return Transaction(seq: seq, time: time, author: author, changes: changes)
+        return count
     }
 
     static func decodeChange(_ r: inout ByteReader) throws(CodecError) -> Change {

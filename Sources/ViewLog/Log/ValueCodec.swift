@@ -161,9 +161,9 @@ extension ByteReader {
         }
     }
 
-    /// A name's raw bytes (1…``Limits/nameBytesMax``) and its text.
+    /// A name's raw bytes (1 … ``Limits/nameBytesMax``), not yet checked as UTF-8.
     @inline(__always)
-    mutating func nameBytes(_ field: StaticString) throws(CodecError) -> (raw: UnsafeRawBufferPointer, text: String) {
+    mutating func rawName(_ field: StaticString) throws(CodecError) -> (raw: UnsafeRawBufferPointer, at: Int) {
         let start = offset
         let n = try varint(field)
         guard n >= 1 else { throw .invalid(field: "\(field)", offset: start, reason: "empty name") }
@@ -171,7 +171,13 @@ extension ByteReader {
             throw .tooLarge(field: "\(field)", offset: start, value: n, limit: Limits.nameBytesMax)
         }
         guard n <= remaining else { throw .truncated(field: "\(field)", offset: start) }
-        let raw = try bytes(n, field)
+        return (try bytes(n, field), start)
+    }
+
+    /// A name's raw bytes (1…``Limits/nameBytesMax``) and its text.
+    @inline(__always)
+    mutating func nameBytes(_ field: StaticString) throws(CodecError) -> (raw: UnsafeRawBufferPointer, text: String) {
+        let (raw, start) = try rawName(field)
         return (raw, try ByteReader.utf8(raw, field, at: start))
     }
 
@@ -219,11 +225,12 @@ extension ByteReader {
         return values
     }
 
-    /// The attributes of an update: (name, new value, previous value) triples, names strictly increasing.
-    mutating func updatePairs() throws(CodecError) -> (values: ObjectValues, previous: ObjectValues) {
+    /// The attributes of an update: (name, new value, previous value) triples, names strictly increasing. With
+    /// `side` other than `.both`, the other side's values are stepped over and given empty (a fold needs one).
+    mutating func updatePairs(_ side: UpdateValues = .both) throws(CodecError) -> (values: ObjectValues, previous: ObjectValues) {
         let n = try count("attribute count", limit: Limits.attributesMax, bytesEach: EncodedSize.updatePairMin)
-        var values = ObjectValues(minimumCapacity: n)
-        var previous = ObjectValues(minimumCapacity: n)
+        var values = ObjectValues(minimumCapacity: side == .previous ? 0 : n)
+        var previous = ObjectValues(minimumCapacity: side == .new ? 0 : n)
         var previousName = UnsafeRawBufferPointer(start: nil, count: 0)
         for i in 0..<n {
             let at = offset
@@ -232,10 +239,8 @@ extension ByteReader {
                 throw .invalid(field: "attribute name", offset: at, reason: "names not in strictly increasing order")
             }
             previousName = raw
-            guard values.updateValue(try value(), forKey: name) == nil else {
-                throw .invalid(field: "attribute name", offset: at, reason: "duplicate attribute '\(name)'")
-            }
-            previous[name] = try value()
+            if side == .previous { try skipValue() } else { values[name] = try value() }
+            if side == .new { try skipValue() } else { previous[name] = try value() }
         }
         return (values, previous)
     }

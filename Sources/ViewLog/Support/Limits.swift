@@ -44,6 +44,9 @@
     public static let mapSizeBytesInitial = StoreOptions.defaultMapSizeBytes
     /// Largest LMDB map size the store grows to.
     public static let mapSizeBytesMax = 1 << 40
+    /// Most ``LogStore/headUpdates()`` streams of one store open at once in a process (they share one monitor;
+    /// each holds only its newest head). One more ends at once with an error.
+    public static let headSubscribersMax = 65_536
     /// Most named LMDB databases in a store environment.
     public static let namedDatabasesMax: UInt32 = 8
 }

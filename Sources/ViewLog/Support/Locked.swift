@@ -9,12 +9,13 @@ import Darwin
 /// ViewLog uses this rather than `Synchronization.Mutex` because ThreadSanitizer understands pthread mutexes
 /// (it intercepts them), so `tools/sanitize thread` can check the code that shares state across threads; with
 /// the futex-based `Mutex` it reported accesses inside `withLock` as races.
-final class Locked<Value>: @unchecked Sendable {
+@_spi(Engine) public final class Locked<Value>: @unchecked Sendable {
     // Safety: `value` is only touched inside `withLock`, under `mutex`.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
-    init(_ value: Value) {
+    /// A lock holding `value`.
+    public init(_ value: Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -28,7 +29,7 @@ final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with the value, under the lock.
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    public func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

@@ -58,15 +58,12 @@ struct DiffCommand: ParsableCommand {
         let store = try storeArgument.open(readOnly: true)
         _ = try store.checkedPosition(from)
         _ = try store.checkedPosition(to)
-        let before = try MaterializedView(store: store, options: view, at: from)
-        let delta = try store.delta(from: from, to: to, entities: [before.entity.name])
-        let changes = before.controller.apply(delta)
-        var after = before
-        for d in delta.objects { after.values[d.key.id] = d.after }
+        let materialized = try MaterializedView(store: store, options: view, at: from)
+        let (changes, before) = try materialized.move(to: to)
         if format.json {
             Output.standard.line(changes.json(includeSeq: seq).text)
         } else {
-            for line in DiffText.lines(changes, before: before.values, after: after.values, entity: before.entity) {
+            for line in DiffText.lines(changes, before: before, after: materialized.values, entity: materialized.entity) {
                 Output.standard.line(line)
             }
         }

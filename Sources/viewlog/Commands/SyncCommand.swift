@@ -27,13 +27,17 @@ struct SyncCommand: AsyncParsableCommand {
         let head = try replica.sync()
         printHead(head)
         guard follow else { return }
-        let interrupt = WatchCommand.exitOnInterrupt()
-        defer { for source in interrupt { source.cancel() } }
-        var last = head
-        for try await applied in replica.follow() where applied > last {
-            last = applied
-            printHead(applied)
+        let loop = Task { [self] in
+            var last = head
+            for try await applied in replica.follow() where applied > last {
+                if Task.isCancelled { return }
+                last = applied
+                printHead(applied)
+            }
         }
+        let interrupt = WatchCommand.cancelOnInterrupt(loop)
+        defer { for source in interrupt { source.cancel() } }
+        try await loop.value
     }
 
     private func printHead(_ head: UInt64) {

@@ -66,23 +66,52 @@ struct ViewOptions: ParsableArguments {
     }
 }
 
-/// A results controller of a view at a position, and the objects it was made from.
-struct MaterializedView {
+/// A view followed through a ``Context`` — the library's one way to drive a view: the context computes each
+/// move's delta and its results controller applies it — and the values of the view's rows, for printing.
+/// `query` prints it; `diff` and `watch` move it.
+final class MaterializedView: ContextObserver {
+    let context: Context
     let controller: ResultsController
     let entity: EntityDescription
-    var values: [ObjectID: ObjectValues]
+    /// The values of the view's rows, and of every object of the entity a move touched since, by id.
+    private(set) var values: [ObjectID: ObjectValues]
+    /// The change set of the move under way (the controller reports only non-empty ones).
+    private var reported: ChangeSet?
+    private var observation: ViewObservation?
 
     init(store: LogStore, options: ViewOptions, at position: UInt64) throws {
         let schema = try store.schema(at: position)
         let (request, entity) = try options.fetchRequest(schema: schema)
-        let objects = try store.objects(of: entity.name, at: position)
-        self.controller = try ResultsController(fetchRequest: request, entity: entity, objects: objects.lazy.map { ($0.id, $0.values) },
-                                                position: position)
+        context = try Context(store: store, name: "viewlog", at: position)
+        let (controller, objects) = try context.makeResultsControllerAndObjects(request)
+        self.controller = controller
         self.entity = entity
         var values: [ObjectID: ObjectValues] = [:]
         let members = Set(controller.fetchedObjects)
         for o in objects where members.contains(o.id) { values[o.id] = o.values }
         self.values = values
+        // After the controller: each move reaches it first.
+        context.addObserver(self)
+        observation = controller.observe { [weak self] event in
+            if case .changes(let changes) = event { self?.reported = changes }
+        }
+    }
+
+    var observedEntity: String? { entity.name }
+
+    func context(_ context: Context, didMoveWith delta: Delta) {
+        for d in delta.objects { values[d.key.id] = d.after }
+    }
+
+    /// Moves the view to `position` (either direction) as one batch: its change set, and the values before.
+    func move(to position: UInt64) throws -> (changes: ChangeSet, before: [ObjectID: ObjectValues]) {
+        let from = controller.position
+        let before = values
+        reported = nil
+        try context.move(to: position)
+        let changes = reported ?? ChangeSet(from: from, to: position, isSectioned: controller.isSectioned,
+                                            sectionChanges: [], rowChanges: [])
+        return (changes, before)
     }
 
     /// The `query` document: `{"position": 9, "sections": [{"name": "A", "rows": [{"id": "e1", "values": {…}}]}]}`.

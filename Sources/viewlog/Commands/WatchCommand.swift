@@ -13,10 +13,11 @@ struct WatchCommand: AsyncParsableCommand {
         commandName: "watch",
         abstract: "Print a view, then one change set per batch of new transactions that changes it.",
         discussion: """
-        Follows the head, including transactions appended by other processes (noticed within 10 ms); on a \
-        replica, also follows its stream (appends of every machine). \
-        Stops after --count change sets, or on Ctrl-C. With --json: the query document first, then one diff \
-        document per batch, each starting at the position the one before it ended.
+        Follows the head, including transactions appended by other processes (the kernel tells it of their \
+        writes; an idle watcher sleeps); on a replica, also follows its stream (appends of every machine). \
+        Stops after --count change sets, on Ctrl-C, or with an error when the store is removed. With --json: \
+        the query document first, then one diff document per batch, each starting at the position the one \
+        before it ended.
 
         Examples:
           viewlog watch shop tall --json
@@ -40,7 +41,7 @@ struct WatchCommand: AsyncParsableCommand {
         let follower = try ReplicaFollower.startIfReplica(store)
         defer { follower?.cancel() }
         let start = try store.head
-        var materialized = try MaterializedView(store: store, options: view, at: start)
+        let materialized = try MaterializedView(store: store, options: view, at: start)
         if format.json {
             Output.standard.line(materialized.json.text)
         } else {
@@ -48,20 +49,27 @@ struct WatchCommand: AsyncParsableCommand {
         }
         Output.standard.flush()
         if count == 0 { return }
-        let interrupt = WatchCommand.exitOnInterrupt()
+        // The loop runs as a task of its own that Ctrl-C cancels: it ends after the change set it is printing,
+        // so the output is whole documents, and `Main` flushes it. Nothing else writes while it runs.
+        let loop = Task { [self] in try await follow(store, materialized, from: start) }
+        let interrupt = WatchCommand.cancelOnInterrupt(loop)
         defer { for source in interrupt { source.cancel() } }
+        try await loop.value
+    }
+
+    /// Prints one change set per batch of new transactions that changes the view, until `--count` change sets,
+    /// cancellation, or an error (the store removed: ``StoreError/notAStore(path:reason:)``).
+    private func follow(_ store: LogStore, _ materialized: MaterializedView, from start: UInt64) async throws {
         var printed = 0
         // Each change set printed starts where the document before it ended, so the documents chain: batches
         // that did not change the view are folded into the next one that does (their change set is empty, so
-        // the composition is exact), and the output does not depend on how appends fall into polls.
+        // the composition is exact), and the output does not depend on how appends fall into notifications.
         var lastPrinted = start
-        for await head in store.headUpdates() {
+        for try await head in store.headUpdates() {
+            if Task.isCancelled { return }
             let position = materialized.controller.position
             guard head > position else { continue }
-            let delta = try store.delta(from: position, to: head, entities: [materialized.entity.name])
-            let before = materialized.values
-            for d in delta.objects { materialized.values[d.key.id] = d.after }
-            var changes = materialized.controller.apply(delta)
+            var (changes, before) = try materialized.move(to: head)
             guard !changes.isEmpty else { continue }
             changes.from = lastPrinted
             lastPrinted = changes.to
@@ -78,14 +86,17 @@ struct WatchCommand: AsyncParsableCommand {
         }
     }
 
-    /// Ctrl-C (SIGINT) or SIGTERM: flush what was printed and exit 0.
-    static func exitOnInterrupt() -> [DispatchSourceSignal] {
+    /// Ctrl-C (SIGINT) or SIGTERM cancels `task` (which then ends what it is doing and returns; the command
+    /// exits 0). The handler only cancels: it never touches the output the task writes. A second one, while
+    /// the task is still finishing (a long catch-up), exits at once with status 130 after the whole lines
+    /// printed so far.
+    static func cancelOnInterrupt<Success, Failure>(_ task: Task<Success, Failure>) -> [DispatchSourceSignal] {
         [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
-                Output.standard.flush()
-                exitProcess(0)
+                if task.isCancelled { exitProcess(130) }
+                task.cancel()
             }
             source.resume()
             return source

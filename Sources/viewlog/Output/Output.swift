@@ -1,3 +1,4 @@
+@_spi(Engine) import ViewLog
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -7,21 +8,29 @@ import Darwin
 /// Buffered standard output, and one-line errors on standard error.
 ///
 /// Large outputs (`export`, `log` of a big store) go through a 64 KiB buffer instead of one write per line.
-final class Output: @unchecked Sendable {
-    // Safety: the CLI writes from one task at a time; `watch` writes from its single loop.
+/// The buffer is behind a lock, so a line is written whole even when two tasks print (a command's loop and a
+/// replica follower reporting its error).
+final class Output: Sendable {
     static let standard = Output()
-    private var buffer: [UInt8] = []
+    private let buffer = Locked<[UInt8]>([])
     private let flushBytes = 64 * 1024
 
     /// Writes `line` and a newline.
     func line(_ line: String) {
-        buffer.append(contentsOf: line.utf8)
-        buffer.append(0x0A)
-        if buffer.count >= flushBytes { flush() }
+        buffer.withLock { buffer in
+            buffer.append(contentsOf: line.utf8)
+            buffer.append(0x0A)
+            if buffer.count >= flushBytes { Output.writeOut(&buffer) }
+        }
     }
 
     /// Writes everything buffered to standard output.
     func flush() {
+        buffer.withLock { Output.writeOut(&$0) }
+    }
+
+    /// Writes `buffer` to file descriptor 1 and empties it.
+    private static func writeOut(_ buffer: inout [UInt8]) {
         guard !buffer.isEmpty else { return }
         buffer.withUnsafeBytes { b in
             var offset = 0

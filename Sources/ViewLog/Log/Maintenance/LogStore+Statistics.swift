@@ -26,16 +26,7 @@ extension LogStore {
         return try perform(read: true) { txn in
             var counts: [String: Int] = [:]
             for name in schema.entityNames {
-                let prefix = ObjectRecordCodec.entityPrefix(name)
-                var n = 0
-                try txn.withCursor(self.objectsDB) { cursor in
-                    var entry = try cursor.seek(atLeast: prefix)
-                    while let e = entry, e.key.starts(with: prefix) {
-                        n += 1
-                        entry = try cursor.next()
-                    }
-                }
-                counts[name] = n
+                counts[name] = try txn.scan(self.objectsDB, prefix: ObjectRecordCodec.entityPrefix(name)) { _ in .next }
             }
             return StoreStatistics(head: try self.head(in: txn), objectsByEntity: counts,
                                    logBytes: try txn.statistics(self.logDB).bytes,

@@ -31,12 +31,9 @@ extension LogStore {
             }
             try self.rewriteObjectRows(txn)
             var records: [(key: [UInt8], value: [UInt8])] = []
-            try txn.withCursor(self.metaDB) { cursor in
-                var entry = try cursor.first()
-                while let e = entry {
-                    if !e.key.elementsEqual(MetaKey.format) { records.append((Array(e.key), Array(e.value))) }
-                    entry = try cursor.next()
-                }
+            try txn.scan(self.metaDB) { e in
+                if !e.key.elementsEqual(MetaKey.format) { records.append((Array(e.key), Array(e.value))) }
+                return .next
             }
             for r in records { try self.putMeta(txn, r.key, r.value, format: Self.formatVersion) }
             try self.putMeta(txn, MetaKey.format, bigEndianBytes(UInt64(Self.formatVersion)), format: Self.formatVersion)
@@ -50,15 +47,11 @@ extension LogStore {
         var last: [UInt8]?
         while true {
             var rows: [(key: [UInt8], record: (values: ObjectValues, seq: UInt64))] = []
-            try txn.withCursor(objectsDB) { cursor in
-                var entry = try last.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
-                if let e = entry, let last, e.key.elementsEqual(last) { entry = try cursor.next() }
-                while let e = entry, rows.count < Self.upgradeChunkRows {
-                    do { rows.append((Array(e.key), try ObjectRecordCodec.decode(e.value))) } catch {
-                        throw StoreError.corrupt(seq: nil, reason: "object record \(ObjectRecordCodec.describeKey(e.key)): \(error)")
-                    }
-                    entry = try cursor.next()
+            try txn.scan(objectsDB, from: last.map { .after($0) } ?? .first) { e in
+                do { rows.append((Array(e.key), try ObjectRecordCodec.decode(e.value))) } catch {
+                    throw StoreError.corrupt(seq: nil, reason: "object record \(ObjectRecordCodec.describeKey(e.key)): \(error)")
                 }
+                return rows.count < Self.upgradeChunkRows ? .next : .stop
             }
             guard let end = rows.last?.key else { return }
             for row in rows {

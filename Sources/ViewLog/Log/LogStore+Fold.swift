@@ -1,0 +1,145 @@
+import LMDB
+
+/// Streaming the log for time travel: the changes of one entity, forwards (fold from the start) or backwards
+/// (undo from the head), decoded in place from LMDB's pages one entry at a time — no array of transactions.
+///
+/// Which way a read goes decides which entries it reads: a state at position p folded forwards reads entries
+/// 1 … p, one undone from the head reads p + 1 … head. A read never needs an entry on the other side, so a
+/// damaged entry is reported by the reads that cross it, and `verify` reports every one (`tools/RELIABILITY.md`).
+extension LogStore {
+    /// How a state at an older position is computed.
+    enum TimeTravel {
+        /// Whichever reads fewer log entries: fold from the start when fewer entries lie before the position than
+        /// after it, else undo from the head.
+        case automatic
+        /// Start from the object rows at the head and undo every change after the position.
+        case undoFromHead
+        /// Start from the empty store and apply every change up to the position.
+        case foldFromStart
+
+        /// Whether a state is folded forwards from the empty store rather than undone from the head, given the
+        /// log entries before the position (read by a fold) and after it (read by an undo).
+        func foldsForward(entriesBefore: UInt64, entriesAfter: UInt64) -> Bool {
+            switch self {
+            case .automatic: return entriesBefore < entriesAfter
+            case .undoFromHead: return false
+            case .foldFromStart: return true
+            }
+        }
+    }
+
+    /// Calls `body` with the seq and each insert, update and delete of `entity` (of every entity when `nil`) of
+    /// entries `from … through`, oldest first. An update carries the values `updates` asks for (by default its
+    /// new values, all a fold forwards applies; its `previous` is then empty).
+    /// - Throws: ``StoreError/corrupt(seq:reason:)`` naming a missing or damaged entry of the range.
+    func foldLog(_ txn: LMDBTransaction, from: UInt64, through: UInt64, entity: String?,
+                 updates: UpdateValues = .new, _ body: (UInt64, Change) -> Void) throws {
+        guard from <= through else { return }
+        let name = entity.map { Array($0.utf8) }
+        var expected = from
+        try txn.scan(logDB, from: .atLeast(bigEndianBytes(from))) { e in
+            try Self.checkLogKey(e.key, expected: expected)
+            do {
+                try TransactionCodec.forEachChange(e.value, expectedSeq: expected, entity: name, updates: updates) {
+                    body(expected, $0)
+                }
+            } catch {
+                throw StoreError.corrupt(seq: expected, reason: "\(error)")
+            }
+            expected += 1
+            return expected <= through ? .next : .stop
+        }
+        if expected <= through { throw StoreError.corrupt(seq: expected, reason: "missing from the log") }
+    }
+
+    /// Calls `body` with the seq and the inverse of each insert, update and delete of `entity` (of every entity
+    /// when `nil`) of entries `from … through`, newest entry first and, within an entry, last change first:
+    /// applied in that order, they take the state at `through` back to the state at `from − 1`. An update's
+    /// inverse carries the values it undoes to (its `previous` is empty).
+    /// - Throws: ``StoreError/corrupt(seq:reason:)`` naming a missing or damaged entry of the range.
+    func undoLog(_ txn: LMDBTransaction, from: UInt64, through: UInt64, entity: String?,
+                 _ body: (UInt64, Change) -> Void) throws {
+        guard from <= through else { return }
+        let name = entity.map { Array($0.utf8) }
+        var changes: [Change] = []
+        var expected = through, done = false
+        try txn.scan(logDB, from: .below(bigEndianBytes(through + 1))) { e in
+            try Self.checkLogKey(e.key, expected: expected)
+            changes.removeAll(keepingCapacity: true)
+            do {
+                try TransactionCodec.forEachChange(e.value, expectedSeq: expected, entity: name, updates: .previous) {
+                    changes.append($0)
+                }
+            } catch {
+                throw StoreError.corrupt(seq: expected, reason: "\(error)")
+            }
+            for change in changes.reversed() { body(expected, change.inverse) }
+            if expected == from { done = true; return .stop }
+            expected -= 1
+            return .next
+        }
+        if !done { throw StoreError.corrupt(seq: expected, reason: "missing from the log") }
+    }
+
+    /// Throws unless a log key is the 8-byte big-endian `expected`.
+    static func checkLogKey(_ key: UnsafeRawBufferPointer, expected: UInt64) throws {
+        guard let seq = uint64FromBigEndian(key) else {
+            throw StoreError.corrupt(seq: expected, reason: "log key of \(key.count) bytes")
+        }
+        guard seq == expected else {
+            throw StoreError.corrupt(seq: expected, reason: "missing from the log (next entry is \(seq))")
+        }
+    }
+}
+
+/// The objects of one entity while a fold or an undo runs: rows in the order they were first seen, with an index by
+/// id. A state that starts in id order (the head's rows) or grows in id order (inserts of increasing ids) is still
+/// in id order at the end, so reading it out needs no sort.
+struct EntityState {
+    private var ids: [ObjectID] = []
+    private var states: [ObjectState] = []
+    private var index: [ObjectID: Int] = [:]
+
+    /// An empty state.
+    init() {}
+
+    /// The state of `rows`.
+    init(_ rows: [(id: ObjectID, values: ObjectValues)]) {
+        ids.reserveCapacity(rows.count)
+        states.reserveCapacity(rows.count)
+        index.reserveCapacity(rows.count)
+        for row in rows { append(row.id, row.values) }
+    }
+
+    private mutating func append(_ id: ObjectID, _ v: ObjectValues?) {
+        index[id] = ids.count
+        ids.append(id)
+        states.append(ObjectState(values: v))
+    }
+
+    /// Applies an insert, update or delete of an object of this entity.
+    @inline(__always)
+    mutating func apply(_ change: Change) {
+        guard let id = change.key?.id else { return }
+        if let i = index[id] {
+            states[i].apply(change)
+        } else {
+            append(id, nil)
+            states[states.count - 1].apply(change)
+        }
+    }
+
+    /// The objects that exist, in id order.
+    func rows() -> [(id: ObjectID, values: ObjectValues)] {
+        var out: [(id: ObjectID, values: ObjectValues)] = []
+        out.reserveCapacity(ids.count)
+        var sorted = true
+        for i in ids.indices {
+            guard let v = states[i].values else { continue }
+            if sorted, let last = out.last, !(last.id < ids[i]) { sorted = false }
+            out.append((ids[i], v))
+        }
+        if !sorted { out.sort { $0.id < $1.id } }
+        return out
+    }
+}

@@ -1,0 +1,12 @@
+/// What ``LogStore/verify(progress:)`` found.
+public struct VerifyReport: Sendable, Hashable {
+    /// Transactions read (the head verified).
+    public var transactions: UInt64
+    /// Objects at the head.
+    public var objects: Int
+    /// Everything wrong, each naming the seq or object; empty when the store is sound.
+    public var problems: [String]
+
+    /// Whether no problem was found.
+    public var isOK: Bool { problems.isEmpty }
+}
