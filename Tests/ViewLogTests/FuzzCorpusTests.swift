@@ -43,7 +43,7 @@ struct FuzzCorpusTests {
     @Test func predicate() throws {
         let subjects: [ObjectValues] = [
             Fixture.ann, Fixture.nulls,
-            Fixture.values(name: String(repeating: "a", count: Limits.regexSubjectBytesMax)),  // regex worst cases
+            Fixture.values(name: String(repeating: "a", count: 4096)),  // regex worst cases
             Fixture.values(name: "Crème Brûlée 🇫🇷", height: Int64.min, salary: .nan, sectionName: "Ω"),
         ]
         let variables: [String: Value] = ["s": .string("Ann"), "i": .int(170), "d": .double(2.5), "b": .bool(true),

@@ -49,7 +49,7 @@ struct PredicateEvaluationTests {
         ("name MATCHES 'Ann'", true), ("name MATCHES 'An'", false), ("name MATCHES 'nn'", false),
         ("name MATCHES 'A.*'", true), ("name MATCHES '.nn'", true), ("name MATCHES[c] 'ann'", true),
         ("name MATCHES 'ann'", false), ("name MATCHES '[A-Z][a-z]+'", true), ("name MATCHES 'a|Ann'", true),
-        ("name MATCHES '\\\\w+'", true), ("name MATCHES '(?>A|B)nn'", true), ("name MATCHES '(An|Bo)*+n'", true),
+        ("name MATCHES '\\\\w+'", true), ("name MATCHES '(?:A|B)nn'", true), ("name MATCHES '(An|Bo)*n'", true),
         // IN
         ("height IN {170, 180}", true), ("height IN {170}", false), ("height IN {}", false), ("NOT height IN {}", true),
         ("height IN {180.0}", true), ("height IN {179.5}", false),
@@ -160,33 +160,34 @@ struct PredicateEvaluationTests {
         #expect(try !Fixture.eval("name LIKE 'a\\\\*'", Fixture.values(name: "ab")))
     }
 
-    @Test func matchesBoundsTheSubject() throws {
-        let long = Fixture.values(name: String(repeating: "a", count: Limits.regexSubjectBytesMax + 1))
-        let limit = Fixture.values(name: String(repeating: "a", count: Limits.regexSubjectBytesMax))
-        #expect(try !Fixture.eval("name MATCHES 'a*'", long))
-        #expect(try Fixture.eval("name MATCHES 'a*'", limit))
+    @Test func matchesHasNoSubjectBound() throws {
+        let long = Fixture.values(name: String(repeating: "a", count: 100_000))
+        #expect(try Fixture.eval("name MATCHES 'a*'", long))
         #expect(try Fixture.eval("name LIKE 'a*'", long))
     }
 
-    @Test(arguments: ["(a+)?", "(?>a|b)*", "(a|b)*+", "a+b*", "[(a+)+]", "\\(a+\\)+", "(abc)+", "x{2}", "(a{2})?",
-                      "(?:ab)+", "a{2,}", "\\p{L}+", "(a)(b)*", "a|b|c", "\\Q(a+)+\\E", "[a-z]{1,3}(x)+"])
+    /// A linear-time matcher runs nested quantifiers; only constructs no such matcher can run are refused.
+    @Test(arguments: ["(a+)?", "a+b*", "[(a+)+]", "\\(a+\\)+", "(abc)+", "x{2}", "(a{2})?", "(?:ab)+", "a{2,}", "\\p{L}+",
+                      "(a)(b)*", "a|b|c", "\\Q(a+)+\\E", "[a-z]{1,3}(x)+", "(a+)+", "(a*)*", "(a|a)*", "((ab)*c)+",
+                      "(x|y){2,5}", "(a+)*", "(?:a+)+", "((a)+)+", "(a+){2,}", "(a(b|c))+"])
     func acceptedPatterns(pattern: String) throws {
         #expect(RegexMatcher.refusal(of: pattern) == nil)
         _ = try RegexMatcher(pattern, options: [])
     }
 
-    @Test(arguments: ["(a+)+", "(a*)*", "(a|a)*", "((ab)*c)+", "(x|y){2,5}", "(a+)*", "(?:a+)+", "((a)+)+",
-                      "(a+){2,}", "(a(b|c))+", "(a)\\1", "(?<n>a)\\k<n>", "(a+)?+x(b*)*"])
+    @Test(arguments: ["(a)\\1", "(?<n>a)\\k<n>", "(a+)?+x(b*)*", "(?>a|b)*", "(a|b)*+", "a(?=b)", "a(?!b)", "(?<=a)b"])
     func refusedPatterns(pattern: String) throws {
-        #expect(RegexMatcher.refusal(of: pattern) != nil)
+        guard case .refused = RegexMatcher.refusal(of: pattern) else {
+            Issue.record("\(pattern) is not refused")
+            return
+        }
         let error = Fixture.error("name MATCHES \(PredicateOperand.quoted(pattern))")
         #expect(error?.message.contains("regular expression \(PredicateOperand.quoted(pattern)) is refused") == true,
                 "\(String(describing: error))")
     }
 
     @Test func refusalMessages() throws {
-        #expect(Fixture.error("name MATCHES '(a+)+'")?.message
-            == "regular expression \"(a+)+\" is refused: nested quantifier (a repeated group that holds a quantifier or '|')")
+        #expect(Fixture.error("name MATCHES '(a+)+'") == nil)
         #expect(Fixture.error("name MATCHES '(a)\\\\1'")?.message
             == "regular expression \"(a)\\\\1\" is refused: backreferences are not allowed")
         let long = String(repeating: "a", count: Limits.regexPatternBytesMax + 1)

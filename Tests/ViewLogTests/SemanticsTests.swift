@@ -185,7 +185,6 @@ struct SemanticsTests {
         #expect(try Self.eval("label MATCHES '^\u{301}'", "\u{301}"))
         #expect(try Self.eval("label MATCHES '\\\\\u{301}a'", "\u{301}a"))
         #expect(try Self.eval("label MATCHES '\\\\Qa\u{301}\\\\E'", "a\u{301}"))
-        #expect(RegexMatcher.escapingMarks(".\u{301}") == ".\\u{301}")
     }
 
     /// `[d]` folds the needle too: one made only of combining marks is empty, so every string contains it.

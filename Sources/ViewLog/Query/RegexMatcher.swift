@@ -1,285 +1,196 @@
-/// The compiled regular expression of a `MATCHES` comparison (Swift `Regex` syntax), matched against the
-/// **whole** string, by Unicode scalar (not by grapheme cluster), case-insensitively under `[c]`.
+/// The compiled regular expression of a `MATCHES` comparison, matched against the **whole** string, by Unicode
+/// scalar (not by grapheme cluster), case-insensitively under `[c]`, after folding diacritics under `[d]`.
 ///
-/// Swift's `Regex` engine backtracks, so some patterns take exponential time on some inputs, and a view
-/// evaluates its predicate for every change of the log. To keep views from hanging, a pattern is refused
-/// (a ``QueryError`` naming it) when:
-/// - it is longer than ``Limits/regexPatternBytesMax`` bytes;
-/// - it has a **nested quantifier**: a group that holds a quantifier (`*`, `+`, `{…}`) or an alternation `|`,
-///   directly or in a group inside it, and is itself repeated by `*`, `+` or `{…}`: `(a+)+`, `(a*)*`,
-///   `(a|a)*`, `((ab)*c)+`, `(x|y){2,5}` are refused. An optional group (`(a+)?`) is fine. To repeat such a
-///   group, make it atomic, `(?>a|b)*`, or the outer quantifier possessive, `(a|b)*+`: neither backtracks
-///   into the group;
-/// - it has a backreference (`\1`, `\k<name>`, `\g1`).
+/// The answer is always right, on every string, and cannot take long: the pattern is compiled into a Thompson NFA
+/// (``RegexProgram``) and run by a Pike VM that keeps the set of states the subject so far can be in, one step per
+/// scalar: time O(pattern × subject), memory O(pattern), whatever the pattern (`(a+)+`, `.*a.*a.*b` and
+/// `(a|a)*b` are all linear). Only whether the whole string matches is computed, so greedy and lazy quantifiers
+/// are the same.
+///
+/// Syntax (Swift `Regex` / ICU, the regular part): literals and escapes (`\t \n \r \f \a \e \0oo \cX \xhh
+/// \x{…} \uhhhh \u{…} \Uhhhhhhhh \o{…} \N{U+…}`, `\` before any other non-alphanumeric scalar, `\Q…\E`), `.`,
+/// classes `[…]` with ranges, negation, nested classes, `&&` `--` `~~`, POSIX classes `[[:alpha:]]`, `\d \w \s \h
+/// \v \N` and their negations, `\R`, `\p{…}` / `\P{…}` (general categories and a few binary properties), groups
+/// `( )` `(?: )` `(?<name> )` `(?P<name> )` `(?' ')`, comments `(?#…)`, options `(?ismx-ismx)` and `(?i: …)`,
+/// alternation `|`, quantifiers `* + ? {n} {n,} {n,m} {,m}` and their lazy forms, anchors `^ $ \A \z \Z \b \B`
+/// (`\b` is the simple boundary between `\w` and non-`\w`). The escapes mean what they mean in Swift's `Regex` by
+/// Unicode scalar (see ``RegexScalarClass``).
+///
+/// Refused when the view is made (a ``QueryError`` naming the pattern), because no linear-time matcher can run
+/// them: backreferences (`\1`, `\k<name>`), lookaround (`(?=…)`, `(?<!…)`), atomic groups `(?>…)`, possessive
+/// quantifiers (`a*+`). Also refused: a pattern over ``Limits/regexPatternBytesMax`` bytes, or one whose program
+/// would exceed ``Limits/regexProgramSizeMax`` instructions (counted repetitions are copied: `(a{100}){100}`).
 ///
 /// Combining marks are literal code points, as in ICU (which NSPredicate's `MATCHES` uses): `.́x` is `.` then
-/// U+0301 then `x`, and `[é]` with a decomposed é is a class of two code points. (Swift's `Regex` parser refuses a
-/// mark right after a metacharacter as "confusable"; each mark is given to it as `\u{…}`, which means the same.)
-///
-/// This check is structural and conservative: it refuses some harmless patterns (`(ab|cd)*`).
-///
-/// Without nested quantifiers, backtracking is still polynomial: `.*a.*a.*b` tries every way to split the
-/// string in three, about n³/6 attempts (11 s for 1,000 bytes on our machine). So each pattern also gets a
-/// **subject bound**: the longest string (at most ``Limits/regexSubjectBytesMax`` bytes) on which the number of
-/// ways the pattern can match — the product, over its quantifiers, of how many counts each can take (`*`, `+`,
-/// `{n,}`: up to the string's length + 1; `?`: 2; `{n,m}`: m − n + 1; possessive: 1) and over its groups, of
-/// their `|` alternatives — times the pattern's length stays within ``Limits/regexBacktrackingStepsMax``.
-/// A longer string does not match (the comparison is false). A pattern whose bound would be below
-/// ``Limits/regexSubjectBytesMin`` (too many quantifiers in a row, like `.*a.*b.*c.*d.*`) is refused. Bytes
-/// over-count the Unicode scalars the engine steps through, so the bound is conservative.
-final class RegexMatcher: @unchecked Sendable {
-    // `Regex` is not `Sendable`, but it is an immutable value whose compiled program is initialised once,
-    // atomically, by the `_StringProcessing` runtime; matching from several threads at once is safe.
-    private let regex: Regex<AnyRegexOutput>
+/// U+0301 then `x`, and `[é]` with a decomposed é is a class of two code points.
+final class RegexMatcher: Sendable {
+    /// Why a pattern cannot be compiled.
+    enum Failure: Error, Equatable {
+        /// Not valid syntax.
+        case invalid(String)
+        /// Valid, but a construct this matcher does not run.
+        case refused(String)
+    }
+
+    private let program: RegexProgram
     private let folding: StringFolding
     /// The pattern as written.
     let pattern: String
-    /// Longest subject, in UTF-8 bytes, the pattern is tried on; a longer one does not match.
-    let subjectBytesMax: Int
 
     /// Compiles `pattern`. `options`: `[c]` matches case-insensitively; `[d]` strips diacritics from pattern
     /// and subject first.
     init(_ pattern: String, options: ComparisonOptions) throws(QueryError) {
         self.pattern = pattern
-        let analysis = RegexMatcher.analyze(pattern)
-        if let reason = analysis.refusal {
-            throw QueryError("regular expression \(PredicateOperand.quoted(pattern)) is refused: \(reason)")
-        }
-        subjectBytesMax = analysis.subjectBytesMax
         folding = StringFolding(options.intersection(.diacriticInsensitive))
-        var r: Regex<AnyRegexOutput>
-        do {
-            r = try Regex(RegexMatcher.escapingMarks(folding.fold(pattern)))
+        do throws(Failure) {
+            program = try RegexMatcher.compile(folding.fold(pattern), caseless: options.contains(.caseInsensitive))
         } catch {
-            throw QueryError("invalid regular expression \(PredicateOperand.quoted(pattern)): \(error)")
-        }
-        r = r.matchingSemantics(.unicodeScalar)
-        if options.contains(.caseInsensitive) { r = r.ignoresCase() }
-        do {
-            _ = try r.wholeMatch(in: "")  // compiles the program now, not on the first object
-        } catch {
-            throw QueryError("invalid regular expression \(PredicateOperand.quoted(pattern)): \(error)")
-        }
-        regex = r
-    }
-
-    func matches(_ subject: String) -> Bool {
-        guard subject.utf8.count <= subjectBytesMax else { return false }
-        let s = folding.fold(subject)
-        return ((try? regex.wholeMatch(in: s)) ?? nil) != nil
-    }
-
-    /// `pattern` with every combining mark (general categories Mn, Mc, Me) written as `\u{…}`: the same literal
-    /// code point (also after a `\`), without the `Regex` parser's "confusable for a metacharacter" refusal.
-    /// Inside `\Q…\E`, where an escape would be literal text, the pattern is kept as it is.
-    static func escapingMarks(_ pattern: String) -> String {
-        func isMark(_ u: Unicode.Scalar) -> Bool {
-            switch u.properties.generalCategory {
-            case .nonspacingMark, .spacingMark, .enclosingMark: return true
-            default: return false
+            switch error {
+            case .invalid(let reason):
+                throw QueryError("invalid regular expression \(PredicateOperand.quoted(pattern)): \(reason)")
+            case .refused(let reason):
+                throw QueryError("regular expression \(PredicateOperand.quoted(pattern)) is refused: \(reason)")
             }
         }
-        guard pattern.unicodeScalars.contains(where: isMark) else { return pattern }
-        let p = Array(pattern.unicodeScalars)
-        var out = String.UnicodeScalarView()
-        var i = 0, quoted = false
-        while i < p.count {  // one step per scalar
-            let u = p[i]
-            if quoted {
-                if u == "\\", i + 1 < p.count, p[i + 1] == "E" { quoted = false }
-                out.append(u)
-            } else if u == "\\", i + 1 < p.count {
-                let next = p[i + 1]
-                if isMark(next) {
-                    out.append(contentsOf: "\\u{\(String(next.value, radix: 16))}".unicodeScalars)
-                } else {
-                    if next == "Q" { quoted = true }
-                    out.append(u)
-                    out.append(next)
-                }
-                i += 2
-                continue
-            } else if isMark(u) {
-                out.append(contentsOf: "\\u{\(String(u.value, radix: 16))}".unicodeScalars)
-            } else {
-                out.append(u)
-            }
-            i += 1
-        }
-        return String(out)
     }
 
-    /// Why `pattern` is refused (see the type's documentation), or `nil` when it is accepted.
-    static func refusal(of pattern: String) -> String? { analyze(pattern).refusal }
-
-    /// What ``analyze(_:)`` finds: why a pattern is refused, or its subject bound.
-    struct Analysis: Equatable {
-        /// Why the pattern is refused; `nil` when it is accepted.
-        var refusal: String?
-        /// The longest subject in UTF-8 bytes (0 when refused).
-        var subjectBytesMax: Int
-    }
-
-    /// Checks `pattern` and computes its subject bound (see the type's documentation).
-    static func analyze(_ pattern: String) -> Analysis {
+    /// Parses and compiles `pattern` (already folded), checking the limits.
+    static func compile(_ pattern: String, caseless: Bool) throws(Failure) -> RegexProgram {
         guard pattern.utf8.count <= Limits.regexPatternBytesMax else {
-            return Analysis(refusal: "longer than \(Limits.regexPatternBytesMax) bytes", subjectBytesMax: 0)
+            throw .refused("longer than \(Limits.regexPatternBytesMax) bytes")
         }
-        var choices: [Int] = []  // per quantifier: how many counts it can take (Int.max: unbounded)
-        var alternatives = 1     // product of the alternatives of every group, saturating
-        if let reason = scan(pattern, choices: &choices, alternatives: &alternatives) {
-            return Analysis(refusal: reason, subjectBytesMax: 0)
+        let node = try RegexParser.parse(pattern, caseless: caseless)
+        let size = RegexProgram.size(of: node)
+        guard size < Limits.regexProgramSizeMax else {
+            throw .refused("it repeats too much: its counted repetitions make more than \(Limits.regexProgramSizeMax) "
+                           + "matcher states (each {n,m} copies what it repeats m times)")
         }
-        let steps = { (subjectBytes: Int) -> Int in
-            var product = alternatives
-            product = product.multipliedSaturating(by: pattern.unicodeScalars.count + 1)
-            for c in choices { product = product.multipliedSaturating(by: min(c, subjectBytes + 1)) }
-            return product
-        }
-        guard steps(Limits.regexSubjectBytesMin) <= Limits.regexBacktrackingStepsMax else {
-            return Analysis(refusal: "it could backtrack for too long (\(choices.count) quantifiers and \(alternatives) "
-                                + "alternatives allow too many ways to match even a \(Limits.regexSubjectBytesMin)-byte string); "
-                                + "use fewer quantifiers, or possessive ones (*+, ++)",
-                            subjectBytesMax: 0)
-        }
-        // The largest bound whose step count fits: `steps` grows with the bound.
-        var low = Limits.regexSubjectBytesMin, high = Limits.regexSubjectBytesMax
-        while low < high {
-            let mid = low + (high - low + 1) / 2
-            if steps(mid) <= Limits.regexBacktrackingStepsMax { low = mid } else { high = mid - 1 }
-        }
-        return Analysis(refusal: nil, subjectBytesMax: low)
+        return RegexProgram(node)
     }
 
-    /// Scans `pattern` once: returns why it is refused (nested quantifier, backreference), and collects each
-    /// quantifier's number of choices and the product of the groups' alternatives.
-    private static func scan(_ pattern: String, choices: inout [Int], alternatives: inout Int) -> String? {
-        struct Group {
-            /// Holds a quantifier or an alternation, itself or in a nested group.
-            var isAmbiguous = false
-            /// `(?>…)`: never backtracked into.
-            var isAtomic = false
-            /// Its `|` branches.
-            var branches = 1
+    /// Why `pattern` is refused or invalid, or `nil` when it compiles.
+    static func refusal(of pattern: String) -> Failure? {
+        do throws(Failure) {
+            _ = try compile(pattern, caseless: false)
+            return nil
+        } catch {
+            return error
         }
-        let p = Array(pattern.unicodeScalars)
-        var groups = [Group()]
-        var previousGroupIsAmbiguous = false  // the atom just before is a group that can match many ways
-        var i = 0
-        func isDigit(_ k: Int) -> Bool { k < p.count && p[k] >= "0" && p[k] <= "9" }
-        /// If a counted quantifier `{n}`, `{n,}`, `{n,m}` or `{,m}` starts at `k`, its end (after `}`).
-        func countedQuantifierEnd(_ k: Int) -> Int? {
-            var j = k + 1
-            var sawDigitOrComma = false
-            while j < p.count, isDigit(j) || p[j] == "," || p[j] == " " {
-                sawDigitOrComma = true
-                j += 1
-            }
-            guard sawDigitOrComma, j < p.count, p[j] == "}" else { return nil }
-            return j + 1
-        }
-        while i < p.count {
-            let c = p[i]
-            switch c {
-            case "\\":
-                guard i + 1 < p.count else { return nil }  // `Regex` reports the dangling backslash
-                let e = p[i + 1]
-                if (e >= "1" && e <= "9") || e == "k" || e == "g" { return "backreferences are not allowed" }
-                if e == "Q" {  // \Q…\E quotes literally
-                    i += 2
-                    while i + 1 < p.count, !(p[i] == "\\" && p[i + 1] == "E") { i += 1 }
-                    i += 2
-                } else {
-                    i += 2
-                    if i < p.count, p[i] == "{", e != "{" {  // \p{…} \u{…} \x{…} \N{…}
-                        while i < p.count, p[i] != "}" { i += 1 }
-                        i += 1
+    }
+
+    /// Whether the whole of `subject` matches.
+    func matches(_ subject: String) -> Bool {
+        var steps = 0
+        return matches(subject, steps: &steps)
+    }
+
+    /// Whether the whole of `subject` matches; adds to `steps` one per state tried on a scalar, at most the
+    /// program's size per scalar of the subject.
+    func matches(_ subject: String, steps: inout Int) -> Bool {
+        if folding.isIdentity { return run(subject, steps: &steps) }
+        return run(folding.fold(subject), steps: &steps)
+    }
+
+    /// `UInt32` beyond any scalar: no scalar (before the start, after the end).
+    private static let none = UInt32.max
+
+    /// The Pike VM: `current` holds the states the subject up to `index` can be in, each once.
+    private func run(_ subject: String, steps: inout Int) -> Bool {
+        let n = program.count
+        let view = subject.unicodeScalars
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 4 * n) { buffer -> Bool in
+            let base = buffer.baseAddress!
+            var current = base, next = base + n
+            let marks = base + 2 * n, stack = base + 3 * n
+            marks.initialize(repeating: 0, count: n)
+            var generation = 1
+            var currentCount = 0, nextCount = 0
+
+            /// Adds `start` and every state reachable from it without consuming to `list`, once each (`marks`
+            /// holds the generation of the list a state is already in). `prev`/`index`: the position.
+            func addClosure(_ start: Int, to list: UnsafeMutablePointer<Int>, count: inout Int,
+                            prev: UInt32, at index: String.UnicodeScalarView.Index) {
+                var top = 0
+                if marks[start] == generation { return }
+                marks[start] = generation
+                stack[0] = start
+                top = 1
+                @inline(__always) func push(_ pc: Int) {
+                    if marks[pc] != generation {
+                        marks[pc] = generation
+                        stack[top] = pc
+                        top += 1
                     }
                 }
-                previousGroupIsAmbiguous = false
-            case "[":
-                var depth = 1
-                i += 1
-                if i < p.count, p[i] == "^" { i += 1 }
-                if i < p.count, p[i] == "]" { i += 1 }
-                while i < p.count, depth > 0 {
-                    if p[i] == "\\" { i += 1 } else if p[i] == "[" { depth += 1 } else if p[i] == "]" { depth -= 1 }
-                    i += 1
-                }
-                previousGroupIsAmbiguous = false
-            case "(":
-                var g = Group()
-                if i + 2 < p.count, p[i + 1] == "?", p[i + 2] == ">" { g.isAtomic = true }
-                groups.append(g)
-                i += 1
-                if i < p.count, p[i] == "?" { i += 1 }  // `(?:`, `(?>`, `(?<name>`…: not a quantifier
-                previousGroupIsAmbiguous = false
-            case ")":
-                i += 1
-                guard groups.count > 1 else { return nil }  // `Regex` reports the unbalanced parenthesis
-                let g = groups.removeLast()
-                alternatives = alternatives.multipliedSaturating(by: g.branches)
-                let ambiguous = g.isAmbiguous && !g.isAtomic
-                if ambiguous { groups[groups.count - 1].isAmbiguous = true }
-                previousGroupIsAmbiguous = ambiguous
-            case "*", "+", "{":
-                var end = i + 1
-                var count = Int.max
-                if c == "{" {
-                    guard let e = countedQuantifierEnd(i) else {  // a literal brace
-                        i += 1
-                        previousGroupIsAmbiguous = false
-                        continue
+                while top > 0 {  // each state is pushed at most once per generation: at most n iterations
+                    top -= 1
+                    let pc = stack[top]
+                    switch program.ops[pc] {
+                    case .jump: push(Int(program.a[pc]))
+                    case .split:
+                        push(Int(program.b[pc]))
+                        push(Int(program.a[pc]))
+                    case .assert:
+                        if holds(program.assertions[Int(program.a[pc])], view: view, prev: prev, at: index) {
+                            push(pc + 1)
+                        }
+                    default:
+                        list[count] = pc
+                        count += 1
                     }
-                    end = e
-                    count = countedQuantifierChoices(p[(i + 1)..<(e - 1)])
                 }
-                let possessive = end < p.count && p[end] == "+"
-                if previousGroupIsAmbiguous, !possessive {
-                    return "nested quantifier (a repeated group that holds a quantifier or '|')"
-                }
-                if !possessive { choices.append(count) }
-                groups[groups.count - 1].isAmbiguous = true
-                i = end
-                if i < p.count, p[i] == "?" || p[i] == "+" { i += 1 }  // lazy or possessive suffix
-                previousGroupIsAmbiguous = false
-            case "|":
-                groups[groups.count - 1].isAmbiguous = true
-                groups[groups.count - 1].branches += 1
-                i += 1
-                previousGroupIsAmbiguous = false
-            case "?":
-                choices.append(2)
-                i += 1  // optional: at most one more way to match; keeps the group's state for the next check
-            default:
-                i += 1
-                previousGroupIsAmbiguous = false
             }
+
+            var index = view.startIndex
+            addClosure(0, to: current, count: &currentCount, prev: RegexMatcher.none, at: index)
+            while index < view.endIndex {  // one pass over the subject, one scalar per iteration
+                let u = view[index].value
+                let folded = program.foldsCase ? StringFolding.caseFold(view[index]).value : u
+                index = view.index(after: index)
+                generation += 1
+                nextCount = 0
+                for k in 0..<currentCount {  // at most n states
+                    let pc = current[k]
+                    steps += 1
+                    let consumes: Bool
+                    switch program.ops[pc] {
+                    case .scalar: consumes = program.a[pc] == u
+                    case .caselessScalar: consumes = program.a[pc] == folded
+                    case .set: consumes = program.sets[Int(program.a[pc])].contains(u)
+                    default: consumes = false  // `match` before the end
+                    }
+                    if consumes { addClosure(pc + 1, to: next, count: &nextCount, prev: u, at: index) }
+                }
+                if nextCount == 0 { return false }
+                swap(&current, &next)
+                currentCount = nextCount
+            }
+            return marks[n - 1] == generation  // `match` is the last instruction
         }
-        for g in groups { alternatives = alternatives.multipliedSaturating(by: g.branches) }  // top level, unclosed
-        return nil
     }
 
-    /// How many counts `{n}`, `{n,}`, `{n,m}` or `{,m}` allows (`text` is between the braces); `Int.max` when
-    /// unbounded.
-    private static func countedQuantifierChoices(_ text: ArraySlice<Unicode.Scalar>) -> Int {
-        func number(_ digits: ArraySlice<Unicode.Scalar>) -> Int? {
-            var value: Int?
-            for d in digits where d >= "0" && d <= "9" {
-                value = (value ?? 0).multipliedSaturating(by: 10).addingSaturating(Int(d.value - 48))
-            }
-            return value
+    /// Whether `assertion` holds between `prev` and the scalar at `index` of `view`.
+    private func holds(_ assertion: RegexAssertion, view: String.UnicodeScalarView, prev: UInt32,
+                       at index: String.UnicodeScalarView.Index) -> Bool {
+        let atEnd = index == view.endIndex
+        let next = atEnd ? RegexMatcher.none : view[index].value
+        let terminators = RegexScalarClass.lineTerminators
+        switch assertion {
+        case .subjectStart: return prev == RegexMatcher.none
+        case .subjectEnd: return atEnd
+        case .subjectEndOrFinalTerminator:
+            if atEnd { return true }
+            guard terminators.contains(next) else { return false }
+            var after = view.index(after: index)
+            if next == 0x0D, after < view.endIndex, view[after] == "\n" { after = view.index(after: after) }
+            return after == view.endIndex
+        case .lineStart: return prev == RegexMatcher.none || (terminators.contains(prev) && !(prev == 0x0D && next == 0x0A))
+        case .lineEnd: return atEnd || (terminators.contains(next) && !(prev == 0x0D && next == 0x0A))
+        case .notBeforeLineFeed: return next != 0x0A
+        case .wordBoundary, .notWordBoundary:
+            let word = RegexScalarProperty.word
+            let boundary = (prev != RegexMatcher.none && word.contains(prev)) != (!atEnd && word.contains(next))
+            return boundary == (assertion == .wordBoundary)
         }
-        guard let comma = text.firstIndex(of: ",") else { return 1 }
-        let low = number(text[..<comma]) ?? 0
-        guard let high = number(text[(comma + 1)...]) else { return Int.max }
-        return high >= low ? (high - low).addingSaturating(1) : 1  // counts may be saturated at Int.max
-    }
-}
-
-extension Int {
-    fileprivate func multipliedSaturating(by other: Int) -> Int {
-        let (r, overflow) = multipliedReportingOverflow(by: other)
-        return overflow ? Int.max : r
     }
 }

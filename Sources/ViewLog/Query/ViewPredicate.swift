@@ -20,13 +20,13 @@
 /// (so `NIL` in the list matches null); `BETWEEN {lo, hi}` is `lo <= x AND x <= hi`.
 ///
 /// `LIKE`: `*` matches any run of characters, `?` one character, by Unicode scalar; `\` quotes the next one.
-/// `MATCHES` matches the whole string with a Swift `Regex`; patterns that could hang a view are refused (see
-/// `Limits/regexPatternBytesMax`, `Limits/regexSubjectBytesMax`): longer than the limit, a backreference, or
-/// a *nested quantifier* — a group holding a quantifier or `|` that is itself repeated (`(a+)+`, `(a*)*`,
-/// `(a|a)*`); make such a group atomic (`(?>a|b)*`) or the outer quantifier possessive (`(a|b)*+`).
-/// A string longer than the pattern's subject bound does not match: 4096 bytes for a pattern with one
-/// quantifier, less for each further one (`.*a.*a.*b`: 73 bytes), so that backtracking stays within
-/// `Limits/regexBacktrackingStepsMax`; a pattern with too many ways to match (`.*a.*b.*c.*d.*e`) is refused.
+/// `MATCHES` matches the whole string against a regular expression (Swift `Regex` / ICU syntax, by Unicode scalar)
+/// with a linear-time matcher: the answer is right on every string, and evaluating it takes at most
+/// `Limits/regexProgramSizeMax` steps per scalar, so no pattern can hang a view (`(a+)+` and `.*a.*a.*b` are fine).
+/// Constructs that need backtracking are refused when the view is made, naming the pattern: backreferences
+/// (`\1`), lookaround (`(?=…)`), atomic groups (`(?>…)`) and possessive quantifiers (`a*+`); so are patterns
+/// longer than `Limits/regexPatternBytesMax` bytes or with counted repetitions too large to compile
+/// (`(a{100}){100}`).
 ///
 /// An empty (or all-blank) text is `TRUEPREDICATE`.
 public struct ViewPredicate: Sendable, Hashable, CustomStringConvertible {

@@ -29,15 +29,10 @@
     public static let predicateBytesMax = 64 * 1024
     /// Longest regular expression of a `MATCHES` comparison; longer patterns are refused (see ``ViewPredicate``).
     public static let regexPatternBytesMax = 1024
-    /// Longest string a `MATCHES` regular expression is applied to; a longer string does not match, so that a
-    /// backtracking pattern cannot hang a view. Patterns with several quantifiers get a lower bound (see
-    /// ``regexBacktrackingStepsMax``).
-    public static let regexSubjectBytesMax = 4096
-    /// Most ways a `MATCHES` pattern may have to match one string, times the pattern's length: the string a
-    /// pattern is tried on is bounded so that backtracking stays within this (about 0.25 s at worst).
-    public static let regexBacktrackingStepsMax = 1 << 22
-    /// A `MATCHES` pattern whose subject bound would be shorter than this is refused.
-    public static let regexSubjectBytesMin = 32
+    /// Most instructions of a `MATCHES` pattern's compiled program (its NFA; counted repetitions are copied, so
+    /// `(a{100}){100}` needs 10,000): a larger pattern is refused. Matching costs at most this many steps per
+    /// scalar of the string.
+    public static let regexProgramSizeMax = 4096
     /// An `IN {…}` list longer than this is looked up in a hash set rather than scanned.
     public static let inListScanCountMax = 16
     /// Longest schema (its canonical JSON text), for `init` and `schema --update` alike: a schema change is
