@@ -57,14 +57,22 @@ extension ObjectValues {
     /// The values after applying `change` to an object whose values are `self` (or absent, `nil`).
     /// Returns `nil` when the change leaves the object absent.
     static func applying(_ change: Change, to current: ObjectValues?) -> ObjectValues? {
+        var next = current
+        apply(change, to: &next)
+        return next
+    }
+
+    /// Applies `change` to an object's values in place (`nil`: absent): the one rule of what an insert, update
+    /// or delete does to an object, used by appends, reads at older positions and `verify` alike.
+    @inline(__always)
+    static func apply(_ change: Change, to values: inout ObjectValues?) {
         switch change {
-        case .insert(_, let values): return values
-        case .update(_, let values, _):
-            var next = current ?? [:]
-            for (k, v) in values { next[k] = v }
-            return next
-        case .delete: return nil
-        case .schema: return current
+        case .insert(_, let v): values = v
+        case .update(_, let v, _):
+            if values == nil { values = [:] }
+            for (name, value) in v { values?[name] = value }
+        case .delete: values = nil
+        case .schema: break
         }
     }
 }

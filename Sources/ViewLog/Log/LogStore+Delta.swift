@@ -94,13 +94,6 @@ struct ObjectState {
     /// Applies an insert, update or delete of this object, in place (an update does not copy the values).
     @inline(__always)
     mutating func apply(_ change: Change) {
-        switch change {
-        case let .insert(_, v): values = v
-        case let .update(_, v, _):
-            if values == nil { values = [:] }
-            for (name, value) in v { values?[name] = value }
-        case .delete: values = nil
-        case .schema: break
-        }
+        ObjectValues.apply(change, to: &values)
     }
 }
