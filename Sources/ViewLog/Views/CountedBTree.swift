@@ -3,6 +3,10 @@
 protocol CountedTreeElement {
     /// The element's weight, at least 0.
     var weight: Int { get }
+    /// A coarse, monotone image of the order: an element before another has a hint ≤ the other's. Searches
+    /// skip elements by hint in a sequential scan (which the cache prefetches) and compare fully only where
+    /// hints tie; a constant hint (0) means "always compare".
+    var orderHint: UInt64 { get }
 }
 
 /// Node visits and comparisons of a tree's operations: cheap counters that a test reads to prove that one
@@ -63,63 +67,108 @@ final class CountedBTree<Element: CountedTreeElement> {
 
     // MARK: - Search
 
-    /// The child of `node` whose range holds the key: the last child whose first element is ≤ the key (or
-    /// the first child).
+    /// The range of `elements` whose hints equal `hint`: before it every element is before the key, after it
+    /// every element is after it. A sequential scan, so the memory of a node is read in order.
     @inline(__always)
-    private func childIndex(_ node: Node, _ order: (Element) -> Int) -> Int {
-        var lo = 0, hi = node.firsts.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            counters.comparisons += 1
-            if order(node.firsts[mid]) <= 0 { lo = mid + 1 } else { hi = mid }
-        }
-        return max(0, lo - 1)
+    private static func tieRange(_ elements: UnsafeBufferPointer<Element>, _ hint: UInt64) -> Range<Int> {
+        var lo = 0
+        while lo < elements.count && elements[lo].orderHint < hint { lo += 1 }
+        var hi = lo
+        while hi < elements.count && elements[hi].orderHint == hint { hi += 1 }
+        return lo..<hi
     }
 
-    /// Index of the first element of a leaf that is not before the key.
+    /// The child of `node` whose range holds the key (whose hint is `hint`): the last child whose first element
+    /// is ≤ the key (or the first child). Searches one buffer (one exclusivity check per node, not per
+    /// comparison) and counts into the caller's `work`, which the public operation adds to ``counters`` once.
     @inline(__always)
-    private func leafLowerBound(_ node: Node, _ order: (Element) -> Int) -> Int {
-        var lo = 0, hi = node.elements.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            counters.comparisons += 1
-            if order(node.elements[mid]) < 0 { lo = mid + 1 } else { hi = mid }
+    private func childIndex(_ node: Node, _ hint: UInt64, _ order: (Element) -> Int, _ work: inout TreeCounters) -> Int {
+        node.firsts.withUnsafeBufferPointer { firsts in
+            let ties = CountedBTree.tieRange(firsts, hint)
+            var lo = ties.lowerBound, hi = ties.upperBound
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                work.comparisons += 1
+                if order(firsts[mid]) <= 0 { lo = mid + 1 } else { hi = mid }
+            }
+            return max(0, lo - 1)
         }
-        return lo
     }
 
-    /// The number of elements before the key and their total weight, and the element equal to the key if
-    /// there is one.
-    func lowerBound(_ order: (Element) -> Int) -> (index: Int, weightBefore: Int, match: Element?) {
+    /// Index of the first element of a leaf that is not before the key (whose hint is `hint`).
+    @inline(__always)
+    private func leafLowerBound(_ node: Node, _ hint: UInt64, _ order: (Element) -> Int, _ work: inout TreeCounters) -> Int {
+        node.elements.withUnsafeBufferPointer { elements in
+            let ties = CountedBTree.tieRange(elements, hint)
+            var lo = ties.lowerBound, hi = ties.upperBound
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                work.comparisons += 1
+                if order(elements[mid]) < 0 { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+    }
+
+    /// The number of elements of the children of inner `node` before child `i`.
+    @inline(__always)
+    private static func countBefore(_ node: Node, _ i: Int) -> Int {
+        node.counts.withUnsafeBufferPointer { counts in
+            var n = 0
+            for j in 0..<i { n += counts[j] }
+            return n
+        }
+    }
+
+    /// Adds one operation's work to ``counters`` (one access to the property per operation).
+    @inline(__always)
+    private func record(_ work: TreeCounters) {
+        counters.nodeVisits += work.nodeVisits
+        counters.comparisons += work.comparisons
+    }
+
+    /// The number of elements before the key (whose ``CountedTreeElement/orderHint`` is `hint`) and their total
+    /// weight, and the element equal to the key if there is one.
+    func lowerBound(hint: UInt64, _ order: (Element) -> Int) -> (index: Int, weightBefore: Int, match: Element?) {
+        var work = TreeCounters()
+        defer { record(work) }
         var node = root
         var index = 0, weight = 0
         while true {
-            counters.nodeVisits += 1
+            work.nodeVisits += 1
             if node.isLeaf { break }
-            let i = childIndex(node, order)
-            for j in 0..<i {
-                index += node.counts[j]
-                weight += node.weights[j]
+            let i = childIndex(node, hint, order, &work)
+            node.counts.withUnsafeBufferPointer { counts in
+                node.weights.withUnsafeBufferPointer { weights in
+                    for j in 0..<i {
+                        index += counts[j]
+                        weight += weights[j]
+                    }
+                }
             }
             node = node.children[i]
         }
-        let j = leafLowerBound(node, order)
-        for e in node.elements[0..<j] { weight += e.weight }
-        var match: Element? = nil
-        if j < node.elements.count {
-            counters.comparisons += 1
-            if order(node.elements[j]) == 0 { match = node.elements[j] }
+        let j = leafLowerBound(node, hint, order, &work)
+        return node.elements.withUnsafeBufferPointer { elements in
+            for e in elements[0..<j] { weight += e.weight }
+            var match: Element? = nil
+            if j < elements.count {
+                work.comparisons += 1
+                if order(elements[j]) == 0 { match = elements[j] }
+            }
+            return (index + j, weight, match)
         }
-        return (index + j, weight, match)
     }
 
     /// The element at `index` (0-based, in order) and the weight of the elements before it.
     func select(_ index: Int) -> (element: Element, weightBefore: Int) {
         precondition(index >= 0 && index < count, "CountedBTree index out of range")
+        var work = TreeCounters()
+        defer { record(work) }
         var node = root
         var rest = index, weight = 0
         while true {
-            counters.nodeVisits += 1
+            work.nodeVisits += 1
             if node.isLeaf { break }
             var i = 0
             while rest >= node.counts[i] {
@@ -137,10 +186,12 @@ final class CountedBTree<Element: CountedTreeElement> {
     /// its index, and the weight before it.
     func selectByWeight(_ offset: Int) -> (element: Element, index: Int, weightBefore: Int) {
         precondition(offset >= 0 && offset < totalWeight, "CountedBTree weight offset out of range")
+        var work = TreeCounters()
+        defer { record(work) }
         var node = root
         var rest = offset, index = 0, weight = 0
         while true {
-            counters.nodeVisits += 1
+            work.nodeVisits += 1
             if node.isLeaf { break }
             var i = 0
             while rest >= node.weights[i] {
@@ -185,9 +236,14 @@ final class CountedBTree<Element: CountedTreeElement> {
 
     // MARK: - Insert
 
-    /// Inserts `element`, which must not be in the tree, at its place under `order` (which compares with it).
-    func insert(_ element: Element, _ order: (Element) -> Int) {
-        if let right = insert(element, into: root, order) {
+    /// Inserts `element`, which must not be in the tree, at its place under `order` (which compares with it);
+    /// returns its index (the number of elements before it), found by the same descent.
+    @discardableResult
+    func insert(_ element: Element, _ order: (Element) -> Int) -> Int {
+        var work = TreeCounters()
+        defer { record(work) }
+        var index = 0
+        if let right = insert(element, into: root, element.orderHint, order, &index, &work) {
             let newRoot = Node(isLeaf: false)
             for node in [root, right] {
                 newRoot.children.append(node)
@@ -199,19 +255,24 @@ final class CountedBTree<Element: CountedTreeElement> {
         }
         count += 1
         totalWeight += element.weight
+        return index
     }
 
-    /// Inserts into the subtree of `node`; returns the new right sibling when `node` split.
-    private func insert(_ element: Element, into node: Node, _ order: (Element) -> Int) -> Node? {
-        counters.nodeVisits += 1
+    /// Inserts into the subtree of `node`, adding the elements before it in that subtree to `index`; returns the
+    /// new right sibling when `node` split.
+    private func insert(_ element: Element, into node: Node, _ hint: UInt64, _ order: (Element) -> Int,
+                        _ index: inout Int, _ work: inout TreeCounters) -> Node? {
+        work.nodeVisits += 1
         if node.isLeaf {
-            let j = leafLowerBound(node, order)
+            let j = leafLowerBound(node, hint, order, &work)
+            index += j
             node.elements.insert(element, at: j)
             return node.elements.count > capacity ? split(node) : nil
         }
-        let i = childIndex(node, order)
+        let i = childIndex(node, hint, order, &work)
+        index += CountedBTree.countBefore(node, i)
         let child = node.children[i]
-        let right = insert(element, into: child, order)
+        let right = insert(element, into: child, hint, order, &index, &work)
         node.firsts[i] = child.first
         if let right {
             let rightCount = right.elementCount, rightWeight = right.totalWeight
@@ -252,28 +313,35 @@ final class CountedBTree<Element: CountedTreeElement> {
 
     // MARK: - Remove and update
 
-    /// Removes the element equal to the key of `order`; returns it, or `nil` when there is none.
+    /// Removes the element equal to the key of `order`; returns it and its index before the removal (found by
+    /// the same descent), or `nil` when there is none.
     @discardableResult
-    func remove(_ order: (Element) -> Int) -> Element? {
-        guard let removed = remove(from: root, order) else { return nil }
+    func remove(hint: UInt64, _ order: (Element) -> Int) -> (element: Element, index: Int)? {
+        var work = TreeCounters()
+        defer { record(work) }
+        var index = 0
+        guard let removed = remove(from: root, hint, order, &index, &work) else { return nil }
         count -= 1
         totalWeight -= removed.weight
         while !root.isLeaf && root.children.count == 1 { root = root.children[0] }
-        return removed
+        return (removed, index)
     }
 
-    private func remove(from node: Node, _ order: (Element) -> Int) -> Element? {
-        counters.nodeVisits += 1
+    private func remove(from node: Node, _ hint: UInt64, _ order: (Element) -> Int, _ index: inout Int,
+                        _ work: inout TreeCounters) -> Element? {
+        work.nodeVisits += 1
         if node.isLeaf {
-            let j = leafLowerBound(node, order)
+            let j = leafLowerBound(node, hint, order, &work)
             guard j < node.elements.count else { return nil }
-            counters.comparisons += 1
+            work.comparisons += 1
             guard order(node.elements[j]) == 0 else { return nil }
+            index += j
             return node.elements.remove(at: j)
         }
-        let i = childIndex(node, order)
+        let i = childIndex(node, hint, order, &work)
         let child = node.children[i]
-        guard let removed = remove(from: child, order) else { return nil }
+        guard let removed = remove(from: child, hint, order, &index, &work) else { return nil }
+        index += CountedBTree.countBefore(node, i)
         node.counts[i] -= 1
         node.weights[i] -= removed.weight
         if child.slotCount == 0 {
@@ -288,25 +356,28 @@ final class CountedBTree<Element: CountedTreeElement> {
     /// Changes the element equal to the key of `order` in place with `body`, which may change its weight but
     /// not its place in the order. Returns `false` when there is no such element.
     @discardableResult
-    func update(_ order: (Element) -> Int, _ body: (inout Element) -> Void) -> Bool {
-        guard let delta = update(node: root, order, body) else { return false }
+    func update(hint: UInt64, _ order: (Element) -> Int, _ body: (inout Element) -> Void) -> Bool {
+        var work = TreeCounters()
+        defer { record(work) }
+        guard let delta = update(node: root, hint, order, body, &work) else { return false }
         totalWeight += delta
         return true
     }
 
-    private func update(node: Node, _ order: (Element) -> Int, _ body: (inout Element) -> Void) -> Int? {
-        counters.nodeVisits += 1
+    private func update(node: Node, _ hint: UInt64, _ order: (Element) -> Int, _ body: (inout Element) -> Void,
+                        _ work: inout TreeCounters) -> Int? {
+        work.nodeVisits += 1
         if node.isLeaf {
-            let j = leafLowerBound(node, order)
+            let j = leafLowerBound(node, hint, order, &work)
             guard j < node.elements.count else { return nil }
-            counters.comparisons += 1
+            work.comparisons += 1
             guard order(node.elements[j]) == 0 else { return nil }
             let old = node.elements[j].weight
             body(&node.elements[j])
             return node.elements[j].weight - old
         }
-        let i = childIndex(node, order)
-        guard let delta = update(node: node.children[i], order, body) else { return nil }
+        let i = childIndex(node, hint, order, &work)
+        guard let delta = update(node: node.children[i], hint, order, body, &work) else { return nil }
         node.weights[i] += delta
         node.firsts[i] = node.children[i].first
         return delta
@@ -410,7 +481,10 @@ final class CountedBTree<Element: CountedTreeElement> {
             if node.isLeaf {
                 if let d = leafDepth { precondition(d == depth, "leaves at different depths") } else { leafDepth = depth }
                 for e in node.elements {
-                    if let p = previous { precondition(less(p, e), "elements out of order") }
+                    if let p = previous {
+                        precondition(less(p, e), "elements out of order")
+                        precondition(p.orderHint <= e.orderHint, "order hints are not monotone")
+                    }
                     previous = e
                 }
                 return (node.elements.count, node.totalWeight)

@@ -95,7 +95,7 @@ final class OrderedRows {
     /// The number of stored rows before `key` (stored or not), and whether `key` is stored.
     func lowerBound(_ key: UnsafeRawBufferPointer) -> (index: Int, matched: Bool) {
         let prefix = RowSlot.prefix(key)
-        let found = tree.lowerBound { compare($0, key, prefix) }
+        let found = tree.lowerBound(hint: prefix.0) { compare($0, key, prefix) }
         return (found.index, found.match != nil)
     }
 
@@ -125,31 +125,57 @@ final class OrderedRows {
 
     // MARK: - Changes
 
-    /// Adds the row with key `key` (its id starting at `idStart`), whose id is not stored.
-    func insert(_ key: UnsafeRawBufferPointer, idStart: Int) {
-        precondition(slab.find(idBytes: UnsafeRawBufferPointer(rebasing: key[idStart...])) == nil,
-                     "OrderedRows: id \(KeyEncoding.id(key, at: idStart)) is already stored")
-        let raw = slab.add(key, idStart: idStart)
-        let prefix = RowSlot.prefix(key)
-        tree.insert(RowSlot(raw: raw, key: key)) { compare($0, key, prefix) }
-        let sectionKey = UnsafeRawBufferPointer(rebasing: key[..<order.sectionEnd(key)])
-        sections.add(1, to: sectionKey) { order.sectionValue(key) }
+    /// Adds the row with key `key` (its id starting at `idStart`), whose id is not stored (the slab's one
+    /// index probe traps otherwise); returns its global rank.
+    @discardableResult
+    func insert(_ key: UnsafeRawBufferPointer, idStart: Int) -> Int {
+        attach(slot: slab.add(key, idStart: idStart), key)
     }
 
-    /// Adds a row whose id is not stored.
-    func insert(_ key: RowKey) {
+    /// Puts the row in slot `raw`, whose key in the slab is `key`, into the order; returns its global rank.
+    private func attach(slot raw: UInt32, _ key: UnsafeRawBufferPointer) -> Int {
+        let prefix = RowSlot.prefix(key)
+        let rank = tree.insert(RowSlot(raw: raw, key: key)) { compare($0, key, prefix) }
+        let sectionKey = UnsafeRawBufferPointer(rebasing: key[..<order.sectionEnd(key)])
+        sections.add(1, to: sectionKey) { order.sectionValue(key) }
+        return rank
+    }
+
+    /// Adds a row whose id is not stored; returns its global rank.
+    @discardableResult
+    func insert(_ key: RowKey) -> Int {
         key.bytes.withUnsafeBytes { insert($0, idStart: key.idStart) }
     }
 
-    /// Removes the row in slot `raw`.
-    func remove(slot raw: UInt32) {
+    /// Removes the row in slot `raw`; returns its global rank before the removal.
+    @discardableResult
+    func remove(slot raw: UInt32) -> Int {
+        let rank = detach(slot: raw)
+        slab.remove(raw)
+        return rank
+    }
+
+    /// Takes the row in slot `raw` out of the order but keeps its slot and id (for ``reattach(slot:_:idStart:)``
+    /// with a new key); returns its global rank before. Until it is reattached, the row is in the slab and not
+    /// in the order: ranks and counts leave it out, and its id cannot be inserted again.
+    func detach(slot raw: UInt32) -> Int {
         slab.withKey(raw) { key, _ in
             let prefix = RowSlot.prefix(key)
-            tree.remove { compare($0, key, prefix) }
+            guard let removed = tree.remove(hint: prefix.0, { compare($0, key, prefix) }) else {
+                preconditionFailure("OrderedRows: a detached row is not in the order")
+            }
             let sectionKey = UnsafeRawBufferPointer(rebasing: key[..<order.sectionEnd(key)])
             sections.add(-1, to: sectionKey) { .null }
+            return removed.index
         }
-        slab.remove(raw)
+    }
+
+    /// Puts the row detached from slot `raw` back into the order with key `key` (the same id; its id's place in
+    /// the slab's index is kept, so a move probes no index); returns its global rank.
+    @discardableResult
+    func reattach(slot raw: UInt32, _ key: UnsafeRawBufferPointer, idStart: Int) -> Int {
+        slab.replaceKey(raw, with: key, idStart: idStart)
+        return attach(slot: raw, key)
     }
 
     /// Removes the row with `id`; returns its key, or `nil` when it is not stored.
@@ -166,8 +192,6 @@ final class OrderedRows {
     /// Stores a row for the next ``finishLoad()`` (the structure must be empty, the id not staged yet).
     func stage(_ key: UnsafeRawBufferPointer, idStart: Int) {
         precondition(count == 0, "OrderedRows.stage needs an empty structure")
-        precondition(slab.find(idBytes: UnsafeRawBufferPointer(rebasing: key[idStart...])) == nil,
-                     "OrderedRows: id \(KeyEncoding.id(key, at: idStart)) is given twice")
         staged.append(RowSlot(raw: slab.add(key, idStart: idStart), key: key))
     }
 

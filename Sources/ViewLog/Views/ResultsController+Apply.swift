@@ -42,10 +42,16 @@ extension ResultsController {
             return ChangeSet(from: delta.from, to: delta.to, isSectioned: isSectioned, sectionChanges: [], rowChanges: [])
         }
 
+        // One touched row of a view without sections: its ranks come from the descents that remove and add it
+        // (two instead of four), because its index paths need no section counts from before the change.
+        let single = touchedCount == 1 && !isSectioned
+
         // Before: ranks, edge rows, index paths, candidate sections.
         let before = window
-        for i in 0..<touchedCount {
-            if let key = s.tracked[i].oldKey { s.tracked[i].oldRank = rank(of: key, in: s) }
+        if !single {
+            for i in 0..<touchedCount {
+                if let key = s.tracked[i].oldKey { s.tracked[i].oldRank = rank(of: key, in: s) }
+            }
         }
         forEachEdgeRange(reach: touchedCount) { range in
             var rank = range.lowerBound
@@ -65,19 +71,40 @@ extension ResultsController {
         }
         if isSectioned { collectSections(&s, before: before) }
 
-        // Change the rows: remove old places, then add new ones.
-        for t in s.tracked[0..<touchedCount] {
-            if let slot = t.slot, !s.same(t.oldKey!, t.newKey) { rows.remove(slot: slot) }
-        }
-        for t in s.tracked[0..<touchedCount] {
-            if let new = t.newKey, !s.same(new, t.oldKey) {
-                s.withBytes(new) { rows.insert($0, idStart: new.idStart) }
+        // Change the rows: take old places out (a row that stays keeps its slot and id), then add new ones.
+        for i in 0..<touchedCount {
+            let t = s.tracked[i]
+            guard let slot = t.slot else { continue }
+            if s.same(t.oldKey!, t.newKey) {
+                if single { s.tracked[i].oldRank = rank(of: t.oldKey!, in: s) }
+                continue
             }
+            let r = t.newKey == nil ? rows.remove(slot: slot) : rows.detach(slot: slot)
+            if single { s.tracked[i].oldRank = r }
+        }
+        for i in 0..<touchedCount {
+            let t = s.tracked[i]
+            guard let new = t.newKey else { continue }
+            if s.same(new, t.oldKey) {
+                if single { s.tracked[i].newRank = t.oldRank }
+                continue
+            }
+            let r = s.withBytes(new) { key in
+                if let slot = t.slot { rows.reattach(slot: slot, key, idStart: new.idStart) } else { rows.insert(key, idStart: new.idStart) }
+            }
+            if single { s.tracked[i].newRank = r }
+        }
+        if single, let r = s.tracked[0].oldRank, before.contains(r) {
+            s.tracked[0].from = indexPath(forRank: r, in: before)
         }
 
         // After.
         let after = window
         for i in s.tracked.indices {
+            if single && i == 0 {
+                if let r = s.tracked[0].newRank, after.contains(r) { s.tracked[0].to = indexPath(forRank: r, in: after) }
+                continue
+            }
             if let key = s.tracked[i].newKey {
                 let r = rank(of: key, in: s)
                 s.tracked[i].newRank = r
