@@ -123,6 +123,11 @@ import TestSupport
         #expect(rows.count == values.count)
     }
 
+    /// A tree element is 16 bytes (a 12-byte key prefix and a slot), so a 64-element leaf is 16 cache lines.
+    @Test func aTreeElementIsSixteenBytes() {
+        #expect(MemoryLayout<RowSlot>.stride == 16)
+    }
+
     /// One change to a view of n rows touches O(log n) nodes and comparisons (counted, never timed).
     @Test func oneChangeTouchesLogarithmicallyManyNodes() throws {
         let n = 200_000

@@ -273,7 +273,8 @@ final class CountedBTree<Element: CountedTreeElement> {
         index += CountedBTree.countBefore(node, i)
         let child = node.children[i]
         let right = insert(element, into: child, hint, order, &index, &work)
-        node.firsts[i] = child.first
+        // Only the first child can get a new first element: every other child's first is ≤ the element.
+        if i == 0 { node.firsts[0] = child.first }
         if let right {
             let rightCount = right.elementCount, rightWeight = right.totalWeight
             node.counts[i] += 1 - rightCount

@@ -31,13 +31,19 @@ extension ResultsController {
                 newKey = KeyRef(start: start, end: s.keys.count, idStart: idStart, sectionEnd: sectionEnd)
             }
             guard oldKey != nil || newKey != nil else { continue }
-            if let slot {
-                precondition(s.bySlot.updateValue(s.tracked.count, forKey: slot) == nil, "Delta touches \(object.key) twice")
-            }
             s.tracked.append(TrackedRow(id: id, seq: object.seq, object: j, slot: slot, oldKey: oldKey, newKey: newKey))
             batchSeq = batchSeq.map { forward ? max($0, object.seq) : min($0, object.seq) } ?? object.seq
         }
         let touchedCount = s.tracked.count
+        // Tracked rows by slot: to refuse an object touched twice and to skip tracked rows among the edge rows
+        // (one touched row in a view without a window needs neither).
+        if touchedCount > 1 || fetchRequest.offset > 0 || fetchRequest.limit != nil {
+            for i in 0..<touchedCount {
+                guard let slot = s.tracked[i].slot else { continue }
+                precondition(s.bySlot.updateValue(i, forKey: slot) == nil,
+                             "Delta touches \(delta.objects[s.tracked[i].object].key) twice")
+            }
+        }
         guard let batchSeq else {
             return ChangeSet(from: delta.from, to: delta.to, isSectioned: isSectioned, sectionChanges: [], rowChanges: [])
         }
@@ -275,10 +281,16 @@ extension ResultsController {
     /// sorted by name.
     static func changedAttributes(_ before: ObjectValues?, _ after: ObjectValues?) -> [String] {
         var names: [String] = []
+        var shared = 0  // names of `before` that `after` has too
         if let b = before {
-            for (name, v) in b where !Value.identical(v, after?[name] ?? .null) { names.append(name) }
+            for (name, v) in b {
+                let w = after?[name]
+                if w != nil { shared += 1 }
+                if !Value.identical(v, w ?? .null) { names.append(name) }
+            }
         }
-        if let a = after {
+        // `after`'s names beyond `before`'s (none when every one of its names was met above: no second lookup).
+        if let a = after, a.count > shared {
             for (name, v) in a where before?[name] == nil && !Value.identical(v, .null) { names.append(name) }
         }
         if names.count > 1 { names.sort { Value.compareUTF8($0, $1) < 0 } }
