@@ -123,6 +123,28 @@ import TestSupport
         #expect(rows.count == values.count)
     }
 
+    /// A row that moves inside its section leaves the section counts alone (no descent in the sections tree);
+    /// a row that changes section moves its count.
+    @Test func aMoveInsideASectionDoesNotTouchTheSectionCounts() {
+        let order = RowOrder(ascending: [true, true], isSectioned: true, keyPaths: ["s", "k"], types: [.string, .int],
+                             idType: .int)
+        let rows = OrderedRows(order: order, capacity: 4)
+        for i in 0..<40 { rows.insert(order.key(id: .int(Int64(i)), keyValues: [.string(i % 2 == 0 ? "a" : "b"), .int(Int64(i))])) }
+        func move(_ id: Int64, _ values: [Value]) {
+            let key = order.key(id: .int(id), keyValues: values)
+            guard let slot = rows.slot(of: .int(id)) else { Issue.record("row \(id) not found"); return }
+            _ = rows.detach(slot: slot)
+            key.bytes.withUnsafeBytes { _ = rows.reattach(slot: slot, $0, idStart: key.idStart) }
+        }
+        rows.sections.counters = TreeCounters()
+        move(4, [.string("a"), .int(100)])
+        #expect(rows.sections.counters == TreeCounters())
+        move(6, [.string("b"), .int(100)])
+        #expect(rows.sections.counters.nodeVisits > 0)
+        rows.checkInvariants()
+        #expect(rows.sections.section(at: 0).rows == 19 && rows.sections.section(at: 1).rows == 21)
+    }
+
     /// A tree element is 16 bytes (a 12-byte key prefix and a slot), so a 64-element leaf is 16 cache lines.
     @Test func aTreeElementIsSixteenBytes() {
         #expect(MemoryLayout<RowSlot>.stride == 16)
