@@ -18,6 +18,13 @@ struct TreeCounters: Sendable, Hashable {
     var comparisons = 0
 }
 
+/// The element count and total weight of one child of an inner node of a ``CountedBTree``, side by side (one
+/// buffer and one cache line for both, where a change updates both).
+struct ChildSize {
+    var count: Int
+    var weight: Int
+}
+
 /// An order-statistic B+tree: elements live in leaves in order; every inner node keeps, per child, the
 /// child's element count, total weight and first element. Insert, remove, rank and select are O(log n) with
 /// O(capacity) work per level and no memory move larger than one node.
@@ -33,16 +40,26 @@ final class CountedBTree<Element: CountedTreeElement> {
         /// Inner only: the children, and per child its first element, element count and weight.
         var children: [Node] = []
         var firsts: [Element] = []
-        var counts: [Int] = []
-        var weights: [Int] = []
+        var sizes: [ChildSize] = []
 
         init(isLeaf: Bool) { self.isLeaf = isLeaf }
 
         var slotCount: Int { isLeaf ? elements.count : children.count }
         var first: Element { isLeaf ? elements[0] : firsts[0] }
-        var elementCount: Int { isLeaf ? elements.count : counts.reduce(0, +) }
+        var elementCount: Int { isLeaf ? elements.count : sizes.reduce(0) { $0 + $1.count } }
         var totalWeight: Int {
-            isLeaf ? elements.reduce(0) { $0 + $1.weight } : weights.reduce(0, +)
+            isLeaf ? elements.reduce(0) { $0 + $1.weight } : sizes.reduce(0) { $0 + $1.weight }
+        }
+        /// This node's element count and weight, as its parent keeps them.
+        var size: ChildSize { ChildSize(count: elementCount, weight: totalWeight) }
+
+        /// Adds to the count and weight of child `i` (one access to the buffer).
+        @inline(__always)
+        func grow(_ i: Int, count: Int, weight: Int) {
+            sizes.withUnsafeMutableBufferPointer { s in
+                s[i].count += count
+                s[i].weight += weight
+            }
         }
     }
 
@@ -113,9 +130,9 @@ final class CountedBTree<Element: CountedTreeElement> {
     /// The number of elements of the children of inner `node` before child `i`.
     @inline(__always)
     private static func countBefore(_ node: Node, _ i: Int) -> Int {
-        node.counts.withUnsafeBufferPointer { counts in
+        node.sizes.withUnsafeBufferPointer { sizes in
             var n = 0
-            for j in 0..<i { n += counts[j] }
+            for j in 0..<i { n += sizes[j].count }
             return n
         }
     }
@@ -138,12 +155,10 @@ final class CountedBTree<Element: CountedTreeElement> {
             work.nodeVisits += 1
             if node.isLeaf { break }
             let i = childIndex(node, hint, order, &work)
-            node.counts.withUnsafeBufferPointer { counts in
-                node.weights.withUnsafeBufferPointer { weights in
-                    for j in 0..<i {
-                        index += counts[j]
-                        weight += weights[j]
-                    }
+            node.sizes.withUnsafeBufferPointer { sizes in
+                for j in 0..<i {
+                    index += sizes[j].count
+                    weight += sizes[j].weight
                 }
             }
             node = node.children[i]
@@ -171,9 +186,9 @@ final class CountedBTree<Element: CountedTreeElement> {
             work.nodeVisits += 1
             if node.isLeaf { break }
             var i = 0
-            while rest >= node.counts[i] {
-                rest -= node.counts[i]
-                weight += node.weights[i]
+            while rest >= node.sizes[i].count {
+                rest -= node.sizes[i].count
+                weight += node.sizes[i].weight
                 i += 1
             }
             node = node.children[i]
@@ -194,10 +209,10 @@ final class CountedBTree<Element: CountedTreeElement> {
             work.nodeVisits += 1
             if node.isLeaf { break }
             var i = 0
-            while rest >= node.weights[i] {
-                rest -= node.weights[i]
-                weight += node.weights[i]
-                index += node.counts[i]
+            while rest >= node.sizes[i].weight {
+                rest -= node.sizes[i].weight
+                weight += node.sizes[i].weight
+                index += node.sizes[i].count
                 i += 1
             }
             node = node.children[i]
@@ -224,8 +239,8 @@ final class CountedBTree<Element: CountedTreeElement> {
         }
         var skip = skipping
         for (i, child) in node.children.enumerated() {
-            if skip >= node.counts[i] {
-                skip -= node.counts[i]
+            if skip >= node.sizes[i].count {
+                skip -= node.sizes[i].count
                 continue
             }
             if !visit(child, skipping: skip, body) { return false }
@@ -248,8 +263,7 @@ final class CountedBTree<Element: CountedTreeElement> {
             for node in [root, right] {
                 newRoot.children.append(node)
                 newRoot.firsts.append(node.first)
-                newRoot.counts.append(node.elementCount)
-                newRoot.weights.append(node.totalWeight)
+                newRoot.sizes.append(node.size)
             }
             root = newRoot
         }
@@ -277,16 +291,13 @@ final class CountedBTree<Element: CountedTreeElement> {
         if i == 0 { node.firsts[0] = child.first }
         if let right {
             let rightCount = right.elementCount, rightWeight = right.totalWeight
-            node.counts[i] += 1 - rightCount
-            node.weights[i] += element.weight - rightWeight
+            node.grow(i, count: 1 - rightCount, weight: element.weight - rightWeight)
             node.children.insert(right, at: i + 1)
             node.firsts.insert(right.first, at: i + 1)
-            node.counts.insert(rightCount, at: i + 1)
-            node.weights.insert(rightWeight, at: i + 1)
+            node.sizes.insert(ChildSize(count: rightCount, weight: rightWeight), at: i + 1)
             return node.children.count > capacity ? split(node) : nil
         }
-        node.counts[i] += 1
-        node.weights[i] += element.weight
+        node.grow(i, count: 1, weight: element.weight)
         return nil
     }
 
@@ -302,12 +313,10 @@ final class CountedBTree<Element: CountedTreeElement> {
             let mid = node.children.count / 2
             right.children = Array(node.children[mid...])
             right.firsts = Array(node.firsts[mid...])
-            right.counts = Array(node.counts[mid...])
-            right.weights = Array(node.weights[mid...])
+            right.sizes = Array(node.sizes[mid...])
             node.children.removeSubrange(mid...)
             node.firsts.removeSubrange(mid...)
-            node.counts.removeSubrange(mid...)
-            node.weights.removeSubrange(mid...)
+            node.sizes.removeSubrange(mid...)
         }
         return right
     }
@@ -343,8 +352,7 @@ final class CountedBTree<Element: CountedTreeElement> {
         let child = node.children[i]
         guard let removed = remove(from: child, hint, order, &index, &work) else { return nil }
         index += CountedBTree.countBefore(node, i)
-        node.counts[i] -= 1
-        node.weights[i] -= removed.weight
+        node.grow(i, count: -1, weight: -removed.weight)
         if child.slotCount == 0 {
             removeChild(i, of: node)
         } else {
@@ -379,7 +387,7 @@ final class CountedBTree<Element: CountedTreeElement> {
         }
         let i = childIndex(node, hint, order, &work)
         guard let delta = update(node: node.children[i], hint, order, body, &work) else { return nil }
-        node.weights[i] += delta
+        node.grow(i, count: 0, weight: delta)
         node.firsts[i] = node.children[i].first
         return delta
     }
@@ -387,8 +395,7 @@ final class CountedBTree<Element: CountedTreeElement> {
     private func removeChild(_ i: Int, of node: Node) {
         node.children.remove(at: i)
         node.firsts.remove(at: i)
-        node.counts.remove(at: i)
-        node.weights.remove(at: i)
+        node.sizes.remove(at: i)
     }
 
     /// Merges the underfull child `i` with a sibling, or evens out their slots when both do not fit in one.
@@ -401,11 +408,9 @@ final class CountedBTree<Element: CountedTreeElement> {
             } else {
                 left.children += right.children
                 left.firsts += right.firsts
-                left.counts += right.counts
-                left.weights += right.weights
+                left.sizes += right.sizes
             }
-            node.counts[l] += node.counts[l + 1]
-            node.weights[l] += node.weights[l + 1]
+            node.grow(l, count: node.sizes[l + 1].count, weight: node.sizes[l + 1].weight)
             removeChild(l + 1, of: node)
             return
         }
@@ -417,16 +422,14 @@ final class CountedBTree<Element: CountedTreeElement> {
             left.elements = all
         } else {
             let children = left.children + right.children, firsts = left.firsts + right.firsts
-            let counts = left.counts + right.counts, weights = left.weights + right.weights
+            let sizes = left.sizes + right.sizes
             left.children = Array(children[..<target]); right.children = Array(children[target...])
             left.firsts = Array(firsts[..<target]); right.firsts = Array(firsts[target...])
-            left.counts = Array(counts[..<target]); right.counts = Array(counts[target...])
-            left.weights = Array(weights[..<target]); right.weights = Array(weights[target...])
+            left.sizes = Array(sizes[..<target]); right.sizes = Array(sizes[target...])
         }
         for (k, child) in [(l, left), (l + 1, right)] {
             node.firsts[k] = child.first
-            node.counts[k] = child.elementCount
-            node.weights[k] = child.totalWeight
+            node.sizes[k] = child.size
         }
     }
 
@@ -456,8 +459,7 @@ final class CountedBTree<Element: CountedTreeElement> {
                 for child in level[from..<end] {
                     parent.children.append(child)
                     parent.firsts.append(child.first)
-                    parent.counts.append(child.elementCount)
-                    parent.weights.append(child.totalWeight)
+                    parent.sizes.append(child.size)
                 }
                 next.append(parent)
                 from = end
@@ -490,14 +492,14 @@ final class CountedBTree<Element: CountedTreeElement> {
                 }
                 return (node.elements.count, node.totalWeight)
             }
-            precondition(node.children.count == node.firsts.count && node.children.count == node.counts.count
-                         && node.children.count == node.weights.count, "inner node arrays differ in length")
+            precondition(node.children.count == node.firsts.count && node.children.count == node.sizes.count,
+                         "inner node arrays differ in length")
             if isRoot { precondition(node.children.count >= 2, "inner root with one child") }
             var total = (count: 0, weight: 0)
             for (i, child) in node.children.enumerated() {
                 let sub = check(child, depth: depth + 1, isRoot: false)
-                precondition(sub.count == node.counts[i], "child count is stale")
-                precondition(sub.weight == node.weights[i], "child weight is stale")
+                precondition(sub.count == node.sizes[i].count, "child count is stale")
+                precondition(sub.weight == node.sizes[i].weight, "child weight is stale")
                 precondition(!less(node.firsts[i], child.first) && !less(child.first, node.firsts[i]),
                              "child first element is stale")
                 total.count += sub.count
