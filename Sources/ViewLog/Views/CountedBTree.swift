@@ -149,7 +149,8 @@ final class CountedBTree<Element: CountedTreeElement> {
     func lowerBound(hint: UInt64, _ order: (Element) -> Int) -> (index: Int, weightBefore: Int, match: Element?) {
         var work = TreeCounters()
         defer { record(work) }
-        var node = root
+        // Unretained: the descent only reads, and the tree keeps every node alive.
+        unowned(unsafe) var node = root
         var index = 0, weight = 0
         while true {
             work.nodeVisits += 1
@@ -180,7 +181,8 @@ final class CountedBTree<Element: CountedTreeElement> {
         precondition(index >= 0 && index < count, "CountedBTree index out of range")
         var work = TreeCounters()
         defer { record(work) }
-        var node = root
+        // Unretained: the descent only reads, and the tree keeps every node alive.
+        unowned(unsafe) var node = root
         var rest = index, weight = 0
         while true {
             work.nodeVisits += 1
@@ -203,7 +205,8 @@ final class CountedBTree<Element: CountedTreeElement> {
         precondition(offset >= 0 && offset < totalWeight, "CountedBTree weight offset out of range")
         var work = TreeCounters()
         defer { record(work) }
-        var node = root
+        // Unretained: the descent only reads, and the tree keeps every node alive.
+        unowned(unsafe) var node = root
         var rest = offset, index = 0, weight = 0
         while true {
             work.nodeVisits += 1
@@ -285,7 +288,8 @@ final class CountedBTree<Element: CountedTreeElement> {
         }
         let i = childIndex(node, hint, order, &work)
         index += CountedBTree.countBefore(node, i)
-        let child = node.children[i]
+        // Unretained: `node.children` keeps the child alive until `removeChild`, after which it is not used.
+        unowned(unsafe) let child = node.children[i]
         let right = insert(element, into: child, hint, order, &index, &work)
         // Only the first child can get a new first element: every other child's first is ≤ the element.
         if i == 0 { node.firsts[0] = child.first }
@@ -349,7 +353,8 @@ final class CountedBTree<Element: CountedTreeElement> {
             return node.elements.remove(at: j)
         }
         let i = childIndex(node, hint, order, &work)
-        let child = node.children[i]
+        // Unretained: `node.children` keeps the child alive until `removeChild`, after which it is not used.
+        unowned(unsafe) let child = node.children[i]
         guard let removed = remove(from: child, hint, order, &index, &work) else { return nil }
         index += CountedBTree.countBefore(node, i)
         node.grow(i, count: -1, weight: -removed.weight)
