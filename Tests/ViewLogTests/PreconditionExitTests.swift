@@ -23,31 +23,14 @@ struct PreconditionExitTests {
     /// an id still traps, also after the first row moved (kept its slot, new key) or after other rows came and went.
     @Test func insertingAStoredIDTraps() async {
         await #expect(processExitsWith: .failure) {
-            let order = RowOrder(ascending: [true], isSectioned: false, keyPaths: ["k"], types: [.int], idType: .int)
-            let rows = OrderedRows(order: order, capacity: 4)
-            for i in 0..<50 { rows.insert(order.key(id: .int(Int64(i)), keyValues: [.int(Int64(i % 7))])) }
-            for i in stride(from: 1, to: 50, by: 3) { rows.remove(.int(Int64(i))) }
-            let moved = order.key(id: .int(42), keyValues: [.int(99)])
-            if let slot = rows.slot(of: .int(42)) {
-                _ = rows.detach(slot: slot)
-                moved.bytes.withUnsafeBytes { _ = rows.reattach(slot: slot, $0, idStart: moved.idStart) }
-            }
+            let (rows, order) = rowsAfterMovesAndRemovals()
             rows.insert(order.key(id: .int(42), keyValues: [.int(3)]))
         }
     }
 
-    /// Without the trap, the duplicate check would be a silent second row: the same sequence with a fresh id
-    /// passes (so the trap above comes from the duplicate, not from the setup).
+    /// The same sequence with a fresh id passes (so the trap above comes from the duplicate, not from the setup).
     @Test func insertingAFreshIDAfterAMoveDoesNotTrap() {
-        let order = RowOrder(ascending: [true], isSectioned: false, keyPaths: ["k"], types: [.int], idType: .int)
-        let rows = OrderedRows(order: order, capacity: 4)
-        for i in 0..<50 { rows.insert(order.key(id: .int(Int64(i)), keyValues: [.int(Int64(i % 7))])) }
-        for i in stride(from: 1, to: 50, by: 3) { rows.remove(.int(Int64(i))) }
-        let moved = order.key(id: .int(42), keyValues: [.int(99)])
-        if let slot = rows.slot(of: .int(42)) {
-            _ = rows.detach(slot: slot)
-            moved.bytes.withUnsafeBytes { _ = rows.reattach(slot: slot, $0, idStart: moved.idStart) }
-        }
+        let (rows, order) = rowsAfterMovesAndRemovals()
         rows.insert(order.key(id: .int(1042), keyValues: [.int(3)]))
         rows.checkInvariants()
         #expect(rows.count == 50 - 17 + 1)
@@ -65,4 +48,18 @@ struct PreconditionExitTests {
 func putInAReadTransaction() throws {
     let store = try LogStore.create(at: newStorePath(), schema: try employeesSchema(), options: StoreOptions(durable: false))
     try store.environment.read { txn in try txn.put(store.metaDB, key: [1], value: [1]) }
+}
+
+/// 50 rows in small nodes, every third removed, and row 42 moved to the end (it keeps its slot).
+func rowsAfterMovesAndRemovals() -> (OrderedRows, RowOrder) {
+    let order = RowOrder(ascending: [true], isSectioned: false, keyPaths: ["k"], types: [.int], idType: .int)
+    let rows = OrderedRows(order: order, capacity: 4)
+    for i in 0..<50 { rows.insert(order.key(id: .int(Int64(i)), keyValues: [.int(Int64(i % 7))])) }
+    for i in stride(from: 1, to: 50, by: 3) { rows.remove(.int(Int64(i))) }
+    let moved = order.key(id: .int(42), keyValues: [.int(99)])
+    if let slot = rows.slot(of: .int(42)) {
+        _ = rows.detach(slot: slot)
+        moved.bytes.withUnsafeBytes { _ = rows.reattach(slot: slot, $0, idStart: moved.idStart) }
+    }
+    return (rows, order)
 }

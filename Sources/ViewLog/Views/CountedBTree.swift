@@ -95,36 +95,34 @@ final class CountedBTree<Element: CountedTreeElement> {
         return lo..<hi
     }
 
+    /// The number of `elements` before the key (whose hint is `hint`), or before or equal to it when `orEqual`:
+    /// elements skipped by hint, then a binary search with `order` among the ties.
+    @inline(__always)
+    private static func position(in elements: UnsafeBufferPointer<Element>, _ hint: UInt64, orEqual: Bool,
+                                 _ order: (Element) -> Int, _ work: inout TreeCounters) -> Int {
+        let ties = tieRange(elements, hint)
+        var lo = ties.lowerBound, hi = ties.upperBound
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            work.comparisons += 1
+            let c = order(elements[mid])
+            if c < 0 || (orEqual && c == 0) { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
     /// The child of `node` whose range holds the key (whose hint is `hint`): the last child whose first element
     /// is ≤ the key (or the first child). Searches one buffer (one exclusivity check per node, not per
     /// comparison) and counts into the caller's `work`, which the public operation adds to ``counters`` once.
     @inline(__always)
     private func childIndex(_ node: Node, _ hint: UInt64, _ order: (Element) -> Int, _ work: inout TreeCounters) -> Int {
-        node.firsts.withUnsafeBufferPointer { firsts in
-            let ties = CountedBTree.tieRange(firsts, hint)
-            var lo = ties.lowerBound, hi = ties.upperBound
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                work.comparisons += 1
-                if order(firsts[mid]) <= 0 { lo = mid + 1 } else { hi = mid }
-            }
-            return max(0, lo - 1)
-        }
+        node.firsts.withUnsafeBufferPointer { max(0, CountedBTree.position(in: $0, hint, orEqual: true, order, &work) - 1) }
     }
 
     /// Index of the first element of a leaf that is not before the key (whose hint is `hint`).
     @inline(__always)
     private func leafLowerBound(_ node: Node, _ hint: UInt64, _ order: (Element) -> Int, _ work: inout TreeCounters) -> Int {
-        node.elements.withUnsafeBufferPointer { elements in
-            let ties = CountedBTree.tieRange(elements, hint)
-            var lo = ties.lowerBound, hi = ties.upperBound
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                work.comparisons += 1
-                if order(elements[mid]) < 0 { lo = mid + 1 } else { hi = mid }
-            }
-            return lo
-        }
+        node.elements.withUnsafeBufferPointer { CountedBTree.position(in: $0, hint, orEqual: false, order, &work) }
     }
 
     /// The number of elements of the children of inner `node` before child `i`.
