@@ -110,7 +110,7 @@ extension LogStore {
             let p = position ?? head
             guard p <= head else { throw StoreError.positionPastHead(position: p, head: head) }
             guard let description = try self.schema(at: p, in: txn).entities[entity] else { return [] }
-            if p == head { return try self.headObjects(of: entity, in: txn).map { ($0.id, description.canonical($0.values)) } }
+            if p == head { return try self.headObjects(of: entity, in: txn, canonicalFor: description) }
             var state: EntityState
             if travel.foldsForward(entriesBefore: p, entriesAfter: head - p) {
                 state = EntityState()
@@ -123,8 +123,10 @@ extension LogStore {
         }
     }
 
-    /// Objects of `entity` at the head, in id order.
-    func headObjects(of entity: String, in txn: LMDBTransaction) throws -> [(id: ObjectID, values: ObjectValues)] {
+    /// Objects of `entity` at the head, in id order; with `description`, their values in its canonical form
+    /// (decoded straight into it, see ``ByteReader/objectValues(canonicalFor:)``).
+    func headObjects(of entity: String, in txn: LMDBTransaction,
+                     canonicalFor description: EntityDescription? = nil) throws -> [(id: ObjectID, values: ObjectValues)] {
         let prefix = ObjectRecordCodec.entityPrefix(entity)
         let format = try self.format(in: txn)
         var out: [(id: ObjectID, values: ObjectValues)] = []
@@ -139,14 +141,18 @@ extension LogStore {
                 }
                 return .stop
             }
-            let key: ObjectKey, record: (values: ObjectValues, seq: UInt64)
+            let id: ObjectID, values: ObjectValues
             do {
-                key = try ObjectRecordCodec.decodeKey(e.key)
-                record = try ObjectRecordCodec.decode(e.value, key: e.key, format: format)
+                id = try ObjectRecordCodec.decodeID(e.key, prefixCount: prefix.count)
+                if let description {
+                    values = try ObjectRecordCodec.decode(e.value, key: e.key, format: format, canonicalFor: description.attributes)
+                } else {
+                    values = try ObjectRecordCodec.decode(e.value, key: e.key, format: format).values
+                }
             } catch {
                 throw StoreError.corrupt(seq: nil, reason: "object record of \(entity) (key \(ObjectRecordCodec.describeKey(e.key))): \(error)")
             }
-            out.append((key.id, record.values))
+            out.append((id, values))
             return .next
         }
         // Key order is id order for int ids (big-endian, sign flipped) but not always for strings vs the view

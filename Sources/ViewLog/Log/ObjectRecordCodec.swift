@@ -84,6 +84,62 @@
         return (values, seq)
     }
 
+    /// Decodes a record of a store of log format `format` stored under `key`, its values in the canonical form of
+    /// an entity with `attributes` (see ``ByteReader/objectValues(canonicalFor:)``): the same result and the same
+    /// errors as ``decode(_:key:format:)`` followed by ``EntityDescription/canonical(_:)``.
+    static func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, format: Int,
+                       canonicalFor attributes: [Attribute]) throws(CodecError) -> ObjectValues {
+        let body: UnsafeRawBufferPointer, expected: UInt8
+        if format >= 2 {
+            guard bytes.count >= 13 else { throw .truncated(field: "object record", offset: bytes.count) }
+            body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)])
+            let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self))
+            let computed = CRC32C.checksum(body, seed: CRC32C.checksum(key))
+            guard stored == computed else { throw .checksumMismatch(seq: nil, stored: stored, computed: computed) }
+            expected = checkedRecordVersion
+        } else {
+            body = bytes
+            expected = recordVersion
+        }
+        var r = ByteReader(body)
+        let version = try r.u8("record version")
+        guard version == expected else {
+            throw .invalid(field: "record version", offset: 0,
+                           reason: format >= 2 ? "version \(version) in a store of log format 2" : "unsupported version \(version)")
+        }
+        let seq = try r.u64("seq")
+        guard seq >= 1, seq <= UInt64(Int64.max) else {
+            throw .invalid(field: "seq", offset: 1, reason: "\(seq) is not in 1...\(Int64.max)")
+        }
+        let values = try r.objectValues(canonicalFor: attributes)
+        guard r.isAtEnd else { throw .trailingBytes(offset: r.offset, count: r.remaining) }
+        return values
+    }
+
+    /// Decodes the id of an object's LMDB key that starts with `prefix` (its entity's ``entityPrefix(_:)``): the
+    /// same id and errors as ``decodeKey(_:)``, without making the entity name.
+    static func decodeID(_ bytes: UnsafeRawBufferPointer, prefixCount: Int) throws(CodecError) -> ObjectID {
+        var r = ByteReader(bytes, offset: prefixCount)
+        let tagAt = r.offset
+        let tag = try r.u8("id tag")
+        switch tag {
+        case IDTag.int:
+            let flipped = try r.u64BigEndian("int id")
+            guard r.isAtEnd else { throw .trailingBytes(offset: r.offset, count: r.remaining) }
+            return .int(Int64(bitPattern: flipped ^ signBit))
+        case IDTag.string:
+            let n = r.remaining
+            guard n <= Limits.idBytesMax else {
+                throw .tooLarge(field: "string id", offset: r.offset, value: n, limit: Limits.idBytesMax)
+            }
+            let at = r.offset
+            let raw = try r.bytes(n, "string id")
+            return .string(try ByteReader.utf8(raw, "string id", at: at))
+        default:
+            throw .invalid(field: "id tag", offset: tagAt, reason: "unknown tag \(tag)")
+        }
+    }
+
     /// Decodes a record of a store of log format `format` (1: unchecked, 2: checksummed under `key`).
     static func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, format: Int) throws(CodecError) -> (values: ObjectValues, seq: UInt64) {
         format >= 2 ? try decode(bytes, key: key) : try decode(bytes)
@@ -152,25 +208,7 @@
         }
         guard end >= 1 else { throw .invalid(field: "entity name", offset: 0, reason: "empty name") }
         let entity = try ByteReader.utf8(UnsafeRawBufferPointer(rebasing: bytes[0..<end]), "entity name", at: 0)
-        var r = ByteReader(bytes, offset: end + 1)
-        let tagAt = r.offset
-        let tag = try r.u8("id tag")
-        switch tag {
-        case IDTag.int:
-            let flipped = try r.u64BigEndian("int id")
-            guard r.isAtEnd else { throw .trailingBytes(offset: r.offset, count: r.remaining) }
-            return ObjectKey(entity: entity, id: .int(Int64(bitPattern: flipped ^ signBit)))
-        case IDTag.string:
-            let n = r.remaining
-            guard n <= Limits.idBytesMax else {
-                throw .tooLarge(field: "string id", offset: r.offset, value: n, limit: Limits.idBytesMax)
-            }
-            let at = r.offset
-            let raw = try r.bytes(n, "string id")
-            return ObjectKey(entity: entity, id: .string(try ByteReader.utf8(raw, "string id", at: at)))
-        default:
-            throw .invalid(field: "id tag", offset: tagAt, reason: "unknown tag \(tag)")
-        }
+        return ObjectKey(entity: entity, id: try decodeID(bytes, prefixCount: end + 1))
     }
 
     /// Decodes an object's LMDB key from an array; the same as the `UnsafeRawBufferPointer` overload.

@@ -225,6 +225,70 @@ extension ByteReader {
         return values
     }
 
+    /// Object values in the canonical form of an entity whose attributes are `attributes` (sorted by name, as
+    /// ``EntityDescription/attributes``): exactly those names, a missing one as `.null`, a name the schema lacks
+    /// dropped — the same as ``EntityDescription/canonical(_:)`` of ``objectValues()``, and the same errors.
+    ///
+    /// A merge walk over the record's names (in the same code-point order), so a name that matches takes the
+    /// attribute's `String` (no string made, no UTF-8 check needed) and no lookup checks the result.
+    mutating func objectValues(canonicalFor attributes: [Attribute]) throws(CodecError) -> ObjectValues {
+        let n = try count("attribute count", limit: Limits.attributesMax, bytesEach: EncodedSize.namedValueMin)
+        var values = ObjectValues(minimumCapacity: attributes.count)
+        var previousName = UnsafeRawBufferPointer(start: nil, count: 0)
+        var j = 0
+        for i in 0..<n {
+            let at = offset
+            let (raw, start) = try rawName("attribute name")
+            var matched: String?
+            while j < attributes.count {  // bounded: j only grows
+                let order = ByteReader.compare(raw, attributes[j].name)
+                if order > 0 {
+                    ByteReader.fillNull(attributes, j, into: &values)
+                    j += 1
+                } else {
+                    if order == 0 { matched = attributes[j].name; j += 1 }
+                    break
+                }
+            }
+            if matched == nil { _ = try ByteReader.utf8(raw, "attribute name", at: start) }
+            guard i == 0 || ByteReader.precedes(previousName, raw) else {
+                throw .invalid(field: "attribute name", offset: at, reason: "names not in strictly increasing order")
+            }
+            previousName = raw
+            let v = try value()
+            if let matched { values[matched] = v }
+        }
+        while j < attributes.count {
+            ByteReader.fillNull(attributes, j, into: &values)
+            j += 1
+        }
+        return values
+    }
+
+    /// Sets `attributes[j]` to `.null` unless it repeats the name before it (which the walk has already set).
+    @inline(__always)
+    private static func fillNull(_ attributes: [Attribute], _ j: Int, into values: inout ObjectValues) {
+        let name = attributes[j].name
+        if j > 0, attributes[j - 1].name == name { return }
+        values[name] = .null
+    }
+
+    /// The byte order of `raw` against `name`'s UTF-8: negative, zero or positive.
+    @inline(__always)
+    static func compare(_ raw: UnsafeRawBufferPointer, _ name: String) -> Int {
+        var name = name
+        return name.withUTF8 { b in
+            let n = min(raw.count, b.count)
+            var i = 0
+            while i < n {
+                let x = raw[i], y = b[i]
+                if x != y { return x < y ? -1 : 1 }
+                i += 1
+            }
+            return raw.count - b.count
+        }
+    }
+
     /// The attributes of an update: (name, new value, previous value) triples, names strictly increasing. With
     /// `side` other than `.both`, the other side's values are stepped over and given empty (a fold needs one).
     mutating func updatePairs(_ side: UpdateValues = .both) throws(CodecError) -> (values: ObjectValues, previous: ObjectValues) {
