@@ -71,6 +71,85 @@ import TestSupport
         for i in stride(from: 0, to: 5000, by: 97) { #expect(loaded.key(at: i) == sorted[i]) }
     }
 
+    /// The ranks that `insert`, `remove(slot:)`, `detach` and `reattach` return from their own descent equal
+    /// `lowerBound` before and after, on random trees of every shape (small nodes split and merge often); a
+    /// moved row keeps its slot and stays findable by id; keys move between inline and apart (long strings).
+    @Test(arguments: [4, 5, 16])
+    func ranksFromRemoveAndInsertEqualLowerBound(capacity: Int) {
+        var rng = ViewTestRNG(seed: Self.seed &+ 77 &+ UInt64(capacity))
+        let order = RowOrder(ascending: [true, false], isSectioned: true, keyPaths: ["s", "k"],
+                             types: [.string, .int], idType: .int)
+        let rows = OrderedRows(order: order, capacity: capacity)
+        var values: [ObjectID: [Value]] = [:]
+        func randomValues() -> [Value] {
+            let s = rng.pick(["a", "b", String(repeating: "long-section-", count: 1 + rng.int(0...4))])
+            return [.string(s), rng.chance(0.1) ? .null : .int(Int64(rng.int(0...30)))]
+        }
+        func rankByLowerBound(_ key: RowKey) -> (index: Int, matched: Bool) {
+            key.bytes.withUnsafeBytes { rows.lowerBound($0) }
+        }
+        for step in 0..<2500 {
+            let id = ObjectID.int(Int64(rng.int(0...300)))
+            if let old = values[id] {
+                let oldKey = order.key(id: id, keyValues: old)
+                let before = rankByLowerBound(oldKey)
+                #expect(before.matched)
+                guard let slot = rows.slot(of: id) else { Issue.record("stored id not found"); return }
+                if rng.chance(0.4) {
+                    #expect(rows.remove(slot: slot) == before.index, "seed \(Self.seed) step \(step)")
+                    values[id] = nil
+                    #expect(rows.slot(of: id) == nil)
+                } else {
+                    let new = randomValues()
+                    let newKey = order.key(id: id, keyValues: new)
+                    #expect(rows.detach(slot: slot) == before.index, "seed \(Self.seed) step \(step)")
+                    let rank = newKey.bytes.withUnsafeBytes { rows.reattach(slot: slot, $0, idStart: newKey.idStart) }
+                    #expect(rank == rankByLowerBound(newKey).index, "seed \(Self.seed) step \(step)")
+                    #expect(rows.slot(of: id) == slot && rows.key(of: id) == newKey)
+                    values[id] = new
+                }
+            } else {
+                let new = randomValues()
+                let key = order.key(id: id, keyValues: new)
+                let expected = rankByLowerBound(key)
+                #expect(!expected.matched)
+                let rank = key.bytes.withUnsafeBytes { rows.insert($0, idStart: key.idStart) }
+                #expect(rank == expected.index && rank == rows.rank(of: id), "seed \(Self.seed) step \(step)")
+                values[id] = new
+            }
+            if step % 100 == 0 { rows.checkInvariants() }
+        }
+        rows.checkInvariants()
+        #expect(rows.count == values.count)
+    }
+
+    /// A row that moves inside its section leaves the section counts alone (no descent in the sections tree);
+    /// a row that changes section moves its count.
+    @Test func aMoveInsideASectionDoesNotTouchTheSectionCounts() {
+        let order = RowOrder(ascending: [true, true], isSectioned: true, keyPaths: ["s", "k"], types: [.string, .int],
+                             idType: .int)
+        let rows = OrderedRows(order: order, capacity: 4)
+        for i in 0..<40 { rows.insert(order.key(id: .int(Int64(i)), keyValues: [.string(i % 2 == 0 ? "a" : "b"), .int(Int64(i))])) }
+        func move(_ id: Int64, _ values: [Value]) {
+            let key = order.key(id: .int(id), keyValues: values)
+            guard let slot = rows.slot(of: .int(id)) else { Issue.record("row \(id) not found"); return }
+            _ = rows.detach(slot: slot)
+            key.bytes.withUnsafeBytes { _ = rows.reattach(slot: slot, $0, idStart: key.idStart) }
+        }
+        rows.sections.counters = TreeCounters()
+        move(4, [.string("a"), .int(100)])
+        #expect(rows.sections.counters == TreeCounters())
+        move(6, [.string("b"), .int(100)])
+        #expect(rows.sections.counters.nodeVisits > 0)
+        rows.checkInvariants()
+        #expect(rows.sections.section(at: 0).rows == 19 && rows.sections.section(at: 1).rows == 21)
+    }
+
+    /// A tree element is 16 bytes (a 12-byte key prefix and a slot), so a 64-element leaf is 16 cache lines.
+    @Test func aTreeElementIsSixteenBytes() {
+        #expect(MemoryLayout<RowSlot>.stride == 16)
+    }
+
     /// One change to a view of n rows touches O(log n) nodes and comparisons (counted, never timed).
     @Test func oneChangeTouchesLogarithmicallyManyNodes() throws {
         let n = 200_000

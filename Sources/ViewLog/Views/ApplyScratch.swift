@@ -61,14 +61,15 @@ struct ApplyScratch {
             self = ApplyScratch()
             return
         }
-        keys.removeAll(keepingCapacity: true)
-        tracked.removeAll(keepingCapacity: true)
+        // `removeAll(keepingCapacity:)` is a generic range replacement even on an empty array: skip those.
+        if !keys.isEmpty { keys.removeAll(keepingCapacity: true) }
+        if !tracked.isEmpty { tracked.removeAll(keepingCapacity: true) }
         if !bySlot.isEmpty { bySlot.removeAll(keepingCapacity: true) }
-        sections.removeAll(keepingCapacity: true)
-        leftRanks.removeAll(keepingCapacity: true)
-        enteredRanks.removeAll(keepingCapacity: true)
-        candidates.removeAll(keepingCapacity: true)
-        byNew.removeAll(keepingCapacity: true)
+        if !sections.isEmpty { sections.removeAll(keepingCapacity: true) }
+        if !leftRanks.isEmpty { leftRanks.removeAll(keepingCapacity: true) }
+        if !enteredRanks.isEmpty { enteredRanks.removeAll(keepingCapacity: true) }
+        if !candidates.isEmpty { candidates.removeAll(keepingCapacity: true) }
+        if !byNew.isEmpty { byNew.removeAll(keepingCapacity: true) }
     }
 
     /// The bytes of `ref`.

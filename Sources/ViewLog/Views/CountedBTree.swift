@@ -3,6 +3,10 @@
 protocol CountedTreeElement {
     /// The element's weight, at least 0.
     var weight: Int { get }
+    /// A coarse, monotone image of the order: an element before another has a hint ≤ the other's. Searches
+    /// skip elements by hint in a sequential scan (which the cache prefetches) and compare fully only where
+    /// hints tie; a constant hint (0) means "always compare".
+    var orderHint: UInt64 { get }
 }
 
 /// Node visits and comparisons of a tree's operations: cheap counters that a test reads to prove that one
@@ -12,6 +16,13 @@ struct TreeCounters: Sendable, Hashable {
     var nodeVisits = 0
     /// Calls of the order closure (one comparison of two keys each).
     var comparisons = 0
+}
+
+/// The element count and total weight of one child of an inner node of a ``CountedBTree``, side by side (one
+/// buffer and one cache line for both, where a change updates both).
+struct ChildSize {
+    var count: Int
+    var weight: Int
 }
 
 /// An order-statistic B+tree: elements live in leaves in order; every inner node keeps, per child, the
@@ -29,16 +40,26 @@ final class CountedBTree<Element: CountedTreeElement> {
         /// Inner only: the children, and per child its first element, element count and weight.
         var children: [Node] = []
         var firsts: [Element] = []
-        var counts: [Int] = []
-        var weights: [Int] = []
+        var sizes: [ChildSize] = []
 
         init(isLeaf: Bool) { self.isLeaf = isLeaf }
 
         var slotCount: Int { isLeaf ? elements.count : children.count }
         var first: Element { isLeaf ? elements[0] : firsts[0] }
-        var elementCount: Int { isLeaf ? elements.count : counts.reduce(0, +) }
+        var elementCount: Int { isLeaf ? elements.count : sizes.reduce(0) { $0 + $1.count } }
         var totalWeight: Int {
-            isLeaf ? elements.reduce(0) { $0 + $1.weight } : weights.reduce(0, +)
+            isLeaf ? elements.reduce(0) { $0 + $1.weight } : sizes.reduce(0) { $0 + $1.weight }
+        }
+        /// This node's element count and weight, as its parent keeps them.
+        var size: ChildSize { ChildSize(count: elementCount, weight: totalWeight) }
+
+        /// Adds to the count and weight of child `i` (one access to the buffer).
+        @inline(__always)
+        func grow(_ i: Int, count: Int, weight: Int) {
+            sizes.withUnsafeMutableBufferPointer { s in
+                s[i].count += count
+                s[i].weight += weight
+            }
         }
     }
 
@@ -63,68 +84,111 @@ final class CountedBTree<Element: CountedTreeElement> {
 
     // MARK: - Search
 
-    /// The child of `node` whose range holds the key: the last child whose first element is ≤ the key (or
-    /// the first child).
+    /// The range of `elements` whose hints equal `hint`: before it every element is before the key, after it
+    /// every element is after it. A sequential scan, so the memory of a node is read in order.
     @inline(__always)
-    private func childIndex(_ node: Node, _ order: (Element) -> Int) -> Int {
-        var lo = 0, hi = node.firsts.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            counters.comparisons += 1
-            if order(node.firsts[mid]) <= 0 { lo = mid + 1 } else { hi = mid }
-        }
-        return max(0, lo - 1)
+    private static func tieRange(_ elements: UnsafeBufferPointer<Element>, _ hint: UInt64) -> Range<Int> {
+        var lo = 0
+        while lo < elements.count && elements[lo].orderHint < hint { lo += 1 }
+        var hi = lo
+        while hi < elements.count && elements[hi].orderHint == hint { hi += 1 }
+        return lo..<hi
     }
 
-    /// Index of the first element of a leaf that is not before the key.
+    /// The number of `elements` before the key (whose hint is `hint`), or before or equal to it when `orEqual`:
+    /// elements skipped by hint, then a binary search with `order` among the ties.
     @inline(__always)
-    private func leafLowerBound(_ node: Node, _ order: (Element) -> Int) -> Int {
-        var lo = 0, hi = node.elements.count
+    private static func position(in elements: UnsafeBufferPointer<Element>, _ hint: UInt64, orEqual: Bool,
+                                 _ order: (Element) -> Int, _ work: inout TreeCounters) -> Int {
+        let ties = tieRange(elements, hint)
+        var lo = ties.lowerBound, hi = ties.upperBound
         while lo < hi {
             let mid = (lo + hi) / 2
-            counters.comparisons += 1
-            if order(node.elements[mid]) < 0 { lo = mid + 1 } else { hi = mid }
+            work.comparisons += 1
+            let c = order(elements[mid])
+            if c < 0 || (orEqual && c == 0) { lo = mid + 1 } else { hi = mid }
         }
         return lo
     }
 
-    /// The number of elements before the key and their total weight, and the element equal to the key if
-    /// there is one.
-    func lowerBound(_ order: (Element) -> Int) -> (index: Int, weightBefore: Int, match: Element?) {
-        var node = root
+    /// The child of `node` whose range holds the key (whose hint is `hint`): the last child whose first element
+    /// is ≤ the key (or the first child). Searches one buffer (one exclusivity check per node, not per
+    /// comparison) and counts into the caller's `work`, which the public operation adds to ``counters`` once.
+    @inline(__always)
+    private func childIndex(_ node: Node, _ hint: UInt64, _ order: (Element) -> Int, _ work: inout TreeCounters) -> Int {
+        node.firsts.withUnsafeBufferPointer { max(0, CountedBTree.position(in: $0, hint, orEqual: true, order, &work) - 1) }
+    }
+
+    /// Index of the first element of a leaf that is not before the key (whose hint is `hint`).
+    @inline(__always)
+    private func leafLowerBound(_ node: Node, _ hint: UInt64, _ order: (Element) -> Int, _ work: inout TreeCounters) -> Int {
+        node.elements.withUnsafeBufferPointer { CountedBTree.position(in: $0, hint, orEqual: false, order, &work) }
+    }
+
+    /// The number of elements of the children of inner `node` before child `i`.
+    @inline(__always)
+    private static func countBefore(_ node: Node, _ i: Int) -> Int {
+        node.sizes.withUnsafeBufferPointer { sizes in
+            var n = 0
+            for j in 0..<i { n += sizes[j].count }
+            return n
+        }
+    }
+
+    /// Adds one operation's work to ``counters`` (one access to the property per operation).
+    @inline(__always)
+    private func record(_ work: TreeCounters) {
+        counters.nodeVisits += work.nodeVisits
+        counters.comparisons += work.comparisons
+    }
+
+    /// The number of elements before the key (whose ``CountedTreeElement/orderHint`` is `hint`) and their total
+    /// weight, and the element equal to the key if there is one.
+    func lowerBound(hint: UInt64, _ order: (Element) -> Int) -> (index: Int, weightBefore: Int, match: Element?) {
+        var work = TreeCounters()
+        defer { record(work) }
+        // Unretained: the descent only reads, and the tree keeps every node alive.
+        unowned(unsafe) var node = root
         var index = 0, weight = 0
         while true {
-            counters.nodeVisits += 1
+            work.nodeVisits += 1
             if node.isLeaf { break }
-            let i = childIndex(node, order)
-            for j in 0..<i {
-                index += node.counts[j]
-                weight += node.weights[j]
+            let i = childIndex(node, hint, order, &work)
+            node.sizes.withUnsafeBufferPointer { sizes in
+                for j in 0..<i {
+                    index += sizes[j].count
+                    weight += sizes[j].weight
+                }
             }
             node = node.children[i]
         }
-        let j = leafLowerBound(node, order)
-        for e in node.elements[0..<j] { weight += e.weight }
-        var match: Element? = nil
-        if j < node.elements.count {
-            counters.comparisons += 1
-            if order(node.elements[j]) == 0 { match = node.elements[j] }
+        let j = leafLowerBound(node, hint, order, &work)
+        return node.elements.withUnsafeBufferPointer { elements in
+            for e in elements[0..<j] { weight += e.weight }
+            var match: Element? = nil
+            if j < elements.count {
+                work.comparisons += 1
+                if order(elements[j]) == 0 { match = elements[j] }
+            }
+            return (index + j, weight, match)
         }
-        return (index + j, weight, match)
     }
 
     /// The element at `index` (0-based, in order) and the weight of the elements before it.
     func select(_ index: Int) -> (element: Element, weightBefore: Int) {
         precondition(index >= 0 && index < count, "CountedBTree index out of range")
-        var node = root
+        var work = TreeCounters()
+        defer { record(work) }
+        // Unretained: the descent only reads, and the tree keeps every node alive.
+        unowned(unsafe) var node = root
         var rest = index, weight = 0
         while true {
-            counters.nodeVisits += 1
+            work.nodeVisits += 1
             if node.isLeaf { break }
             var i = 0
-            while rest >= node.counts[i] {
-                rest -= node.counts[i]
-                weight += node.weights[i]
+            while rest >= node.sizes[i].count {
+                rest -= node.sizes[i].count
+                weight += node.sizes[i].weight
                 i += 1
             }
             node = node.children[i]
@@ -137,16 +201,19 @@ final class CountedBTree<Element: CountedTreeElement> {
     /// its index, and the weight before it.
     func selectByWeight(_ offset: Int) -> (element: Element, index: Int, weightBefore: Int) {
         precondition(offset >= 0 && offset < totalWeight, "CountedBTree weight offset out of range")
-        var node = root
+        var work = TreeCounters()
+        defer { record(work) }
+        // Unretained: the descent only reads, and the tree keeps every node alive.
+        unowned(unsafe) var node = root
         var rest = offset, index = 0, weight = 0
         while true {
-            counters.nodeVisits += 1
+            work.nodeVisits += 1
             if node.isLeaf { break }
             var i = 0
-            while rest >= node.weights[i] {
-                rest -= node.weights[i]
-                weight += node.weights[i]
-                index += node.counts[i]
+            while rest >= node.sizes[i].weight {
+                rest -= node.sizes[i].weight
+                weight += node.sizes[i].weight
+                index += node.sizes[i].count
                 i += 1
             }
             node = node.children[i]
@@ -173,8 +240,8 @@ final class CountedBTree<Element: CountedTreeElement> {
         }
         var skip = skipping
         for (i, child) in node.children.enumerated() {
-            if skip >= node.counts[i] {
-                skip -= node.counts[i]
+            if skip >= node.sizes[i].count {
+                skip -= node.sizes[i].count
                 continue
             }
             if !visit(child, skipping: skip, body) { return false }
@@ -185,46 +252,54 @@ final class CountedBTree<Element: CountedTreeElement> {
 
     // MARK: - Insert
 
-    /// Inserts `element`, which must not be in the tree, at its place under `order` (which compares with it).
-    func insert(_ element: Element, _ order: (Element) -> Int) {
-        if let right = insert(element, into: root, order) {
+    /// Inserts `element`, which must not be in the tree, at its place under `order` (which compares with it);
+    /// returns its index (the number of elements before it), found by the same descent.
+    @discardableResult
+    func insert(_ element: Element, _ order: (Element) -> Int) -> Int {
+        var work = TreeCounters()
+        defer { record(work) }
+        var index = 0
+        if let right = insert(element, into: root, element.orderHint, order, &index, &work) {
             let newRoot = Node(isLeaf: false)
             for node in [root, right] {
                 newRoot.children.append(node)
                 newRoot.firsts.append(node.first)
-                newRoot.counts.append(node.elementCount)
-                newRoot.weights.append(node.totalWeight)
+                newRoot.sizes.append(node.size)
             }
             root = newRoot
         }
         count += 1
         totalWeight += element.weight
+        return index
     }
 
-    /// Inserts into the subtree of `node`; returns the new right sibling when `node` split.
-    private func insert(_ element: Element, into node: Node, _ order: (Element) -> Int) -> Node? {
-        counters.nodeVisits += 1
+    /// Inserts into the subtree of `node`, adding the elements before it in that subtree to `index`; returns the
+    /// new right sibling when `node` split.
+    private func insert(_ element: Element, into node: Node, _ hint: UInt64, _ order: (Element) -> Int,
+                        _ index: inout Int, _ work: inout TreeCounters) -> Node? {
+        work.nodeVisits += 1
         if node.isLeaf {
-            let j = leafLowerBound(node, order)
+            let j = leafLowerBound(node, hint, order, &work)
+            index += j
             node.elements.insert(element, at: j)
             return node.elements.count > capacity ? split(node) : nil
         }
-        let i = childIndex(node, order)
-        let child = node.children[i]
-        let right = insert(element, into: child, order)
-        node.firsts[i] = child.first
+        let i = childIndex(node, hint, order, &work)
+        index += CountedBTree.countBefore(node, i)
+        // Unretained: `node.children` keeps the child alive until `removeChild`, after which it is not used.
+        unowned(unsafe) let child = node.children[i]
+        let right = insert(element, into: child, hint, order, &index, &work)
+        // Only the first child can get a new first element: every other child's first is ≤ the element.
+        if i == 0 { node.firsts[0] = child.first }
         if let right {
             let rightCount = right.elementCount, rightWeight = right.totalWeight
-            node.counts[i] += 1 - rightCount
-            node.weights[i] += element.weight - rightWeight
+            node.grow(i, count: 1 - rightCount, weight: element.weight - rightWeight)
             node.children.insert(right, at: i + 1)
             node.firsts.insert(right.first, at: i + 1)
-            node.counts.insert(rightCount, at: i + 1)
-            node.weights.insert(rightWeight, at: i + 1)
+            node.sizes.insert(ChildSize(count: rightCount, weight: rightWeight), at: i + 1)
             return node.children.count > capacity ? split(node) : nil
         }
-        node.counts[i] += 1
-        node.weights[i] += element.weight
+        node.grow(i, count: 1, weight: element.weight)
         return nil
     }
 
@@ -240,42 +315,47 @@ final class CountedBTree<Element: CountedTreeElement> {
             let mid = node.children.count / 2
             right.children = Array(node.children[mid...])
             right.firsts = Array(node.firsts[mid...])
-            right.counts = Array(node.counts[mid...])
-            right.weights = Array(node.weights[mid...])
+            right.sizes = Array(node.sizes[mid...])
             node.children.removeSubrange(mid...)
             node.firsts.removeSubrange(mid...)
-            node.counts.removeSubrange(mid...)
-            node.weights.removeSubrange(mid...)
+            node.sizes.removeSubrange(mid...)
         }
         return right
     }
 
     // MARK: - Remove and update
 
-    /// Removes the element equal to the key of `order`; returns it, or `nil` when there is none.
+    /// Removes the element equal to the key of `order`; returns it and its index before the removal (found by
+    /// the same descent), or `nil` when there is none.
     @discardableResult
-    func remove(_ order: (Element) -> Int) -> Element? {
-        guard let removed = remove(from: root, order) else { return nil }
+    func remove(hint: UInt64, _ order: (Element) -> Int) -> (element: Element, index: Int)? {
+        var work = TreeCounters()
+        defer { record(work) }
+        var index = 0
+        guard let removed = remove(from: root, hint, order, &index, &work) else { return nil }
         count -= 1
         totalWeight -= removed.weight
         while !root.isLeaf && root.children.count == 1 { root = root.children[0] }
-        return removed
+        return (removed, index)
     }
 
-    private func remove(from node: Node, _ order: (Element) -> Int) -> Element? {
-        counters.nodeVisits += 1
+    private func remove(from node: Node, _ hint: UInt64, _ order: (Element) -> Int, _ index: inout Int,
+                        _ work: inout TreeCounters) -> Element? {
+        work.nodeVisits += 1
         if node.isLeaf {
-            let j = leafLowerBound(node, order)
+            let j = leafLowerBound(node, hint, order, &work)
             guard j < node.elements.count else { return nil }
-            counters.comparisons += 1
+            work.comparisons += 1
             guard order(node.elements[j]) == 0 else { return nil }
+            index += j
             return node.elements.remove(at: j)
         }
-        let i = childIndex(node, order)
-        let child = node.children[i]
-        guard let removed = remove(from: child, order) else { return nil }
-        node.counts[i] -= 1
-        node.weights[i] -= removed.weight
+        let i = childIndex(node, hint, order, &work)
+        // Unretained: `node.children` keeps the child alive until `removeChild`, after which it is not used.
+        unowned(unsafe) let child = node.children[i]
+        guard let removed = remove(from: child, hint, order, &index, &work) else { return nil }
+        index += CountedBTree.countBefore(node, i)
+        node.grow(i, count: -1, weight: -removed.weight)
         if child.slotCount == 0 {
             removeChild(i, of: node)
         } else {
@@ -288,26 +368,29 @@ final class CountedBTree<Element: CountedTreeElement> {
     /// Changes the element equal to the key of `order` in place with `body`, which may change its weight but
     /// not its place in the order. Returns `false` when there is no such element.
     @discardableResult
-    func update(_ order: (Element) -> Int, _ body: (inout Element) -> Void) -> Bool {
-        guard let delta = update(node: root, order, body) else { return false }
+    func update(hint: UInt64, _ order: (Element) -> Int, _ body: (inout Element) -> Void) -> Bool {
+        var work = TreeCounters()
+        defer { record(work) }
+        guard let delta = update(node: root, hint, order, body, &work) else { return false }
         totalWeight += delta
         return true
     }
 
-    private func update(node: Node, _ order: (Element) -> Int, _ body: (inout Element) -> Void) -> Int? {
-        counters.nodeVisits += 1
+    private func update(node: Node, _ hint: UInt64, _ order: (Element) -> Int, _ body: (inout Element) -> Void,
+                        _ work: inout TreeCounters) -> Int? {
+        work.nodeVisits += 1
         if node.isLeaf {
-            let j = leafLowerBound(node, order)
+            let j = leafLowerBound(node, hint, order, &work)
             guard j < node.elements.count else { return nil }
-            counters.comparisons += 1
+            work.comparisons += 1
             guard order(node.elements[j]) == 0 else { return nil }
             let old = node.elements[j].weight
             body(&node.elements[j])
             return node.elements[j].weight - old
         }
-        let i = childIndex(node, order)
-        guard let delta = update(node: node.children[i], order, body) else { return nil }
-        node.weights[i] += delta
+        let i = childIndex(node, hint, order, &work)
+        guard let delta = update(node: node.children[i], hint, order, body, &work) else { return nil }
+        node.grow(i, count: 0, weight: delta)
         node.firsts[i] = node.children[i].first
         return delta
     }
@@ -315,8 +398,7 @@ final class CountedBTree<Element: CountedTreeElement> {
     private func removeChild(_ i: Int, of node: Node) {
         node.children.remove(at: i)
         node.firsts.remove(at: i)
-        node.counts.remove(at: i)
-        node.weights.remove(at: i)
+        node.sizes.remove(at: i)
     }
 
     /// Merges the underfull child `i` with a sibling, or evens out their slots when both do not fit in one.
@@ -329,11 +411,9 @@ final class CountedBTree<Element: CountedTreeElement> {
             } else {
                 left.children += right.children
                 left.firsts += right.firsts
-                left.counts += right.counts
-                left.weights += right.weights
+                left.sizes += right.sizes
             }
-            node.counts[l] += node.counts[l + 1]
-            node.weights[l] += node.weights[l + 1]
+            node.grow(l, count: node.sizes[l + 1].count, weight: node.sizes[l + 1].weight)
             removeChild(l + 1, of: node)
             return
         }
@@ -345,16 +425,14 @@ final class CountedBTree<Element: CountedTreeElement> {
             left.elements = all
         } else {
             let children = left.children + right.children, firsts = left.firsts + right.firsts
-            let counts = left.counts + right.counts, weights = left.weights + right.weights
+            let sizes = left.sizes + right.sizes
             left.children = Array(children[..<target]); right.children = Array(children[target...])
             left.firsts = Array(firsts[..<target]); right.firsts = Array(firsts[target...])
-            left.counts = Array(counts[..<target]); right.counts = Array(counts[target...])
-            left.weights = Array(weights[..<target]); right.weights = Array(weights[target...])
+            left.sizes = Array(sizes[..<target]); right.sizes = Array(sizes[target...])
         }
         for (k, child) in [(l, left), (l + 1, right)] {
             node.firsts[k] = child.first
-            node.counts[k] = child.elementCount
-            node.weights[k] = child.totalWeight
+            node.sizes[k] = child.size
         }
     }
 
@@ -384,8 +462,7 @@ final class CountedBTree<Element: CountedTreeElement> {
                 for child in level[from..<end] {
                     parent.children.append(child)
                     parent.firsts.append(child.first)
-                    parent.counts.append(child.elementCount)
-                    parent.weights.append(child.totalWeight)
+                    parent.sizes.append(child.size)
                 }
                 next.append(parent)
                 from = end
@@ -410,19 +487,22 @@ final class CountedBTree<Element: CountedTreeElement> {
             if node.isLeaf {
                 if let d = leafDepth { precondition(d == depth, "leaves at different depths") } else { leafDepth = depth }
                 for e in node.elements {
-                    if let p = previous { precondition(less(p, e), "elements out of order") }
+                    if let p = previous {
+                        precondition(less(p, e), "elements out of order")
+                        precondition(p.orderHint <= e.orderHint, "order hints are not monotone")
+                    }
                     previous = e
                 }
                 return (node.elements.count, node.totalWeight)
             }
-            precondition(node.children.count == node.firsts.count && node.children.count == node.counts.count
-                         && node.children.count == node.weights.count, "inner node arrays differ in length")
+            precondition(node.children.count == node.firsts.count && node.children.count == node.sizes.count,
+                         "inner node arrays differ in length")
             if isRoot { precondition(node.children.count >= 2, "inner root with one child") }
             var total = (count: 0, weight: 0)
             for (i, child) in node.children.enumerated() {
                 let sub = check(child, depth: depth + 1, isRoot: false)
-                precondition(sub.count == node.counts[i], "child count is stale")
-                precondition(sub.weight == node.weights[i], "child weight is stale")
+                precondition(sub.count == node.sizes[i].count, "child count is stale")
+                precondition(sub.weight == node.sizes[i].weight, "child weight is stale")
                 precondition(!less(node.firsts[i], child.first) && !less(child.first, node.firsts[i]),
                              "child first element is stale")
                 total.count += sub.count

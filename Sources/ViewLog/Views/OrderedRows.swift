@@ -2,7 +2,7 @@
 /// select, and the per-section row counts that map (section, row) ↔ global rank in O(log n).
 ///
 /// Rows are their key bytes (``RowKey``, ``KeyEncoding``) in a ``RowSlab``; the order is a ``CountedBTree`` of
-/// ``RowSlot``s (a 16-byte key prefix and a 4-byte slot), so that comparisons are `memcmp`s, mostly of words
+/// ``RowSlot``s (a 12-byte key prefix and a 4-byte slot, 16 bytes), so that comparisons are `memcmp`s, mostly of words
 /// inside one node, and a change moves at most one node's worth of memory.
 final class OrderedRows {
     let order: RowOrder
@@ -44,7 +44,7 @@ final class OrderedRows {
 
     /// Compares the row `slot` with `key` (whose prefix is `prefix`) in view order.
     @inline(__always)
-    private func compare(_ slot: RowSlot, _ key: UnsafeRawBufferPointer, _ prefix: (UInt64, UInt64)) -> Int {
+    private func compare(_ slot: RowSlot, _ key: UnsafeRawBufferPointer, _ prefix: (UInt64, UInt32)) -> Int {
         if slot.prefix0 != prefix.0 { return slot.prefix0 < prefix.0 ? -1 : 1 }
         if slot.prefix1 != prefix.1 { return slot.prefix1 < prefix.1 ? -1 : 1 }
         return slab.withKey(slot.raw) { stored, _ in compareBytes(stored, key) }
@@ -95,7 +95,7 @@ final class OrderedRows {
     /// The number of stored rows before `key` (stored or not), and whether `key` is stored.
     func lowerBound(_ key: UnsafeRawBufferPointer) -> (index: Int, matched: Bool) {
         let prefix = RowSlot.prefix(key)
-        let found = tree.lowerBound { compare($0, key, prefix) }
+        let found = tree.lowerBound(hint: prefix.0) { compare($0, key, prefix) }
         return (found.index, found.match != nil)
     }
 
@@ -125,31 +125,78 @@ final class OrderedRows {
 
     // MARK: - Changes
 
-    /// Adds the row with key `key` (its id starting at `idStart`), whose id is not stored.
-    func insert(_ key: UnsafeRawBufferPointer, idStart: Int) {
-        precondition(slab.find(idBytes: UnsafeRawBufferPointer(rebasing: key[idStart...])) == nil,
-                     "OrderedRows: id \(KeyEncoding.id(key, at: idStart)) is already stored")
+    /// Adds the row with key `key` (its id starting at `idStart`), whose id is not stored (the slab's one
+    /// index probe traps otherwise); returns its global rank.
+    @discardableResult
+    func insert(_ key: UnsafeRawBufferPointer, idStart: Int) -> Int {
         let raw = slab.add(key, idStart: idStart)
-        let prefix = RowSlot.prefix(key)
-        tree.insert(RowSlot(raw: raw, key: key)) { compare($0, key, prefix) }
-        let sectionKey = UnsafeRawBufferPointer(rebasing: key[..<order.sectionEnd(key)])
-        sections.add(1, to: sectionKey) { order.sectionValue(key) }
+        addToSection(key)
+        return attach(slot: raw, key)
     }
 
-    /// Adds a row whose id is not stored.
-    func insert(_ key: RowKey) {
+    /// Puts the row in slot `raw`, whose key in the slab is `key`, into the order (not into the section
+    /// counts); returns its global rank.
+    @inline(__always)
+    private func attach(slot raw: UInt32, _ key: UnsafeRawBufferPointer) -> Int {
+        let prefix = RowSlot.prefix(key)
+        return tree.insert(RowSlot(raw: raw, key: key)) { compare($0, key, prefix) }
+    }
+
+    /// Counts one more row in the section of `key`.
+    @inline(__always)
+    private func addToSection(_ key: UnsafeRawBufferPointer) {
+        sections.add(1, to: UnsafeRawBufferPointer(rebasing: key[..<order.sectionEnd(key)])) { order.sectionValue(key) }
+    }
+
+    /// Counts one row less in the section of `key`.
+    @inline(__always)
+    private func removeFromSection(_ key: UnsafeRawBufferPointer) {
+        sections.add(-1, to: UnsafeRawBufferPointer(rebasing: key[..<order.sectionEnd(key)])) { .null }
+    }
+
+    /// Adds a row whose id is not stored; returns its global rank.
+    @discardableResult
+    func insert(_ key: RowKey) -> Int {
         key.bytes.withUnsafeBytes { insert($0, idStart: key.idStart) }
     }
 
-    /// Removes the row in slot `raw`.
-    func remove(slot raw: UInt32) {
+    /// Removes the row in slot `raw`; returns its global rank before the removal.
+    @discardableResult
+    func remove(slot raw: UInt32) -> Int {
+        let rank = detach(slot: raw)
+        slab.withKey(raw) { key, _ in removeFromSection(key) }
+        slab.remove(raw)
+        return rank
+    }
+
+    /// Takes the row in slot `raw` out of the order but keeps its slot and id (for ``reattach(slot:_:idStart:)``
+    /// with a new key); returns its global rank before. Until it is reattached, the row is in the slab and not
+    /// in the order (ranks leave it out, its id cannot be inserted again), and its section still counts it, so
+    /// that a row that stays in its section never touches the section counts.
+    func detach(slot raw: UInt32) -> Int {
         slab.withKey(raw) { key, _ in
             let prefix = RowSlot.prefix(key)
-            tree.remove { compare($0, key, prefix) }
-            let sectionKey = UnsafeRawBufferPointer(rebasing: key[..<order.sectionEnd(key)])
-            sections.add(-1, to: sectionKey) { .null }
+            guard let removed = tree.remove(hint: prefix.0, { compare($0, key, prefix) }) else {
+                preconditionFailure("OrderedRows: a detached row is not in the order")
+            }
+            return removed.index
         }
-        slab.remove(raw)
+    }
+
+    /// Puts the row detached from slot `raw` back into the order with key `key` (the same id; its id's place in
+    /// the slab's index is kept, so a move probes no index), moving its count to the new section if the section
+    /// changed; returns its global rank.
+    @discardableResult
+    func reattach(slot raw: UInt32, _ key: UnsafeRawBufferPointer, idStart: Int) -> Int {
+        let sameSection = slab.withKey(raw) { old, _ in
+            let oldSection = UnsafeRawBufferPointer(rebasing: old[..<order.sectionEnd(old)])
+            if compareBytes(oldSection, UnsafeRawBufferPointer(rebasing: key[..<order.sectionEnd(key)])) == 0 { return true }
+            removeFromSection(old)
+            return false
+        }
+        slab.replaceKey(raw, with: key, idStart: idStart)
+        if !sameSection { addToSection(key) }
+        return attach(slot: raw, key)
     }
 
     /// Removes the row with `id`; returns its key, or `nil` when it is not stored.
@@ -166,8 +213,6 @@ final class OrderedRows {
     /// Stores a row for the next ``finishLoad()`` (the structure must be empty, the id not staged yet).
     func stage(_ key: UnsafeRawBufferPointer, idStart: Int) {
         precondition(count == 0, "OrderedRows.stage needs an empty structure")
-        precondition(slab.find(idBytes: UnsafeRawBufferPointer(rebasing: key[idStart...])) == nil,
-                     "OrderedRows: id \(KeyEncoding.id(key, at: idStart)) is given twice")
         staged.append(RowSlot(raw: slab.add(key, idStart: idStart), key: key))
     }
 

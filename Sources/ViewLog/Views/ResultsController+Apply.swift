@@ -31,21 +31,33 @@ extension ResultsController {
                 newKey = KeyRef(start: start, end: s.keys.count, idStart: idStart, sectionEnd: sectionEnd)
             }
             guard oldKey != nil || newKey != nil else { continue }
-            if let slot {
-                precondition(s.bySlot.updateValue(s.tracked.count, forKey: slot) == nil, "Delta touches \(object.key) twice")
-            }
             s.tracked.append(TrackedRow(id: id, seq: object.seq, object: j, slot: slot, oldKey: oldKey, newKey: newKey))
             batchSeq = batchSeq.map { forward ? max($0, object.seq) : min($0, object.seq) } ?? object.seq
         }
         let touchedCount = s.tracked.count
+        // Tracked rows by slot: to refuse an object touched twice and to skip tracked rows among the edge rows
+        // (one touched row in a view without a window needs neither).
+        if touchedCount > 1 || fetchRequest.offset > 0 || fetchRequest.limit != nil {
+            for i in 0..<touchedCount {
+                guard let slot = s.tracked[i].slot else { continue }
+                precondition(s.bySlot.updateValue(i, forKey: slot) == nil,
+                             "Delta touches \(delta.objects[s.tracked[i].object].key) twice")
+            }
+        }
         guard let batchSeq else {
             return ChangeSet(from: delta.from, to: delta.to, isSectioned: isSectioned, sectionChanges: [], rowChanges: [])
         }
 
+        // One touched row of a view without sections: its ranks come from the descents that remove and add it
+        // (two instead of four), because its index paths need no section counts from before the change.
+        let single = touchedCount == 1 && !isSectioned
+
         // Before: ranks, edge rows, index paths, candidate sections.
         let before = window
-        for i in 0..<touchedCount {
-            if let key = s.tracked[i].oldKey { s.tracked[i].oldRank = rank(of: key, in: s) }
+        if !single {
+            for i in 0..<touchedCount {
+                if let key = s.tracked[i].oldKey { s.tracked[i].oldRank = rank(of: key, in: s) }
+            }
         }
         forEachEdgeRange(reach: touchedCount) { range in
             var rank = range.lowerBound
@@ -65,19 +77,40 @@ extension ResultsController {
         }
         if isSectioned { collectSections(&s, before: before) }
 
-        // Change the rows: remove old places, then add new ones.
-        for t in s.tracked[0..<touchedCount] {
-            if let slot = t.slot, !s.same(t.oldKey!, t.newKey) { rows.remove(slot: slot) }
-        }
-        for t in s.tracked[0..<touchedCount] {
-            if let new = t.newKey, !s.same(new, t.oldKey) {
-                s.withBytes(new) { rows.insert($0, idStart: new.idStart) }
+        // Change the rows: take old places out (a row that stays keeps its slot and id), then add new ones.
+        for i in 0..<touchedCount {
+            let t = s.tracked[i]
+            guard let slot = t.slot else { continue }
+            if s.same(t.oldKey!, t.newKey) {
+                if single { s.tracked[i].oldRank = rank(of: t.oldKey!, in: s) }
+                continue
             }
+            let r = t.newKey == nil ? rows.remove(slot: slot) : rows.detach(slot: slot)
+            if single { s.tracked[i].oldRank = r }
+        }
+        for i in 0..<touchedCount {
+            let t = s.tracked[i]
+            guard let new = t.newKey else { continue }
+            if s.same(new, t.oldKey) {
+                if single { s.tracked[i].newRank = t.oldRank }
+                continue
+            }
+            let r = s.withBytes(new) { key in
+                if let slot = t.slot { rows.reattach(slot: slot, key, idStart: new.idStart) } else { rows.insert(key, idStart: new.idStart) }
+            }
+            if single { s.tracked[i].newRank = r }
+        }
+        if single, let r = s.tracked[0].oldRank, before.contains(r) {
+            s.tracked[0].from = indexPath(forRank: r, in: before)
         }
 
         // After.
         let after = window
         for i in s.tracked.indices {
+            if single && i == 0 {
+                if let r = s.tracked[0].newRank, after.contains(r) { s.tracked[0].to = indexPath(forRank: r, in: after) }
+                continue
+            }
             if let key = s.tracked[i].newKey {
                 let r = rank(of: key, in: s)
                 s.tracked[i].newRank = r
@@ -248,10 +281,16 @@ extension ResultsController {
     /// sorted by name.
     static func changedAttributes(_ before: ObjectValues?, _ after: ObjectValues?) -> [String] {
         var names: [String] = []
+        var shared = 0  // names of `before` that `after` has too
         if let b = before {
-            for (name, v) in b where !Value.identical(v, after?[name] ?? .null) { names.append(name) }
+            for (name, v) in b {
+                let w = after?[name]
+                if w != nil { shared += 1 }
+                if !Value.identical(v, w ?? .null) { names.append(name) }
+            }
         }
-        if let a = after {
+        // `after`'s names beyond `before`'s (none when every one of its names was met above: no second lookup).
+        if let a = after, a.count > shared {
             for (name, v) in a where before?[name] == nil && !Value.identical(v, .null) { names.append(name) }
         }
         if names.count > 1 { names.sort { Value.compareUTF8($0, $1) < 0 } }

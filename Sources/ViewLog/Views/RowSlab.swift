@@ -1,12 +1,15 @@
-/// A row as the order tree holds it: the first 16 bytes of its key (``RowKey``) inline, as two big-endian
-/// words padded with zeros, and its place in a ``RowSlab``. Two rows whose first 16 bytes differ compare
-/// inside the tree's node; only a tie reads the rest of the key from the slab.
+/// A row as the order tree holds it: the first 12 bytes of its key (``RowKey``) inline, as a big-endian word
+/// and half-word padded with zeros, and its place in a ``RowSlab`` — 16 bytes, so that a node's elements are
+/// few cache lines. Two rows whose first 12 bytes differ compare inside the tree's node; only a tie reads the
+/// rest of the key from the slab.
 struct RowSlot: CountedTreeElement, Hashable {
     var prefix0: UInt64
-    var prefix1: UInt64
+    var prefix1: UInt32
     /// The row's slot in the slab.
     var raw: UInt32
     var weight: Int { 1 }
+    /// The key's first 8 bytes: keys that differ there compare as these words do.
+    var orderHint: UInt64 { prefix0 }
 
     /// The tree element of the row in slot `raw` with key `key`.
     @inline(__always)
@@ -15,18 +18,18 @@ struct RowSlot: CountedTreeElement, Hashable {
         (prefix0, prefix1) = RowSlot.prefix(key)
     }
 
-    /// The first 16 bytes of `key` as two big-endian words, zero-padded.
+    /// The first 12 bytes of `key` as a big-endian word and half-word, zero-padded.
     @inline(__always)
-    static func prefix(_ key: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
-        if key.count >= 16 {
+    static func prefix(_ key: UnsafeRawBufferPointer) -> (UInt64, UInt32) {
+        if key.count >= 12 {
             return (UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)),
-                    UInt64(bigEndian: key.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+                    UInt32(bigEndian: key.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
         }
-        var words: (UInt64, UInt64) = (0, 0)
+        var words: (UInt64, UInt32) = (0, 0)
         withUnsafeMutableBytes(of: &words) { w in
             for i in 0..<key.count { w[i] = key[i] }
         }
-        return (UInt64(bigEndian: words.0), UInt64(bigEndian: words.1))
+        return (UInt64(bigEndian: words.0), UInt32(bigEndian: words.1))
     }
 }
 
@@ -46,12 +49,16 @@ final class RowSlab {
     let inlineBytes: Int
     /// Bytes per slot: the header, then the inline key.
     private let slotBytes: Int
-    private var chunks: [UnsafeMutableRawPointer] = []
+    /// Chunk addresses (`chunkCapacity` of them allocated, one per `chunkRows` slots in use). Raw storage: a
+    /// lookup reads it without the exclusivity check and retain of an array held by a class.
+    private var chunks: UnsafeMutablePointer<UnsafeMutableRawPointer>
+    private var chunkCapacity = 0
     private var overflow: [UInt32: RowKey] = [:]
     private var free: [UInt32] = []
     private var slotCount = 0
-    /// Open addressing, linear probing: slot numbers, `empty` where none.
-    private var index: [UInt32]
+    /// Open addressing, linear probing: slot numbers, `empty` where none; `indexSize` (a power of two) entries.
+    private var index: UnsafeMutablePointer<UInt32>
+    private var indexSize: Int
     private static var empty: UInt32 { .max }
     /// Number of rows.
     private(set) var count = 0
@@ -60,18 +67,26 @@ final class RowSlab {
     init(inlineKeyBytes: Int) {
         self.inlineBytes = min(max(inlineKeyBytes, 16), Int(UInt16.max) - 1)
         self.slotBytes = (4 + inlineBytes + 3) & ~3
-        self.index = Array(repeating: RowSlab.empty, count: 16)
+        self.chunks = .allocate(capacity: 0)
+        self.indexSize = 16
+        self.index = .allocate(capacity: 16)
+        index.initialize(repeating: RowSlab.empty, count: 16)
     }
 
     deinit {
-        for c in chunks { c.deallocate() }
+        for c in 0..<(slotCount + RowSlab.chunkRows - 1) / RowSlab.chunkRows { chunks[c].deallocate() }
+        chunks.deallocate()
+        index.deallocate()
     }
 
     // MARK: - Rows
 
+    /// The slot's memory; traps on a slot that was never allocated (a wrong slot would read or write outside
+    /// the chunks).
     @inline(__always)
     private func address(_ raw: UInt32) -> UnsafeMutableRawPointer {
         let s = Int(raw)
+        precondition(s < slotCount, "RowSlab: slot out of range")
         return chunks[s / RowSlab.chunkRows] + (s % RowSlab.chunkRows) * slotBytes
     }
 
@@ -94,34 +109,67 @@ final class RowSlab {
     /// The id of the row in slot `raw`.
     func id(_ raw: UInt32) -> ObjectID { withKey(raw) { KeyEncoding.id($0, at: $1) } }
 
-    /// The slot of the row whose id encodes as `idBytes`, if it is stored.
-    func find(idBytes: UnsafeRawBufferPointer) -> UInt32? {
-        let mask = index.count - 1
-        var i = RowSlab.hash(idBytes) & mask
-        while index[i] != RowSlab.empty {
-            let raw = index[i]
-            if withKey(raw, { key, idStart in compareBytes(UnsafeRawBufferPointer(rebasing: key[idStart...]), idBytes) == 0 }) {
-                return raw
-            }
-            i = (i + 1) & mask
-        }
-        return nil
+    /// Whether the row in slot `raw` has the id whose bytes are `idBytes`.
+    @inline(__always)
+    private func hasID(_ raw: UInt32, _ idBytes: UnsafeRawBufferPointer) -> Bool {
+        withKey(raw) { key, idStart in compareBytes(UnsafeRawBufferPointer(rebasing: key[idStart...]), idBytes) == 0 }
     }
 
-    /// Stores a row (whose id must not be stored yet) with key `key`, its id starting at `idStart`; returns its
-    /// slot.
+    /// The index position holding the row whose id encodes as `idBytes`, or the empty position where it
+    /// would go: one probe serves both a lookup and an insertion.
+    @inline(__always)
+    private func probe(_ idBytes: UnsafeRawBufferPointer) -> (position: Int, found: Bool) {
+        let mask = indexSize - 1
+        var i = RowSlab.hash(idBytes) & mask
+        while true {
+            let raw = index[i]
+            if raw == RowSlab.empty { return (i, false) }
+            if hasID(raw, idBytes) { return (i, true) }
+            i = (i + 1) & mask
+        }
+    }
+
+    /// The slot of the row whose id encodes as `idBytes`, if it is stored.
+    func find(idBytes: UnsafeRawBufferPointer) -> UInt32? {
+        let p = probe(idBytes)
+        return p.found ? index[p.position] : nil
+    }
+
+    /// Stores a row with key `key`, its id starting at `idStart`; returns its slot. Traps when a row with that
+    /// id is stored (found by the same probe that finds the row's place in the index).
     func add(_ key: UnsafeRawBufferPointer, idStart: Int) -> UInt32 {
+        if (count + 1) * 4 > indexSize * 3 { rehash(indexSize * 2) }
+        let idBytes = UnsafeRawBufferPointer(rebasing: key[idStart...])
+        let place = probe(idBytes)
+        precondition(!place.found, "RowSlab: id \(KeyEncoding.id(key, at: idStart)) is already stored")
         let raw: UInt32
         if let f = free.popLast() {
             raw = f
         } else {
             precondition(slotCount < Int(UInt32.max), "RowSlab is full")
             raw = UInt32(slotCount)
-            if slotCount % RowSlab.chunkRows == 0 {
-                chunks.append(.allocate(byteCount: RowSlab.chunkRows * slotBytes, alignment: 8))
-            }
+            if slotCount % RowSlab.chunkRows == 0 { appendChunk() }
             slotCount += 1
         }
+        write(key, idStart: idStart, to: raw)
+        index[place.position] = raw
+        count += 1
+        return raw
+    }
+
+    /// Replaces the key of the row in slot `raw` by `key`, which must have the same id (so the index, keyed by
+    /// id, stays as it is).
+    func replaceKey(_ raw: UInt32, with key: UnsafeRawBufferPointer, idStart: Int) {
+        precondition(hasID(raw, UnsafeRawBufferPointer(rebasing: key[idStart...])),
+                     "RowSlab.replaceKey needs a key with the row's id")
+        let p = address(raw)
+        if p.loadUnaligned(as: UInt16.self) == RowSlab.overflowLength { overflow[raw] = nil }
+        write(key, idStart: idStart, to: raw)
+    }
+
+    /// Writes a key into slot `raw` (inline, or apart when it is longer than the inline size).
+    @inline(__always)
+    private func write(_ key: UnsafeRawBufferPointer, idStart: Int, to raw: UInt32) {
         let p = address(raw)
         if key.count <= inlineBytes {
             p.storeBytes(of: UInt16(key.count), as: UInt16.self)
@@ -131,10 +179,18 @@ final class RowSlab {
             p.storeBytes(of: RowSlab.overflowLength, as: UInt16.self)
             overflow[raw] = RowKey(bytes: Array(key), idStart: idStart)
         }
-        if (count + 1) * 4 > index.count * 3 { growIndex() }
-        insertIndex(raw, hash: RowSlab.hash(UnsafeRawBufferPointer(rebasing: key[idStart...])))
-        count += 1
-        return raw
+    }
+
+    private func appendChunk() {
+        let c = slotCount / RowSlab.chunkRows
+        if c == chunkCapacity {
+            let grown = UnsafeMutablePointer<UnsafeMutableRawPointer>.allocate(capacity: max(4, chunkCapacity * 2))
+            grown.moveInitialize(from: chunks, count: c)
+            chunks.deallocate()
+            chunks = grown
+            chunkCapacity = max(4, chunkCapacity * 2)
+        }
+        (chunks + c).initialize(to: .allocate(byteCount: RowSlab.chunkRows * slotBytes, alignment: 8))
     }
 
     /// Forgets the row in slot `raw`; the slot is reused by a later ``add(_:idStart:)``.
@@ -173,16 +229,9 @@ final class RowSlab {
         withKey(raw) { key, idStart in RowSlab.hash(UnsafeRawBufferPointer(rebasing: key[idStart...])) }
     }
 
-    private func insertIndex(_ raw: UInt32, hash: Int) {
-        let mask = index.count - 1
-        var i = hash & mask
-        while index[i] != RowSlab.empty { i = (i + 1) & mask }
-        index[i] = raw
-    }
-
     /// Backward-shift deletion keeps every probe chain unbroken without tombstones.
     private func removeIndex(_ raw: UInt32) {
-        let mask = index.count - 1
+        let mask = indexSize - 1
         var i = idHash(raw) & mask
         while index[i] != raw {
             precondition(index[i] != RowSlab.empty, "RowSlab slot is not indexed")
@@ -206,23 +255,30 @@ final class RowSlab {
     /// Makes room for at least `rows` rows in the index at once (a bulk load), so that it does not rehash as it
     /// doubles.
     func reserve(_ rows: Int) {
-        var size = index.count
+        var size = indexSize
         while rows * 4 > size * 3 { size *= 2 }
-        if size > index.count { rehash(size) }
+        if size > indexSize { rehash(size) }
     }
 
-    private func growIndex() { rehash(index.count * 2) }
-
     private func rehash(_ size: Int) {
-        let old = index
-        index = Array(repeating: RowSlab.empty, count: size)
-        for raw in old where raw != RowSlab.empty { insertIndex(raw, hash: idHash(raw)) }
+        let old = index, oldSize = indexSize
+        index = .allocate(capacity: size)
+        index.initialize(repeating: RowSlab.empty, count: size)
+        indexSize = size
+        let mask = size - 1
+        for k in 0..<oldSize where old[k] != RowSlab.empty {
+            var i = idHash(old[k]) & mask
+            while index[i] != RowSlab.empty { i = (i + 1) & mask }
+            index[i] = old[k]
+        }
+        old.deallocate()
     }
 
     /// Checks that every stored row is indexed under its id exactly once.
     func checkInvariants() {
         var indexed = 0
-        for raw in index where raw != RowSlab.empty {
+        for k in 0..<indexSize where index[k] != RowSlab.empty {
+            let raw = index[k]
             indexed += 1
             let found = withKey(raw) { key, idStart in find(idBytes: UnsafeRawBufferPointer(rebasing: key[idStart...])) }
             precondition(found == raw, "RowSlab index does not find a row")

@@ -5,6 +5,8 @@ struct SectionEntry: CountedTreeElement, Hashable {
     var value: Value
     var rows: Int
     var weight: Int { rows }
+    /// Sections always compare their bytes (sections are few; their keys have no fixed-width prefix).
+    var orderHint: UInt64 { 0 }
 }
 
 /// Where a section sits in the full view order.
@@ -42,7 +44,7 @@ final class SectionCounts {
 
     /// The section whose key bytes are `key`, if it has rows.
     func locate(_ key: UnsafeRawBufferPointer) -> SectionLocation? {
-        let found = tree.lowerBound { e in e.key.withUnsafeBytes { compareBytes($0, key) } }
+        let found = tree.lowerBound(hint: 0) { e in e.key.withUnsafeBytes { compareBytes($0, key) } }
         guard let match = found.match else { return nil }
         return SectionLocation(value: match.value, index: found.index, start: found.weightBefore, rows: match.rows)
     }
@@ -66,7 +68,7 @@ final class SectionCounts {
     func add(_ delta: Int, to key: UnsafeRawBufferPointer, value: () -> Value) {
         // Closure literals at each call (not one stored closure): they stay on the stack, a change allocates nothing.
         var emptied = false
-        let found = tree.update({ e in e.key.withUnsafeBytes { compareBytes($0, key) } }) { entry in
+        let found = tree.update(hint: 0, { e in e.key.withUnsafeBytes { compareBytes($0, key) } }) { entry in
             entry.rows += delta
             emptied = entry.rows == 0
         }
@@ -76,7 +78,7 @@ final class SectionCounts {
                 e.key.withUnsafeBytes { compareBytes($0, key) }
             }
         } else if emptied {
-            tree.remove { e in e.key.withUnsafeBytes { compareBytes($0, key) } }
+            tree.remove(hint: 0) { e in e.key.withUnsafeBytes { compareBytes($0, key) } }
         }
     }
 

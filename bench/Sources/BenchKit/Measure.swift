@@ -13,6 +13,13 @@ public func nowNanoseconds() -> UInt64 {
     return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }
 
+/// CPU time (user + sys) this process has used so far, in nanoseconds.
+public func processCPUNanoseconds() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
 /// Nanoseconds `body` takes.
 @inline(__always)
 public func time(_ body: () throws -> Void) rethrows -> Double {
