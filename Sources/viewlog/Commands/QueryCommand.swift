@@ -25,7 +25,7 @@ struct QueryCommand: ParsableCommand {
         let position = try store.checkedPosition(at)
         let materialized = try MaterializedView(store: store, options: view, at: position)
         if format.json {
-            Output.standard.line(materialized.json.text)
+            Output.standard.line(bytes: materialized.jsonBytes)
         } else {
             for line in materialized.textLines { Output.standard.line(line) }
         }

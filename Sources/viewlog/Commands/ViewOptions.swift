@@ -114,20 +114,42 @@ final class MaterializedView: ContextObserver {
         return (changes, before)
     }
 
-    /// The `query` document: `{"position": 9, "sections": [{"name": "A", "rows": [{"id": "e1", "values": {…}}]}]}`.
-    var json: JSONValue {
-        var sections: [JSONValue] = []
+    /// The `query` document, `{"position": 9, "sections": [{"name": "A", "rows": [{"id": "e1", "values": {…}}]}]}`,
+    /// written straight from the values (no ``JSONValue`` tree).
+    var jsonBytes: [UInt8] {
+        var w = JSONWriter()
+        w.bytes.reserveCapacity(64 + controller.fetchedObjects.count * 64)
+        w.raw("{\"position\": ")
+        w.int(Int64(controller.position))
+        w.raw(", \"sections\": [")
         var row = 0
         let ids = controller.fetchedObjects
-        for info in controller.sections {
-            var rows: [JSONValue] = []
-            for id in ids[row..<(row + info.numberOfObjects)] {
-                rows.append(.object([("id", id.json), ("values", entity.stateJSON(values[id] ?? [:]))]))
+        let attributes = entity.attributes
+        for (s, info) in controller.sections.enumerated() {
+            if s > 0 { w.raw(", ") }
+            w.raw("{\"name\": ")
+            if let name = info.name { w.string(name) } else { w.null() }
+            w.raw(", \"rows\": [")
+            for k in row..<(row + info.numberOfObjects) {
+                let id = ids[k]
+                if k > row { w.raw(", ") }
+                w.raw("{\"id\": ")
+                w.id(id)
+                w.raw(", \"values\": {")
+                let v = values[id] ?? [:]
+                for (i, a) in attributes.enumerated() {
+                    if i > 0 { w.raw(", ") }
+                    w.string(a.name)
+                    w.raw(": ")
+                    w.value(v[a.name] ?? .null)
+                }
+                w.raw("}}")
             }
             row += info.numberOfObjects
-            sections.append(.object([("name", info.name.map(JSONValue.string) ?? .null), ("rows", .array(rows))]))
+            w.raw("]}")
         }
-        return .object([("position", .int(Int64(controller.position))), ("sections", .array(sections))])
+        w.raw("]}")
+        return w.bytes
     }
 
     /// Aligned text: one table whose columns line up across sections; when sectioned, a heading per section

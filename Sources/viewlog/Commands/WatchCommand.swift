@@ -43,7 +43,7 @@ struct WatchCommand: AsyncParsableCommand {
         let start = try store.head
         let materialized = try MaterializedView(store: store, options: view, at: start)
         if format.json {
-            Output.standard.line(materialized.json.text)
+            Output.standard.line(bytes: materialized.jsonBytes)
         } else {
             for line in materialized.textLines { Output.standard.line(line) }
         }

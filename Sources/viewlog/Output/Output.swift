@@ -24,6 +24,21 @@ final class Output: Sendable {
         }
     }
 
+    /// Writes the bytes of `line` (one line, without its newline) and a newline.
+    func line(bytes line: [UInt8]) {
+        buffer.withLock { buffer in
+            if buffer.count + line.count >= flushBytes { Output.writeOut(&buffer) }
+            if line.count >= flushBytes {
+                var whole = line
+                whole.append(0x0A)
+                Output.writeOut(&whole)
+                return
+            }
+            buffer.append(contentsOf: line)
+            buffer.append(0x0A)
+        }
+    }
+
     /// Writes everything buffered to standard output.
     func flush() {
         buffer.withLock { Output.writeOut(&$0) }

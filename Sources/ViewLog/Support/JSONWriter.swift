@@ -1,0 +1,101 @@
+/// Writes compact one-line JSON straight into a byte buffer, with the same bytes as ``JSONValue/text``
+/// (`", "` and `": "` separators, the same string escapes, numbers as ``JSONValue/write(to:)`` prints them),
+/// without building a ``JSONValue`` tree or a `String` per value.
+///
+/// The caller writes the punctuation of arrays and objects with ``raw(_:)``; values go through
+/// ``value(_:)``, ``string(_:)``, ``int(_:)``.
+@_spi(Engine) public struct JSONWriter: Sendable {
+    /// The bytes written so far.
+    public var bytes: [UInt8] = []
+
+    /// An empty writer.
+    public init() {}
+
+    /// Appends ASCII punctuation or a key written by the caller (`{"position": `).
+    @inline(__always)
+    public mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends `null`.
+    public mutating func null() { raw("null") }
+
+    /// Appends an integer in decimal.
+    public mutating func int(_ i: Int64) {
+        if i < 0 {
+            bytes.append(UInt8(ascii: "-"))
+            unsigned(i.magnitude)
+        } else {
+            unsigned(UInt64(i))
+        }
+    }
+
+    private mutating func unsigned(_ u: UInt64) {
+        if u < 10 { bytes.append(48 + UInt8(u)); return }
+        var digits: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                     UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var n = 0
+        var v = u
+        withUnsafeMutableBytes(of: &digits) { d in
+            while v > 0 {
+                d[n] = 48 + UInt8(v % 10)
+                v /= 10
+                n += 1
+            }
+            for k in stride(from: n - 1, through: 0, by: -1) { bytes.append(d[k]) }
+        }
+    }
+
+    /// Appends a JSON string with the escapes of ``JSONValue/write(to:)``: `\"`, `\\`, `\n`, `\r`, `\t`,
+    /// and `\u00XX` for other control characters and DEL; everything else as its UTF-8 bytes.
+    public mutating func string(_ s: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { utf8 in
+            var start = 0
+            for (i, b) in utf8.enumerated() where b < 0x20 || b == 0x22 || b == 0x5C || b == 0x7F {
+                if start < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i])) }
+                escape(b)
+                start = i + 1
+            }
+            if start < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...])) }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func escape(_ b: UInt8) {
+        switch b {
+        case 0x22: raw("\\\"")
+        case 0x5C: raw("\\\\")
+        case 0x0A: raw("\\n")
+        case 0x0D: raw("\\r")
+        case 0x09: raw("\\t")
+        default:
+            let hex: [UInt8] = Array("0123456789abcdef".utf8)
+            raw("\\u00")
+            bytes.append(hex[Int(b >> 4)])
+            bytes.append(hex[Int(b & 0xF)])
+        }
+    }
+
+    /// Appends a value as ``Value/json`` gives it: dates as ISO-8601 strings, doubles in their shortest text.
+    public mutating func value(_ v: Value) {
+        switch v {
+        case .null: null()
+        case .string(let s): string(s)
+        case .int(let i): int(i)
+        case .double(let d): bytes.append(contentsOf: d.shortestText.utf8)
+        case .bool(let b): if b { raw("true") } else { raw("false") }
+        case .date(let t): string(t.iso8601)
+        }
+    }
+
+    /// Appends an id as ``ObjectID/json`` gives it: a string or an integer.
+    public mutating func id(_ id: ObjectID) {
+        switch id {
+        case .string(let s): string(s)
+        case .int(let i): int(i)
+        }
+    }
+}
