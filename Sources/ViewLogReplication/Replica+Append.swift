@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// An append through a replica that stopped at one transaction: the seqs committed before it stay committed.
-public struct ReplicaAppendError: Error, Sendable, CustomStringConvertible {
+public struct ReplicaAppendError: ViewLogError {
     /// The 0-based index of the first transaction not appended.
     public var transaction: Int
     /// The seqs of the transactions before it, committed (in the stream and locally).
@@ -15,6 +15,9 @@ public struct ReplicaAppendError: Error, Sendable, CustomStringConvertible {
     /// Why it stopped. For bad input, ``ReplicationError/store(_:)`` with a `StoreError/invalidChange(transaction:change:reason:)`
     /// whose `transaction` is 0 (the transaction is validated alone).
     public var reason: ReplicationError
+
+    /// The code of ``reason``.
+    public var code: ErrorCode { reason.code }
 
     public var description: String {
         "transaction \(transaction + 1): \(reason)" + (committed.isEmpty ? "" : " (seqs \(committed.map(String.init).joined(separator: ", ")) committed before it)")

@@ -1,7 +1,7 @@
 import ViewLog
 
 /// Why a replication operation failed, naming the input, the stream or the seq at fault.
-public enum ReplicationError: Error, Sendable, CustomStringConvertible {
+public enum ReplicationError: ViewLogError {
     /// No server of the list could be reached; nothing was appended.
     case unreachable(servers: [String], reason: String)
     /// The servers answered, but not as JetStream does (JetStream disabled, no stream leader in time, …).
@@ -38,4 +38,40 @@ public enum ReplicationError: Error, Sendable, CustomStringConvertible {
         case let .gaveUp(stream, reason): return "stream \(stream): gave up: \(reason)"
         }
     }
+}
+
+extension ReplicationError {
+    /// What kind of error, as a stable code (`replication.…`); a ``store(_:)`` error has its store error's code.
+    public var code: ErrorCode {
+        switch self {
+        case .unreachable: return .unreachable
+        case .server: return .serverRefused
+        case .noStream: return .noStream
+        case .streamMismatch: return .streamMismatch
+        case .diverged: return .diverged
+        case .corruptMessage: return .corruptMessage
+        case .store(let error): return error.code
+        case .notAReplica: return .notAReplica
+        case .gaveUp: return .gaveUp
+        }
+    }
+}
+
+extension ErrorCode {
+    /// No NATS server of the list could be reached.
+    public static let unreachable = ErrorCode(rawValue: "replication.unreachable")
+    /// The servers answered, but not as JetStream does.
+    public static let serverRefused = ErrorCode(rawValue: "replication.server")
+    /// No stream of that name.
+    public static let noStream = ErrorCode(rawValue: "replication.no-stream")
+    /// A stream that is not a ViewLog stream, or of another schema.
+    public static let streamMismatch = ErrorCode(rawValue: "replication.stream-mismatch")
+    /// The local log and the stream disagree.
+    public static let diverged = ErrorCode(rawValue: "replication.diverged")
+    /// A stream message that fails its checksum, does not decode or does not apply.
+    public static let corruptMessage = ErrorCode(rawValue: "replication.corrupt-message")
+    /// A store that follows no stream.
+    public static let notAReplica = ErrorCode(rawValue: "replication.not-a-replica")
+    /// An append that gave up after retrying.
+    public static let gaveUp = ErrorCode(rawValue: "replication.gave-up")
 }

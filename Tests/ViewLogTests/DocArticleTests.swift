@@ -97,6 +97,22 @@ struct DocArticleTests {
         #expect(try tall.objects(as: Employee.self).map(\.name) == ["Ann", "Bob"])
     }
 
+    // MARK: Error codes
+
+    @Test func errorCodes() throws {
+        let scratch = Scratch()
+        let (store, _, _, _) = try gettingStarted(at: scratch.path)
+        var caught: (any ViewLogError)?
+        do {
+            try store.append([.update(entity: "Employee", id: "e9", values: ["height": 180])], author: "app")
+        } catch let error as any ViewLogError where error.code == .invalidChange {
+            print("refused, nothing appended:", error)
+            caught = error
+        }
+        #expect(caught?.code == .invalidChange)
+        #expect(try store.head == 2)
+    }
+
     // MARK: Coming from Core Data
 
     @Test func siblingContextChangesAreNeverMissed() throws {

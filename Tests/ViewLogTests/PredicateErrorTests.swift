@@ -64,12 +64,24 @@ struct PredicateErrorTests {
 
     @Test(arguments: syntaxCases)
     func syntax(text: String, message: String, column: Int) {
-        #expect(throws: QueryError(message, column: column)) { try ViewPredicate(text) }
+        // Numbers that do not fit are literals at fault, not syntax.
+        let code: ErrorCode = message.hasSuffix("does not fit in 64 bits") || message.hasSuffix("is out of range")
+            ? .invalidLiteral : .querySyntax
+        #expect(throws: QueryError(code, message, column: column)) { try ViewPredicate(text) }
     }
 
     @Test func descriptionShowsTheColumn() {
-        #expect(QueryError("expected X, found Y", column: 7).description == "expected X, found Y (at column 7)")
-        #expect(QueryError("unknown attribute 'x' of entity 'E'").description == "unknown attribute 'x' of entity 'E'")
+        #expect(QueryError(.querySyntax, "expected X, found Y", column: 7).description == "expected X, found Y (at column 7)")
+        #expect(QueryError(.unknownKey, "unknown attribute 'x' of entity 'E'").description == "unknown attribute 'x' of entity 'E'")
+    }
+
+    /// The code a type error's message calls for.
+    static func code(ofTypeError message: String) -> ErrorCode {
+        if message.hasPrefix("unknown attribute") { return .unknownKey }
+        if message.hasPrefix("the pattern of") { return .invalidOperand }
+        if message.hasPrefix("no value for variable") { return .missingVariable }
+        if message.hasPrefix("invalid regular expression") { return .invalidRegex }
+        return .queryTypeMismatch
     }
 
     /// Type errors: text, variables, message. They have no column.
@@ -115,24 +127,29 @@ struct PredicateErrorTests {
 
     @Test(arguments: typeCases)
     func typeErrors(text: String, variables: [String: Value], message: String) {
-        #expect(Fixture.error(text, variables: variables) == QueryError(message))
+        let error = Fixture.error(text, variables: variables)
+        #expect(error?.description == message)
+        #expect(error?.code == Self.code(ofTypeError: message))
+        if message.hasPrefix("unknown attribute") {
+            #expect(error?.entity == "Employee" && error?.key.map { message.contains("'\($0)'") } == true)
+        }
     }
 
     @Test func typeErrorsOfIntIDs() {
         #expect(Fixture.error("id == 'x'", entity: Fixture.item)
-            == QueryError("type mismatch: 'id' of Item is int, compared with string \"x\""))
+            == QueryError(.queryTypeMismatch, "type mismatch: 'id' of Item is int, compared with string \"x\""))
         #expect(Fixture.error("like == 1", entity: Fixture.item)
-            == QueryError("expected \(Self.primaryList), found 'like'", column: 1))
+            == QueryError(.querySyntax, "expected \(Self.primaryList), found 'like'", column: 1))
     }
 
     @Test func depthLimit() throws {
         let max = Limits.predicateDepthMax
         let tooDeepParens = String(repeating: "(", count: max + 1) + "a == 1" + String(repeating: ")", count: max + 1)
-        #expect(throws: QueryError("predicate nested deeper than \(max) levels", column: max + 1)) {
+        #expect(throws: QueryError(.queryTooComplex, "predicate nested deeper than \(max) levels", column: max + 1)) {
             try ViewPredicate(tooDeepParens)
         }
         let tooManyNots = String(repeating: "NOT ", count: max + 10) + "a == 1"
-        #expect(throws: QueryError("predicate nested deeper than \(max) levels", column: max * 4 + 1)) {
+        #expect(throws: QueryError(.queryTooComplex, "predicate nested deeper than \(max) levels", column: max * 4 + 1)) {
             try ViewPredicate(tooManyNots)
         }
         // The tree's depth counts too: each parenthesised AND/OR adds a level.
@@ -142,7 +159,7 @@ struct PredicateErrorTests {
         // Never a stack overflow, whatever the input.
         #expect(throws: QueryError.self) { try ViewPredicate(String(repeating: "(", count: 60_000)) }
         #expect(throws: QueryError.self) { try ViewPredicate(String(repeating: "!", count: 60_000) + "a == 1") }
-        #expect(throws: QueryError("predicate longer than \(Limits.predicateBytesMax) bytes")) {
+        #expect(throws: QueryError(.queryTooComplex, "predicate longer than \(Limits.predicateBytesMax) bytes")) {
             try ViewPredicate(String(repeating: " ", count: Limits.predicateBytesMax + 1))
         }
     }
@@ -150,20 +167,20 @@ struct PredicateErrorTests {
     @Test func builtExpressionsAreBoundedToo() throws {
         var e = PredicateExpression.compare(.key("height"), .greater, .value(.int(1)))
         for _ in 0..<(Limits.predicateDepthMax + 5) { e = .not(e) }
-        #expect(throws: QueryError("predicate nested deeper than \(Limits.predicateDepthMax) levels")) {
+        #expect(throws: QueryError(.queryTooComplex, "predicate nested deeper than \(Limits.predicateDepthMax) levels")) {
             try ViewPredicate(e)
         }
-        #expect(throws: QueryError("a double in a predicate must be finite")) {
+        #expect(throws: QueryError(.invalidLiteral, "a double in a predicate must be finite")) {
             try ViewPredicate(.compare(.key("salary"), .in, .list([.value(.double(.nan))])))
         }
         let listInWrongPlace = try ViewPredicate(.compare(.key("height"), .equal, .list([.value(.int(1))])))
-        #expect(throws: QueryError("a list {…} is allowed only after IN and BETWEEN, not with ==")) {
+        #expect(throws: QueryError(.invalidOperand, "a list {…} is allowed only after IN and BETWEEN, not with ==")) {
             try listInWrongPlace.compiled(for: Fixture.employee)
         }
         let inWithoutList = try ViewPredicate(.compare(.key("height"), .in, .value(.int(1))))
-        #expect(throws: QueryError("IN needs a list {…} on the right")) { try inWithoutList.compiled(for: Fixture.employee) }
+        #expect(throws: QueryError(.invalidOperand, "IN needs a list {…} on the right")) { try inWithoutList.compiled(for: Fixture.employee) }
         let keyInList = try ViewPredicate(.compare(.key("height"), .in, .list([.key("salary")])))
-        #expect(throws: QueryError("the list of IN holds values and variables, not the key 'salary'")) {
+        #expect(throws: QueryError(.invalidOperand, "the list of IN holds values and variables, not the key 'salary'")) {
             try keyInList.compiled(for: Fixture.employee)
         }
     }
@@ -171,11 +188,11 @@ struct PredicateErrorTests {
     @Test func validateAcceptsUnboundVariables() throws {
         let p = try ViewPredicate("height > $min AND name BEGINSWITH $p AND hired < $d")
         try p.validate(for: Fixture.employee)
-        #expect(throws: QueryError("no value for variable $min")) { try p.compiled(for: Fixture.employee) }
-        #expect(throws: QueryError("unknown attribute 'x' of entity 'Employee'")) {
+        #expect(throws: QueryError(.missingVariable, "no value for variable $min")) { try p.compiled(for: Fixture.employee) }
+        #expect(throws: QueryError(.unknownKey, "unknown attribute 'x' of entity 'Employee'", entity: "Employee", key: "x")) {
             try ViewPredicate("x > $min").validate(for: Fixture.employee)
         }
-        #expect(throws: QueryError("type mismatch: 'height' of Employee is int, compared with $min (string \"a\")")) {
+        #expect(throws: QueryError(.queryTypeMismatch, "type mismatch: 'height' of Employee is int, compared with $min (string \"a\")")) {
             try p.validate(for: Fixture.employee, variables: ["min": .string("a")])
         }
     }

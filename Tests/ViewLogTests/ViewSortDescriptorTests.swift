@@ -32,7 +32,7 @@ struct SortDescriptorTests {
 
     @Test(arguments: bad)
     func errors(text: String, message: String, column: Int) {
-        #expect(throws: QueryError(message, column: column)) { try ViewSortDescriptor.parse(text) }
+        #expect(throws: QueryError(.querySyntax, message, column: column)) { try ViewSortDescriptor.parse(text) }
     }
 
     @Test func description() {
@@ -55,17 +55,18 @@ struct FetchRequestValidationTests {
     }
 
     @Test func invalidRequests() throws {
-        #expect(throws: QueryError("unknown entity 'Nope'")) { try FetchRequest(entity: "Nope").validate(against: Self.schema) }
-        #expect(throws: QueryError("unknown sort key 'heigth' of entity 'Employee'")) {
+        #expect(throws: QueryError(.unknownEntity, "unknown entity 'Nope'", entity: "Nope")) { try FetchRequest(entity: "Nope").validate(against: Self.schema) }
+        #expect(throws: QueryError(.unknownKey, "unknown sort key 'heigth' of entity 'Employee'", entity: "Employee", key: "heigth")) {
             try FetchRequest(entity: "Employee", sortDescriptors: [ViewSortDescriptor(key: "heigth")]).validate(against: Self.schema)
         }
-        #expect(throws: QueryError("unknown section key 'section' of entity 'Employee'")) {
+        #expect(throws: QueryError(.unknownKey, "unknown section key 'section' of entity 'Employee'", entity: "Employee",
+                                         key: "section")) {
             try FetchRequest(entity: "Employee", sectionKey: "section").validate(against: Self.schema)
         }
-        #expect(throws: QueryError("no value for variable $min")) {
+        #expect(throws: QueryError(.missingVariable, "no value for variable $min")) {
             try FetchRequest(entity: "Employee", predicate: ViewPredicate("height > $min")).validate(against: Self.schema)
         }
-        #expect(throws: QueryError("unknown attribute 'nope' of entity 'Item'")) {
+        #expect(throws: QueryError(.unknownKey, "unknown attribute 'nope' of entity 'Item'", entity: "Item", key: "nope")) {
             try FetchRequest(entity: "Item", predicate: ViewPredicate("nope == 1")).validate(against: Self.schema)
         }
     }

@@ -85,7 +85,7 @@
         }
         guard !documents.isEmpty else { throw InputError(line: line, message: "a transaction needs at least one change") }
         guard documents.count <= Limits.transactionChangesMax else {
-            throw InputError(line: line, message: "more than \(Limits.transactionChangesMax) changes in one transaction")
+            throw InputError(.tooManyChanges, line: line, message: "more than \(Limits.transactionChangesMax) changes in one transaction")
         }
         var requests: [ChangeRequest] = []
         requests.reserveCapacity(documents.count)
@@ -151,14 +151,15 @@
     public static func shorthand(op: String, entity entityName: String, id idText: String, assignments: [String],
                                  schema: Schema) throws(InputError) -> ChangeRequest {
         guard operations.contains(op) else {
-            throw InputError(line: 0, message: "unknown operation '\(op)' (expected insert, update or delete)")
+            throw InputError(.unknownOperation, line: 0, message: "unknown operation '\(op)' (expected insert, update or delete)")
         }
         guard let entity = schema.entities[entityName] else {
-            throw InputError(line: 0, message: "\(op): unknown entity '\(entityName)'")
+            throw InputError(.unknownEntity, line: 0, message: "\(op): unknown entity '\(entityName)'")
         }
         let entityContext = InputValues.context("", op, entity.name, nil)
         guard let id = ObjectID(text: idText, type: entity.idType) else {
-            throw InputValues.error("id '\(idText)' is not an integer (\(entity.name) ids are integers)", line: 0, context: entityContext)
+            throw InputValues.error("id '\(idText)' is not an integer (\(entity.name) ids are integers)", line: 0, context: entityContext,
+                                    code: .invalidID)
         }
         try InputValues.checkLength(id, line: 0, context: entityContext)
         let context = InputValues.context("", op, entity.name, id)
@@ -205,19 +206,20 @@
             throw InputValues.error("'\(assignment)' has no attribute name before '='", line: 0, context: context)
         }
         guard let attribute = entity.attribute(named: name) else {
-            throw InputValues.error("unknown attribute '\(name)' of entity '\(entity.name)'", line: 0, context: context)
+            throw InputValues.error("unknown attribute '\(name)' of entity '\(entity.name)'", line: 0, context: context,
+                                    code: .unknownAttribute)
         }
         if isJSON {
             let json: JSONValue
             do { json = try JSONValue.parse(text) } catch {
-                throw InputValues.error("\(name):=\(text): \(error.description)", line: 0, context: context)
+                throw InputValues.error("\(name):=\(text): \(error.description)", line: 0, context: context, code: .malformedJSON)
             }
             do { return (name, try attribute.value(fromJSON: json)) } catch {
-                throw InputValues.error(error.description, line: 0, context: context)
+                throw InputValues.error(error.description, line: 0, context: context, code: error.code)
             }
         }
         do { return (name, try attribute.value(fromText: text)) } catch {
-            throw InputValues.error(error.description, line: 0, context: context)
+            throw InputValues.error(error.description, line: 0, context: context, code: error.code)
         }
     }
 }

@@ -2,7 +2,7 @@
 ///
 /// Every decoder of the binary format (`schema/log-format.md`) is total: any bytes give a value or one of these
 /// errors, never a trap.
-public enum CodecError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum CodecError: ViewLogError, Hashable {
     /// The bytes end inside `field`, which starts at `offset`.
     case truncated(field: String, offset: Int)
     /// `field` at `offset` holds a value the format does not allow; `reason` says which.
@@ -67,5 +67,22 @@ public enum CodecError: Error, Sendable, Hashable, CustomStringConvertible {
     static func hex(_ v: UInt32) -> String {
         let digits = String(v, radix: 16)
         return "0x" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
+    }
+}
+
+extension CodecError {
+    /// What kind of error, as a stable code.
+    public var code: ErrorCode {
+        switch self {
+        case .truncated: return .truncated
+        case .invalid: return .invalidField
+        case .tooLarge: return .tooLarge
+        case .badMagic: return .badMagic
+        case .unsupportedVersion: return .unsupportedVersion
+        case .lengthMismatch: return .lengthMismatch
+        case .checksumMismatch: return .checksumMismatch
+        case .unexpectedSeq: return .unexpectedSeq
+        case .trailingBytes: return .trailingBytes
+        }
     }
 }

@@ -39,7 +39,7 @@
     /// - Throws: ``InputError`` at `lineNumber` for a line that is too long or not JSON.
     public static func json(_ text: Substring, lineNumber: Int) throws(InputError) -> JSONValue? {
         guard text.utf8.count <= Limits.lineBytesMax else {
-            throw InputError(line: lineNumber, message: "line is longer than \(Limits.lineBytesMax) bytes")
+            throw InputError(.lineTooLong, line: lineNumber, message: "line is longer than \(Limits.lineBytesMax) bytes")
         }
         var line = text
         if line.utf8.last == 0x0D { line = Substring(line.utf8.dropLast()) }  // a "\r\n" line end
@@ -47,7 +47,7 @@
         let parsed = line.withUTF8 { bytes in Result { () throws(JSONError) in try JSONValue.parse(bytes) } }
         switch parsed {
         case .success(let value): return value
-        case .failure(let error): throw InputError(line: lineNumber, message: error.description)
+        case .failure(let error): throw InputError(.malformedJSON, line: lineNumber, message: error.description)
         }
     }
 }

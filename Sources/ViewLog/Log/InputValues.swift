@@ -3,8 +3,8 @@
 /// `context` (e.g. `insert Employee "e1"`), so that it names the change at fault.
 enum InputValues {
     /// `context: message`, or `message` when the context is empty.
-    static func error(_ message: String, line: Int, context: String) -> InputError {
-        InputError(line: line, message: context.isEmpty ? message : "\(context): \(message)")
+    static func error(_ message: String, line: Int, context: String, code: ErrorCode = .invalidInput) -> InputError {
+        InputError(code, line: line, message: context.isEmpty ? message : "\(context): \(message)")
     }
 
     /// The context of a change: `insert Employee "e1"` (the id as JSON, so its type shows).
@@ -37,7 +37,7 @@ enum InputValues {
             throw error("\"\(key)\" must be an entity name (a string), got \(json.typeName)", line: line, context: context)
         }
         guard let entity = schema.entities[name] else {
-            throw error("unknown entity '\(name)'", line: line, context: context)
+            throw error("unknown entity '\(name)'", line: line, context: context, code: .unknownEntity)
         }
         return entity
     }
@@ -48,7 +48,8 @@ enum InputValues {
         guard let json else { throw error("missing \"id\"", line: line, context: context) }
         guard let id = ObjectID(json: json, type: entity.idType) else {
             let expected = entity.idType == .string ? "strings" : "integers"
-            throw error("\(entity.name) ids are \(expected), got \(json.typeName) (\(json.text))", line: line, context: context)
+            throw error("\(entity.name) ids are \(expected), got \(json.typeName) (\(json.text))", line: line, context: context,
+                        code: .invalidID)
         }
         try checkLength(id, line: line, context: context)
         return id
@@ -56,7 +57,7 @@ enum InputValues {
 
     static func checkLength(_ id: ObjectID, line: Int, context: String) throws(InputError) {
         if case .string(let s) = id, s.utf8.count > Limits.idBytesMax {
-            throw error("id is longer than \(Limits.idBytesMax) bytes", line: line, context: context)
+            throw error("id is longer than \(Limits.idBytesMax) bytes", line: line, context: context, code: .invalidID)
         }
     }
 
@@ -69,7 +70,8 @@ enum InputValues {
         var values = ObjectValues(minimumCapacity: members.count)
         for (name, v) in members {
             guard let attribute = entity.attribute(named: name) else {
-                throw error("unknown attribute '\(name)' of entity '\(entity.name)'", line: line, context: context)
+                throw error("unknown attribute '\(name)' of entity '\(entity.name)'", line: line, context: context,
+                            code: .unknownAttribute)
             }
             guard values[name] == nil else {
                 throw error("attribute '\(name)' is given twice", line: line, context: context)
@@ -81,7 +83,7 @@ enum InputValues {
             do {
                 values[name] = try attribute.value(fromJSON: v)
             } catch {
-                throw InputValues.error(error.description, line: line, context: context)
+                throw InputValues.error(error.description, line: line, context: context, code: error.code)
             }
         }
         return values
@@ -93,7 +95,7 @@ enum InputValues {
         guard missing.isEmpty else {
             let names = missing.map { "'\($0)'" }.joined(separator: ", ")
             let noun = missing.count == 1 ? "attribute" : "attributes"
-            throw error("missing required \(noun) \(names) (no default)", line: line, context: context)
+            throw error("missing required \(noun) \(names) (no default)", line: line, context: context, code: .missingRequired)
         }
     }
 }

@@ -1,5 +1,5 @@
 /// Why a store operation failed, naming the input at fault. Nothing is appended when an append throws.
-public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum StoreError: ViewLogError, Hashable {
     /// The directory holds no ViewLog store.
     case notAStore(path: String, reason: String)
     /// `create` found a store (or other files) already there.
@@ -77,5 +77,27 @@ public struct Conflict: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         let what = attributes.isEmpty ? "" : " (attributes \(attributes.joined(separator: ", ")))"
         return "\(key.entity) \(key.id.json.text) was changed by transaction \(seq)\(what)"
+    }
+}
+
+extension StoreError {
+    /// What kind of error, as a stable code; a ``schema(_:)`` error has its schema error's code.
+    public var code: ErrorCode {
+        switch self {
+        case .notAStore: return .notAStore
+        case .alreadyExists: return .alreadyExists
+        case .unsupportedFormat: return .unsupportedFormat
+        case .invalidChange: return .invalidChange
+        case .invalidStagedChange: return .invalidStagedChange
+        case .emptyTransaction: return .emptyTransaction
+        case .emptyInput: return .emptyInput
+        case .positionPastHead: return .positionPastHead
+        case .objectNotFound: return .objectNotFound
+        case .corrupt: return .corrupt
+        case .conflict: return .conflict
+        case .schema(let error): return error.code
+        case .storage: return .storage
+        case .replica: return .replicaAppend
+        }
     }
 }

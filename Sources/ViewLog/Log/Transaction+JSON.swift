@@ -50,7 +50,8 @@ extension Transaction {
             throw InputValues.error("\"time\" must be an ISO-8601 date string", line: line, context: context)
         }
         guard let time = Timestamp(iso8601: timeText) else {
-            throw InputValues.error("\"time\": '\(timeText)' \(Timestamp.problem(iso8601: timeText))", line: line, context: context)
+            throw InputValues.error("\"time\": '\(timeText)' \(Timestamp.problem(iso8601: timeText))", line: line, context: context,
+                                    code: .malformedDate)
         }
         guard case .string(let author)? = json["author"] else {
             throw InputValues.error("\"author\" must be a string", line: line, context: context)
@@ -62,7 +63,8 @@ extension Transaction {
             throw InputValues.error("a transaction needs at least one change", line: line, context: context)
         }
         guard documents.count <= Limits.transactionChangesMax else {
-            throw InputValues.error("more than \(Limits.transactionChangesMax) changes", line: line, context: context)
+            throw InputValues.error("more than \(Limits.transactionChangesMax) changes", line: line, context: context,
+                                    code: .tooManyChanges)
         }
         var current = schema
         var changes: [Change] = []

@@ -1,6 +1,6 @@
 /// A typed model value that does not fit its entity, thrown by ``ObjectValuesEncoder`` and
 /// ``ObjectValuesDecoder``. Every case names the entity and, where there is one, the attribute at fault.
-public enum EntityCodingError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum EntityCodingError: ViewLogError, Hashable {
     /// The Swift type's ``EntityType/entityName`` is not the name of the entity it was coded against.
     case entityMismatch(type: String, entityName: String, entity: String)
     /// The Swift id type (or the id given to decode) is not of the entity's id type. `found` names the
@@ -44,6 +44,22 @@ public enum EntityCodingError: Error, Sendable, Hashable, CustomStringConvertibl
                     + "(arrays, dictionaries and nested types are not supported)"
             }
             return "entity '\(e)': a typed model codes as one keyed container, not a \(c) container"
+        }
+    }
+}
+
+extension EntityCodingError {
+    /// What kind of error, as a stable code.
+    public var code: ErrorCode {
+        switch self {
+        case .entityMismatch: return .entityMismatch
+        case .idMismatch: return .idMismatch
+        case .unknownProperty: return .unknownProperty
+        case .typeMismatch: return .propertyTypeMismatch
+        case .nullValue: return .nullValue
+        case .missingAttribute: return .missingAttribute
+        case .valueOutOfRange: return .valueOutOfRange
+        case .unsupportedContainer: return .unsupportedContainer
         }
     }
 }

@@ -1,5 +1,5 @@
 /// Values that do not fit their entity, naming the entity and the attribute at fault.
-public enum ObjectValuesError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum ObjectValuesError: ViewLogError, Hashable {
     /// An attribute the entity does not have.
     case unknownAttribute(entity: String, attribute: String)
     /// A value of the wrong type, or `null` for a required attribute.
@@ -22,6 +22,19 @@ public enum ObjectValuesError: Error, Sendable, Hashable, CustomStringConvertibl
         case let .stringTooLong(e, a, n):
             return "\(e): attribute '\(a)' is \(n) bytes long, more than \(Limits.stringBytesMax)"
         case let .invalidID(e, id, reason): return "\(e) \(id.json.text): \(reason)"
+        }
+    }
+}
+
+extension ObjectValuesError {
+    /// What kind of error, as a stable code; an ``invalidValue(entity:_:)`` has its value error's code.
+    public var code: ErrorCode {
+        switch self {
+        case .unknownAttribute: return .unknownAttribute
+        case .invalidValue(_, let error): return error.code
+        case .missingRequired: return .missingRequired
+        case .stringTooLong: return .stringTooLong
+        case .invalidID: return .invalidID
         }
     }
 }

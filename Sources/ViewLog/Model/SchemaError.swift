@@ -1,5 +1,5 @@
 /// A schema file or a schema change that cannot be used, naming the entity, attribute or view at fault.
-public enum SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum SchemaError: ViewLogError, Hashable {
     /// The file is not valid JSON or not of the schema's shape.
     case malformed(String)
     /// A rule of the schema format was broken.
@@ -36,6 +36,24 @@ public enum SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .invalidDefault(e, a, t): return "default of attribute '\(a)' of entity '\(e)' is not a \(t.rawValue)"
         case let .invalidView(v, r): return "view '\(v)': \(r)"
         case .breakingChange(let m): return "breaking schema change: \(m)"
+        }
+    }
+}
+
+extension SchemaError {
+    /// What kind of error, as a stable code.
+    public var code: ErrorCode {
+        switch self {
+        case .malformed: return .schemaMalformed
+        case .invalid: return .schemaInvalid
+        case .unknownEntity: return .unknownEntity
+        case .unknownAttribute: return .unknownAttribute
+        case .unknownType: return .unknownType
+        case .invalidName: return .invalidName
+        case .duplicateAttribute: return .duplicateAttribute
+        case .invalidDefault: return .invalidDefault
+        case .invalidView: return .invalidView
+        case .breakingChange: return .breakingChange
         }
     }
 }

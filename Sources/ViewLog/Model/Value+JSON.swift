@@ -43,7 +43,7 @@ extension ObjectID {
 }
 
 /// Why a value does not fit its attribute.
-public enum ValueError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum ValueError: ViewLogError, Hashable {
     /// The value is not of the attribute's type.
     case typeMismatch(attribute: String, expected: AttributeType, got: String)
     /// `null` for a required attribute.
@@ -56,6 +56,15 @@ public enum ValueError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .typeMismatch(a, t, g): return "attribute '\(a)' is \(t.rawValue), got \(g)"
         case .nullForRequired(let a): return "attribute '\(a)' is required and cannot be null"
         case let .malformedDate(a, t): return "attribute '\(a)': '\(t)' \(Timestamp.problem(iso8601: t))"
+        }
+    }
+
+    /// What kind of error, as a stable code.
+    public var code: ErrorCode {
+        switch self {
+        case .typeMismatch: return .typeMismatch
+        case .nullForRequired: return .nullForRequired
+        case .malformedDate: return .malformedDate
         }
     }
 }

@@ -8,17 +8,18 @@ extension FetchRequest {
 
     /// `requiresVariables: false` accepts variables without a value (a named view, before it is queried).
     func validate(against schema: Schema, requiresVariables: Bool) throws(QueryError) {
-        guard let e = schema.entities[entity] else { throw QueryError("unknown entity '\(entity)'") }
+        guard let e = schema.entities[entity] else { throw QueryError(.unknownEntity, "unknown entity '\(entity)'", entity: entity) }
         if requiresVariables {
             _ = try predicate.compiled(for: e, variables: variables)
         } else {
             try predicate.validate(for: e, variables: variables)
         }
         for descriptor in sortDescriptors where descriptor.key != "id" && e.attribute(named: descriptor.key) == nil {
-            throw QueryError("unknown sort key '\(descriptor.key)' of entity '\(e.name)'")
+            throw QueryError(.unknownKey, "unknown sort key '\(descriptor.key)' of entity '\(e.name)'", entity: e.name,
+                             key: descriptor.key)
         }
         if let key = sectionKey, key != "id", e.attribute(named: key) == nil {
-            throw QueryError("unknown section key '\(key)' of entity '\(e.name)'")
+            throw QueryError(.unknownKey, "unknown section key '\(key)' of entity '\(e.name)'", entity: e.name, key: key)
         }
     }
 }

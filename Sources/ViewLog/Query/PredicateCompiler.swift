@@ -37,7 +37,7 @@ struct PredicateCompiler {
 
     mutating func compile(_ e: PredicateExpression) throws(QueryError) -> PredicateNode {
         guard e.depth(upTo: Limits.predicateDepthMax + 1) <= Limits.predicateDepthMax else {
-            throw QueryError("predicate nested deeper than \(Limits.predicateDepthMax) levels")
+            throw QueryError(.queryTooComplex, "predicate nested deeper than \(Limits.predicateDepthMax) levels")
         }
         return try node(e)
     }
@@ -104,7 +104,7 @@ struct PredicateCompiler {
                 return .key(.id, name: "id", type: entity.idType == .int ? .int : .string)
             }
             guard let attribute = entity.attribute(named: name) else {
-                throw QueryError("unknown attribute '\(name)' of entity '\(entity.name)'")
+                throw QueryError(.unknownKey, "unknown attribute '\(name)' of entity '\(entity.name)'", entity: entity.name, key: name)
             }
             referencedKeys.insert(name)
             return .key(.attribute(name), name: name, type: attribute.type)
@@ -112,10 +112,10 @@ struct PredicateCompiler {
             return .constant(v, origin: nil)
         case .variable(let name):
             if let v = variables[name] { return .constant(v, origin: "$" + name) }
-            if requiresVariables { throw QueryError("no value for variable $\(name)") }
+            if requiresVariables { throw QueryError(.missingVariable, "no value for variable $\(name)") }
             return .unbound(name)
         case .list:
-            throw QueryError("a list {…} is allowed only after IN and BETWEEN, not with \(op.rawValue)")
+            throw QueryError(.invalidOperand, "a list {…} is allowed only after IN and BETWEEN, not with \(op.rawValue)")
         }
     }
 
@@ -148,12 +148,12 @@ struct PredicateCompiler {
         case (.string, .string), (.bool, .bool), (.date, .date): return v
         case (.date, .string(let s)):
             guard let t = Timestamp(iso8601: s) else {
-                throw QueryError("type mismatch: '\(name)' of \(entity.name) is date, and "
+                throw QueryError(.queryTypeMismatch, "type mismatch: '\(name)' of \(entity.name) is date, and "
                                  + "\(PredicateCompiler.describe(v, origin: origin)) \(Timestamp.problem(iso8601: s))")
             }
             return .date(t)
         default:
-            throw QueryError("type mismatch: '\(name)' of \(entity.name) is \(type.rawValue), compared with "
+            throw QueryError(.queryTypeMismatch, "type mismatch: '\(name)' of \(entity.name) is \(type.rawValue), compared with "
                              + PredicateCompiler.describe(v, origin: origin))
         }
     }
@@ -165,7 +165,7 @@ struct PredicateCompiler {
         switch (a, b) {
         case let (.key(ta, na, typeA), .key(tb, _, typeB)):
             guard typeA == typeB || (PredicateCompiler.isNumeric(typeA) && PredicateCompiler.isNumeric(typeB)) else {
-                throw QueryError("type mismatch: '\(na)' of \(entity.name) is \(typeA.rawValue), compared with \(describe(b))")
+                throw QueryError(.queryTypeMismatch, "type mismatch: '\(na)' of \(entity.name) is \(typeA.rawValue), compared with \(describe(b))")
             }
             return (ta, tb)
         case let (.key(t, name, type), .constant(v, origin)):
@@ -180,7 +180,7 @@ struct PredicateCompiler {
             // A string next to a date is read as a date.
             if tx == .date, case .string(let s) = y, let t = Timestamp(iso8601: s) { return (.constant(x), .constant(.date(t))) }
             if ty == .date, case .string(let s) = x, let t = Timestamp(iso8601: s) { return (.constant(.date(t)), .constant(y)) }
-            throw QueryError("type mismatch: cannot compare \(PredicateCompiler.describe(x, origin: ox)) with "
+            throw QueryError(.queryTypeMismatch, "type mismatch: cannot compare \(PredicateCompiler.describe(x, origin: ox)) with "
                              + PredicateCompiler.describe(y, origin: oy))
         case let (.key(_, _, type), .unbound(name)), let (.unbound(name), .key(_, _, type)):
             if variableTypes[name] == nil { variableTypes[name] = type }
@@ -208,7 +208,7 @@ struct PredicateCompiler {
             return try membership(lhs, rhs, options)
         case .between:
             guard case .list(let bounds) = rhs, bounds.count == 2 else {
-                throw QueryError("BETWEEN needs a list of two values {lo, hi}")
+                throw QueryError(.invalidOperand, "BETWEEN needs a list of two values {lo, hi}")
             }
             // lo <= x AND x <= hi: false when x, lo or hi is null.
             return .and([try comparison(lhs, .greaterOrEqual, bounds[0], options),
@@ -241,7 +241,7 @@ struct PredicateCompiler {
             let pattern: String
             switch b {
             case .key(_, let name, _):
-                throw QueryError("the pattern of \(op.rawValue) must be a string value or a variable, not the key '\(name)'")
+                throw QueryError(.invalidOperand, "the pattern of \(op.rawValue) must be a string value or a variable, not the key '\(name)'")
             case .unbound:
                 return .constant(false)
             case .constant(.null, _):
@@ -263,14 +263,14 @@ struct PredicateCompiler {
     /// elements match nothing (they are dropped).
     private mutating func membership(_ lhs: PredicateOperand, _ rhs: PredicateOperand, _ options: ComparisonOptions)
         throws(QueryError) -> PredicateNode {
-        guard case .list(let elements) = rhs else { throw QueryError("IN needs a list {…} on the right") }
+        guard case .list(let elements) = rhs else { throw QueryError(.invalidOperand, "IN needs a list {…} on the right") }
         let a = try resolve(lhs, of: .in)
         let folding = StringFolding(options)
         var values: [Value] = []
         values.reserveCapacity(elements.count)
         for element in elements {
             if case .key(let name) = element {
-                throw QueryError("the list of IN holds values and variables, not the key '\(name)'")
+                throw QueryError(.invalidOperand, "the list of IN holds values and variables, not the key '\(name)'")
             }
             let b = try resolve(element, of: .in)
             if !options.isEmpty {
@@ -311,11 +311,11 @@ struct PredicateCompiler {
             case .unbound(let name):
                 if variableTypes[name] == nil { variableTypes[name] = .string }
             case let .key(_, name, type) where type != .string:
-                throw QueryError("\(what) needs strings, but '\(name)' of \(entity.name) is \(type.rawValue)")
+                throw QueryError(.queryTypeMismatch, "\(what) needs strings, but '\(name)' of \(entity.name) is \(type.rawValue)")
             case let .constant(v, origin):
                 if v.isNull { continue }
                 if case .string = v { continue }
-                throw QueryError("\(what) needs strings, but got \(PredicateCompiler.describe(v, origin: origin))")
+                throw QueryError(.queryTypeMismatch, "\(what) needs strings, but got \(PredicateCompiler.describe(v, origin: origin))")
             default: continue
             }
         }

@@ -126,24 +126,24 @@ struct PredicateLexer {
             if peek(1) == "=" { return token(.comparison(.greaterOrEqual), length: 2) }
             return token(.comparison(.greater), length: 1)
         case "&":
-            guard peek(1) == "&" else { throw QueryError("expected '&&', found a single '&'", column: column) }
+            guard peek(1) == "&" else { throw QueryError(.querySyntax, "expected '&&', found a single '&'", column: column) }
             return token(.ampersands, length: 2)
         case "|":
-            guard peek(1) == "|" else { throw QueryError("expected '||', found a single '|'", column: column) }
+            guard peek(1) == "|" else { throw QueryError(.querySyntax, "expected '||', found a single '|'", column: column) }
             return token(.bars, length: 2)
         case "\"", "'":
             return try string(quote: u)
         case "$":
             i += 1
             guard let v = peek(), PredicateLexer.isIdentifierStart(v) else {
-                throw QueryError("expected a variable name after '$', found \(describe(peek()))", column: column + 1)
+                throw QueryError(.querySyntax, "expected a variable name after '$', found \(describe(peek()))", column: column + 1)
             }
             let name = identifier()
             return PredicateToken(kind: .variable(name), column: column, text: text(from: start))
         case "#":
             i += 1
             guard let v = peek(), PredicateLexer.isIdentifierStart(v) else {
-                throw QueryError("expected a key after '#', found \(describe(peek()))", column: column + 1)
+                throw QueryError(.querySyntax, "expected a key after '#', found \(describe(peek()))", column: column + 1)
             }
             let name = identifier()
             return PredicateToken(kind: .identifier(name), column: column, text: text(from: start))
@@ -158,7 +158,7 @@ struct PredicateLexer {
             if PredicateLexer.isDigit(u) || ((u == "-" || u == "+" || u == ".") && startsNumber(after: u)) {
                 return try number()
             }
-            throw QueryError("unexpected character \(describe(u))", column: column)
+            throw QueryError(.querySyntax, "unexpected character \(describe(u))", column: column)
         }
     }
 
@@ -200,12 +200,12 @@ struct PredicateLexer {
         let t = text(from: start)
         if isInteger {
             guard let v = Int64(t.hasPrefix("+") ? String(t.dropFirst()) : t) else {
-                throw QueryError("integer \(t) does not fit in 64 bits", column: column)
+                throw QueryError(.invalidLiteral, "integer \(t) does not fit in 64 bits", column: column)
             }
             return PredicateToken(kind: .integer(v), column: column, text: t)
         }
         guard let d = Double(t), d.isFinite else {
-            throw QueryError("number \(t) is out of range", column: column)
+            throw QueryError(.invalidLiteral, "number \(t) is out of range", column: column)
         }
         return PredicateToken(kind: .double(d), column: column, text: t)
     }
@@ -218,7 +218,7 @@ struct PredicateLexer {
         var value = String.UnicodeScalarView()
         while true {
             guard let u = peek() else {
-                throw QueryError("unterminated string: expected a closing \(quote) before end of input", column: column)
+                throw QueryError(.querySyntax, "unterminated string: expected a closing \(quote) before end of input", column: column)
             }
             if u == quote {
                 i += 1
@@ -231,7 +231,7 @@ struct PredicateLexer {
             }
             let escapeColumn = i + 1
             guard let e = peek(1) else {
-                throw QueryError("unterminated string: expected a closing \(quote) before end of input", column: column)
+                throw QueryError(.querySyntax, "unterminated string: expected a closing \(quote) before end of input", column: column)
             }
             i += 2
             switch e {
@@ -244,18 +244,18 @@ struct PredicateLexer {
                 var code: UInt32 = 0
                 for _ in 0..<4 {
                     guard let h = peek(), h.isASCII, let digit = UInt32(String(Character(h)), radix: 16) else {
-                        throw QueryError("expected 4 hex digits after '\\u', found \(describe(peek()))", column: i + 1)
+                        throw QueryError(.querySyntax, "expected 4 hex digits after '\\u', found \(describe(peek()))", column: i + 1)
                     }
                     code = code * 16 + digit
                     i += 1
                 }
                 guard let scalar = Unicode.Scalar(code) else {
-                    throw QueryError("'\\u\(String(code, radix: 16, uppercase: true))' is not a Unicode scalar",
+                    throw QueryError(.querySyntax, "'\\u\(String(code, radix: 16, uppercase: true))' is not a Unicode scalar",
                                      column: escapeColumn)
                 }
                 value.append(scalar)
             default:
-                throw QueryError("unknown escape '\\\(Character(e))' in a string (expected \\\\ \\\" \\' \\n \\r \\t \\0 or \\uXXXX)",
+                throw QueryError(.querySyntax, "unknown escape '\\\(Character(e))' in a string (expected \\\\ \\\" \\' \\n \\r \\t \\0 or \\uXXXX)",
                                  column: escapeColumn)
             }
         }

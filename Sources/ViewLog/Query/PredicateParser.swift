@@ -31,7 +31,7 @@ struct PredicateParser {
         var parser = PredicateParser(tokens: try PredicateLexer.tokens(text))
         let (e, _) = try parser.parseOr()
         let t = parser.current
-        guard t.kind == .end else { throw QueryError("expected AND, OR or end of input, found \(t.found)", column: t.column) }
+        guard t.kind == .end else { throw QueryError(.querySyntax, "expected AND, OR or end of input, found \(t.found)", column: t.column) }
         return e
     }
 
@@ -43,7 +43,7 @@ struct PredicateParser {
 
     private func checkDepth(_ depth: Int, at column: Int) throws(QueryError) {
         guard depth <= Limits.predicateDepthMax else {
-            throw QueryError("predicate nested deeper than \(Limits.predicateDepthMax) levels", column: column)
+            throw QueryError(.queryTooComplex, "predicate nested deeper than \(Limits.predicateDepthMax) levels", column: column)
         }
     }
 
@@ -102,7 +102,7 @@ struct PredicateParser {
             advance()
             let result = try parseOr()
             guard current.kind == .rightParen else {
-                throw QueryError("expected ')' to close the '(' at column \(t.column), found \(current.found)",
+                throw QueryError(.querySyntax, "expected ')' to close the '(' at column \(t.column), found \(current.found)",
                                  column: current.column)
             }
             advance()
@@ -121,7 +121,7 @@ struct PredicateParser {
     private mutating func parseComparison() throws(QueryError) -> PredicateExpression {
         let lhsToken = current
         guard let lhs = try operand() else {
-            throw QueryError("expected a key, a value, '(', NOT, TRUEPREDICATE or FALSEPREDICATE, found \(lhsToken.found)",
+            throw QueryError(.querySyntax, "expected a key, a value, '(', NOT, TRUEPREDICATE or FALSEPREDICATE, found \(lhsToken.found)",
                              column: lhsToken.column)
         }
         let opToken = current
@@ -136,7 +136,7 @@ struct PredicateParser {
         case .keyword(.IN): op = .in
         case .keyword(.BETWEEN): op = .between
         default:
-            throw QueryError("expected an operator (==, !=, <, <=, >, >=, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES, "
+            throw QueryError(.querySyntax, "expected an operator (==, !=, <, <=, >, >=, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES, "
                              + "IN or BETWEEN) after \(lhsToken.found), found \(opToken.found)", column: opToken.column)
         }
         advance()
@@ -149,14 +149,14 @@ struct PredicateParser {
             let braceToken = current
             let elements = try list(after: opToken)
             guard elements.count == 2 else {
-                throw QueryError("expected two values {lo, hi} after BETWEEN, found \(elements.count)",
+                throw QueryError(.querySyntax, "expected two values {lo, hi} after BETWEEN, found \(elements.count)",
                                  column: braceToken.column)
             }
             return .comparison(lhs, .between, .list(elements), options)
         default:
             let rhsToken = current
             guard let rhs = try operand() else {
-                throw QueryError("expected a key or a value after \(opToken.found), found \(rhsToken.found)",
+                throw QueryError(.querySyntax, "expected a key or a value after \(opToken.found), found \(rhsToken.found)",
                                  column: rhsToken.column)
             }
             return .comparison(lhs, op, rhs, options)
@@ -169,7 +169,7 @@ struct PredicateParser {
         advance()
         let t = current
         guard case .identifier(let letters) = t.kind else {
-            throw QueryError("expected a modifier c, d or cd after '[', found \(t.found)", column: t.column)
+            throw QueryError(.querySyntax, "expected a modifier c, d or cd after '[', found \(t.found)", column: t.column)
         }
         var options: ComparisonOptions = []
         for (offset, letter) in letters.unicodeScalars.enumerated() {
@@ -178,17 +178,17 @@ struct PredicateParser {
             case "c", "C": option = .caseInsensitive
             case "d", "D": option = .diacriticInsensitive
             default:
-                throw QueryError("unknown modifier '\(Character(letter))' (expected [c], [d] or [cd])",
+                throw QueryError(.querySyntax, "unknown modifier '\(Character(letter))' (expected [c], [d] or [cd])",
                                  column: t.column + offset)
             }
             guard !options.contains(option) else {
-                throw QueryError("modifier '\(Character(letter))' given twice", column: t.column + offset)
+                throw QueryError(.querySyntax, "modifier '\(Character(letter))' given twice", column: t.column + offset)
             }
             options.insert(option)
         }
         advance()
         guard current.kind == .rightBracket else {
-            throw QueryError("expected ']' after the modifiers, found \(current.found)", column: current.column)
+            throw QueryError(.querySyntax, "expected ']' after the modifiers, found \(current.found)", column: current.column)
         }
         advance()
         return options
@@ -197,7 +197,7 @@ struct PredicateParser {
     /// `{element, …}` after `IN` or `BETWEEN`.
     private mutating func list(after opToken: PredicateToken) throws(QueryError) -> [PredicateOperand] {
         guard current.kind == .leftBrace else {
-            throw QueryError("expected '{' after \(opToken.found), found \(current.found)", column: current.column)
+            throw QueryError(.querySyntax, "expected '{' after \(opToken.found), found \(current.found)", column: current.column)
         }
         let open = current
         advance()
@@ -209,7 +209,7 @@ struct PredicateParser {
         while true {
             let t = current
             guard let e = try element() else {
-                throw QueryError("expected a value in the list of \(opToken.found), found \(t.found)", column: t.column)
+                throw QueryError(.querySyntax, "expected a value in the list of \(opToken.found), found \(t.found)", column: t.column)
             }
             elements.append(e)
             if current.kind == .comma {
@@ -217,7 +217,7 @@ struct PredicateParser {
                 continue
             }
             guard current.kind == .rightBrace else {
-                throw QueryError("expected ',' or '}' to close the '{' at column \(open.column), found \(current.found)",
+                throw QueryError(.querySyntax, "expected ',' or '}' to close the '{' at column \(open.column), found \(current.found)",
                                  column: current.column)
             }
             advance()

@@ -47,9 +47,9 @@ final class RegexMatcher: Sendable {
         } catch {
             switch error {
             case .invalid(let reason):
-                throw QueryError("invalid regular expression \(PredicateOperand.quoted(pattern)): \(reason)")
+                throw QueryError(.invalidRegex, "invalid regular expression \(PredicateOperand.quoted(pattern)): \(reason)")
             case .refused(let reason):
-                throw QueryError("regular expression \(PredicateOperand.quoted(pattern)) is refused: \(reason)")
+                throw QueryError(.refusedRegex, "regular expression \(PredicateOperand.quoted(pattern)) is refused: \(reason)")
             }
         }
     }

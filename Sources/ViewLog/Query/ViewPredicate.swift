@@ -49,7 +49,7 @@ public struct ViewPredicate: Sendable, Hashable, CustomStringConvertible {
     /// a message saying what was expected and what was found.
     public init(_ format: String) throws(QueryError) {
         guard format.utf8.count <= Limits.predicateBytesMax else {
-            throw QueryError("predicate longer than \(Limits.predicateBytesMax) bytes")
+            throw QueryError(.queryTooComplex, "predicate longer than \(Limits.predicateBytesMax) bytes")
         }
         if format.utf8.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 10 || $0 == 13 }) {
             self.init(format: format, expression: .constant(true))
@@ -63,7 +63,7 @@ public struct ViewPredicate: Sendable, Hashable, CustomStringConvertible {
     /// not finite (the language has no literal for it).
     public init(_ expression: PredicateExpression) throws(QueryError) {
         guard expression.depth(upTo: Limits.predicateDepthMax + 1) <= Limits.predicateDepthMax else {
-            throw QueryError("predicate nested deeper than \(Limits.predicateDepthMax) levels")
+            throw QueryError(.queryTooComplex, "predicate nested deeper than \(Limits.predicateDepthMax) levels")
         }
         func isFinite(_ o: PredicateOperand) -> Bool {
             switch o {
@@ -80,7 +80,7 @@ public struct ViewPredicate: Sendable, Hashable, CustomStringConvertible {
             case let .comparison(l, _, r, _): return isFinite(l) && isFinite(r)
             }
         }
-        guard isFinite(expression) else { throw QueryError("a double in a predicate must be finite") }
+        guard isFinite(expression) else { throw QueryError(.invalidLiteral, "a double in a predicate must be finite") }
         self.init(format: expression.description, expression: expression)
     }
 

@@ -45,7 +45,7 @@ public struct ViewSortDescriptor: Sendable, Hashable, CustomStringConvertible {
             skipSpaces()
             let keyColumn = i + 1
             guard let key = word() else {
-                throw QueryError(result.isEmpty ? "expected a sort key, found \(found())"
+                throw QueryError(.querySyntax, result.isEmpty ? "expected a sort key, found \(found())"
                                                 : "expected a sort key after ',', found \(found())", column: keyColumn)
             }
             skipSpaces()
@@ -56,7 +56,7 @@ public struct ViewSortDescriptor: Sendable, Hashable, CustomStringConvertible {
                 case "asc", "ascending": ascending = true
                 case "desc", "descending": ascending = false
                 default:
-                    throw QueryError("expected ASC, DESC, ',' or end of input after '\(key)', found '\(direction)'",
+                    throw QueryError(.querySyntax, "expected ASC, DESC, ',' or end of input after '\(key)', found '\(direction)'",
                                      column: directionColumn)
                 }
                 skipSpaces()
@@ -64,7 +64,7 @@ public struct ViewSortDescriptor: Sendable, Hashable, CustomStringConvertible {
             result.append(ViewSortDescriptor(key: key, ascending: ascending))
             if i == scalars.count { return result }
             guard scalars[i] == "," else {
-                throw QueryError("expected ',' or end of input after '\(result.last!)', found \(found())", column: i + 1)
+                throw QueryError(.querySyntax, "expected ',' or end of input after '\(result.last!)', found \(found())", column: i + 1)
             }
             i += 1
         }

@@ -112,11 +112,13 @@ public final class ResultsController {
     /// The row order of a request, validated against the entity.
     static func rowOrder(_ request: FetchRequest, _ entity: EntityDescription) throws(QueryError) -> RowOrder {
         guard request.entity == entity.name else {
-            throw QueryError("fetch request is for entity '\(request.entity)', not '\(entity.name)'")
+            throw QueryError(.requestEntityMismatch, "fetch request is for entity '\(request.entity)', not '\(entity.name)'",
+                             entity: request.entity)
         }
         func check(_ key: String, _ what: String) throws(QueryError) {
             guard key == "id" || entity.attribute(named: key) != nil else {
-                throw QueryError("unknown \(what) key '\(key)' of entity '\(entity.name)'")
+                throw QueryError(.unknownKey, "unknown \(what) key '\(key)' of entity '\(entity.name)'", entity: entity.name,
+                                 key: key)
             }
         }
         var paths: [String] = [], ascending: [Bool] = []
