@@ -105,7 +105,10 @@ struct DocArticleTests {
         var caught: (any ViewLogError)?
         do {
             try store.append([.update(entity: "Employee", id: "e9", values: ["height": 180])], author: "app")
-        } catch let error as any ViewLogError where error.code == .invalidChange {
+        } catch let error as any ViewLogError {
+            // Not `catch … as any ViewLogError where error.code == …`: in this function Swift 6.3.1's
+            // MandatoryAllocBoxToStack pass (StackNesting::fixNesting) spins and then crashes on that form.
+            guard error.code == .invalidChange else { throw error }
             print("refused, nothing appended:", error)
             caught = error
         }
