@@ -2,8 +2,40 @@ import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
 
-/// `JSONWriter` writes the same bytes as the `JSONValue` tree's text, for every kind of value.
+/// `JSONWriter` writes the same bytes as the `JSONValue` tree's text, for every kind of value, and its strings are
+/// escaped as the CLI contract's JSON always was (checked against an independent escaper, scalar by scalar, since
+/// the tree's text is written by `JSONWriter` too).
 @Suite struct JSONWriterTests {
+    /// The escapes of the CLI's JSON, written independently of `JSONWriter`: `\"`, `\\`, `\n`, `\r`, `\t`,
+    /// `\u00xx` for other control characters and DEL, every other scalar as it is.
+    static func referenceText(of s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where u.value < 0x20 || u.value == 0x7F:
+                let hex = String(u.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
+
+    @Test func everyASCIICharacterIsEscapedAsTheContractSays() {
+        for b in UInt8(0)...0x7F {
+            let s = String(UnicodeScalar(b))
+            var w = JSONWriter()
+            w.string(s)
+            #expect(String(decoding: w.bytes, as: UTF8.self) == Self.referenceText(of: s), "byte \(b)")
+        }
+        #expect(JSONValue.string("a\u{1}\"\\").text == #""a\u0001\"\\""#)
+    }
+
     static let types: [AttributeType] = [.string, .int, .double, .bool, .date]
 
     @Test(arguments: [UInt64(1), 2, 3, 4])
@@ -46,6 +78,7 @@ import TestSupport
             w.id(.int(i))
             let tree = JSONValue.array([ObjectID.string(s).json, ObjectID.int(i).json]).text
             #expect("[" + String(decoding: w.bytes, as: UTF8.self) + "]" == tree)
+            #expect("[" + String(decoding: w.bytes, as: UTF8.self) + "]" == "[\(Self.referenceText(of: s)), \(i)]")
         }
     }
 }

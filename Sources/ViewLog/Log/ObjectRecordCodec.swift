@@ -29,18 +29,7 @@
     /// Decodes an object's record.
     /// - Throws: ``CodecError`` naming what is wrong and at which byte offset.
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(CodecError) -> (values: ObjectValues, seq: UInt64) {
-        var r = ByteReader(bytes)
-        let version = try r.u8("record version")
-        guard version == recordVersion else {
-            throw .invalid(field: "record version", offset: 0, reason: "unsupported version \(version)")
-        }
-        let seq = try r.u64("seq")
-        guard seq >= 1, seq <= UInt64(Int64.max) else {
-            throw .invalid(field: "seq", offset: 1, reason: "\(seq) is not in 1...\(Int64.max)")
-        }
-        let values = try r.objectValues()
-        guard r.isAtEnd else { throw .trailingBytes(offset: r.offset, count: r.remaining) }
-        return (values, seq)
+        try decode(bytes, key: UnsafeRawBufferPointer(start: nil, count: 0), format: 1) { r throws(CodecError) in try r.objectValues() }
     }
 
     /// Encodes an object's record of log format 2: version 2, seq, values, then a `u32` CRC-32C of `key` (the
@@ -65,23 +54,7 @@
     /// - Throws: ``CodecError/checksumMismatch(seq:stored:computed:)`` for a damaged record (or one stored under
     ///   another key); other ``CodecError``s naming what is wrong and at which byte offset.
     public static func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws(CodecError) -> (values: ObjectValues, seq: UInt64) {
-        guard bytes.count >= 13 else { throw .truncated(field: "object record", offset: bytes.count) }
-        let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)])
-        let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self))
-        let computed = CRC32C.checksum(body, seed: CRC32C.checksum(key))
-        guard stored == computed else { throw .checksumMismatch(seq: nil, stored: stored, computed: computed) }
-        var r = ByteReader(body)
-        let version = try r.u8("record version")
-        guard version == checkedRecordVersion else {
-            throw .invalid(field: "record version", offset: 0, reason: "version \(version) in a store of log format 2")
-        }
-        let seq = try r.u64("seq")
-        guard seq >= 1, seq <= UInt64(Int64.max) else {
-            throw .invalid(field: "seq", offset: 1, reason: "\(seq) is not in 1...\(Int64.max)")
-        }
-        let values = try r.objectValues()
-        guard r.isAtEnd else { throw .trailingBytes(offset: r.offset, count: r.remaining) }
-        return (values, seq)
+        try decode(bytes, key: key, format: 2) { r throws(CodecError) in try r.objectValues() }
     }
 
     /// Decodes a record of a store of log format `format` stored under `key`, its values in the canonical form of
@@ -89,6 +62,15 @@
     /// errors as ``decode(_:key:format:)`` followed by ``EntityDescription/canonical(_:)``.
     static func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, format: Int,
                        canonicalFor attributes: [Attribute]) throws(CodecError) -> ObjectValues {
+        try decode(bytes, key: key, format: format) { r throws(CodecError) in try r.objectValues(canonicalFor: attributes) }.values
+    }
+
+    /// The one reading of a record's frame: for format 2 the checksum (over `key` and the record) first, then the
+    /// version byte of `format`, the seq, the values read by `values`, and nothing after them.
+    @inline(__always)
+    private static func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, format: Int,
+                               values readValues: (inout ByteReader) throws(CodecError) -> ObjectValues)
+        throws(CodecError) -> (values: ObjectValues, seq: UInt64) {
         let body: UnsafeRawBufferPointer, expected: UInt8
         if format >= 2 {
             guard bytes.count >= 13 else { throw .truncated(field: "object record", offset: bytes.count) }
@@ -111,9 +93,9 @@
         guard seq >= 1, seq <= UInt64(Int64.max) else {
             throw .invalid(field: "seq", offset: 1, reason: "\(seq) is not in 1...\(Int64.max)")
         }
-        let values = try r.objectValues(canonicalFor: attributes)
+        let values = try readValues(&r)
         guard r.isAtEnd else { throw .trailingBytes(offset: r.offset, count: r.remaining) }
-        return values
+        return (values, seq)
     }
 
     /// Decodes the id of an object's LMDB key that starts with `prefix` (its entity's ``entityPrefix(_:)``): the

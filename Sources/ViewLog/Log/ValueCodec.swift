@@ -277,16 +277,7 @@ extension ByteReader {
     @inline(__always)
     static func compare(_ raw: UnsafeRawBufferPointer, _ name: String) -> Int {
         var name = name
-        return name.withUTF8 { b in
-            let n = min(raw.count, b.count)
-            var i = 0
-            while i < n {
-                let x = raw[i], y = b[i]
-                if x != y { return x < y ? -1 : 1 }
-                i += 1
-            }
-            return raw.count - b.count
-        }
+        return name.withUTF8 { compare(raw, UnsafeRawBufferPointer($0)) }
     }
 
     /// The attributes of an update: (name, new value, previous value) triples, names strictly increasing. With
@@ -312,13 +303,19 @@ extension ByteReader {
     /// Whether `a` comes strictly before `b` in byte order (which, for UTF-8, is code-point order).
     @inline(__always)
     static func precedes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        compare(a, b) < 0
+    }
+
+    /// The byte order of `a` against `b`: negative, zero or positive.
+    @inline(__always)
+    static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
         let n = min(a.count, b.count)
         var i = 0
         while i < n {
             let x = a[i], y = b[i]
-            if x != y { return x < y }
+            if x != y { return x < y ? -1 : 1 }
             i += 1
         }
-        return a.count < b.count
+        return a.count - b.count
     }
 }

@@ -277,55 +277,11 @@ struct JSONParser {
 }
 
 extension JSONValue {
-    /// Compact one-line JSON, with `", "` and `": "` separators as in the CLI contract.
+    /// Compact one-line JSON, with `", "` and `": "` separators as in the CLI contract (written by
+    /// ``JSONWriter``, the one place that knows the escapes).
     public var text: String {
-        var out = ""
-        write(to: &out)
-        return out
-    }
-
-    /// Appends the one-line JSON text of this value to `out`.
-    public func write(to out: inout String) {
-        switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .int(let i): out += String(i)
-        case .double(let d): out += d.shortestText
-        case .string(let s): JSONValue.writeString(s, to: &out)
-        case .array(let a):
-            out += "["
-            for (i, e) in a.enumerated() {
-                if i > 0 { out += ", " }
-                e.write(to: &out)
-            }
-            out += "]"
-        case .object(let members):
-            out += "{"
-            for (i, (k, v)) in members.enumerated() {
-                if i > 0 { out += ", " }
-                JSONValue.writeString(k, to: &out)
-                out += ": "
-                v.write(to: &out)
-            }
-            out += "}"
-        }
-    }
-
-    static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20 || u.value == 0x7F:
-                let hex = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        out += "\""
+        var w = JSONWriter()
+        w.json(self)
+        return String(decoding: w.bytes, as: UTF8.self)
     }
 }

@@ -1,6 +1,7 @@
-/// Writes compact one-line JSON straight into a byte buffer, with the same bytes as ``JSONValue/text``
-/// (`", "` and `": "` separators, the same string escapes, numbers as ``JSONValue/write(to:)`` prints them),
-/// without building a ``JSONValue`` tree or a `String` per value.
+/// Writes compact one-line JSON straight into a byte buffer: `", "` and `": "` separators, strings with the
+/// escapes of ``string(_:)``, doubles in their shortest text. ``JSONValue/text`` writes through it, and the CLI
+/// writes large documents with it straight from values, without building a ``JSONValue`` tree or a `String` per
+/// value.
 ///
 /// The caller writes the punctuation of arrays and objects with ``raw(_:)``; values go through
 /// ``value(_:)``, ``string(_:)``, ``int(_:)``.
@@ -47,7 +48,7 @@
         }
     }
 
-    /// Appends a JSON string with the escapes of ``JSONValue/write(to:)``: `\"`, `\\`, `\n`, `\r`, `\t`,
+    /// Appends a JSON string: `\"`, `\\`, `\n`, `\r`, `\t`,
     /// and `\u00XX` for other control characters and DEL; everything else as its UTF-8 bytes.
     public mutating func string(_ s: String) {
         bytes.append(UInt8(ascii: "\""))
@@ -72,11 +73,16 @@
         case 0x0D: raw("\\r")
         case 0x09: raw("\\t")
         default:
-            let hex: [UInt8] = Array("0123456789abcdef".utf8)
             raw("\\u00")
-            bytes.append(hex[Int(b >> 4)])
-            bytes.append(hex[Int(b & 0xF)])
+            bytes.append(JSONWriter.hexDigit(b >> 4))
+            bytes.append(JSONWriter.hexDigit(b & 0xF))
         }
+    }
+
+    /// The lower-case hex digit of `nibble` (0…15).
+    @inline(__always)
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
     /// Appends a value as ``Value/json`` gives it: dates as ISO-8601 strings, doubles in their shortest text.
@@ -96,6 +102,33 @@
         switch id {
         case .string(let s): string(s)
         case .int(let i): int(i)
+        }
+    }
+
+    /// Appends a ``JSONValue`` tree.
+    public mutating func json(_ v: JSONValue) {
+        switch v {
+        case .null: null()
+        case .bool(let b): if b { raw("true") } else { raw("false") }
+        case .int(let i): int(i)
+        case .double(let d): bytes.append(contentsOf: d.shortestText.utf8)
+        case .string(let s): string(s)
+        case .array(let elements):
+            raw("[")
+            for (i, e) in elements.enumerated() {
+                if i > 0 { raw(", ") }
+                json(e)
+            }
+            raw("]")
+        case .object(let members):
+            raw("{")
+            for (i, (k, e)) in members.enumerated() {
+                if i > 0 { raw(", ") }
+                string(k)
+                raw(": ")
+                json(e)
+            }
+            raw("}")
         }
     }
 }
