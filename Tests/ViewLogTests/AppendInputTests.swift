@@ -106,14 +106,14 @@ import TestSupport
 
     @Test func errorsCarryTheLineNumber() throws {
         let text = "{\"delete\": \"Badge\", \"id\": 1}\n\n\n{\"delete\": \"Badge\", \"id\": \"1\"}\n"
-        #expect(throws: InputError(line: 4, message: #"delete Badge: Badge ids are integers, got a string ("1")"#)) {
+        #expect(throws: InputError(.invalidID, line: 4, message: #"delete Badge: Badge ids are integers, got a string ("1")"#)) {
             try AppendInput.parse(text, schema: Self.schema)
         }
     }
 
     @Test func tooLongLine() {
         let line = Substring(String(repeating: " ", count: Limits.lineBytesMax + 1))
-        #expect(throws: InputError(line: 2, message: "line is longer than \(Limits.lineBytesMax) bytes")) {
+        #expect(throws: InputError(.lineTooLong, line: 2, message: "line is longer than \(Limits.lineBytesMax) bytes")) {
             try AppendInput.parseLine(line, lineNumber: 2, schema: Self.schema)
         }
     }

@@ -102,17 +102,15 @@ struct DocArticleTests {
     @Test func errorCodes() throws {
         let scratch = Scratch()
         let (store, _, _, _) = try gettingStarted(at: scratch.path)
-        var caught: (any ViewLogError)?
+        // Not `catch … as any ViewLogError where error.code == …`: in this function Swift 6.3.1's
+        // MandatoryAllocBoxToStack pass (StackNesting::fixNesting) spins and then crashes on that form.
+        // An error of another code would leave this test by its `throw`; no error would append seq 3.
         do {
             try store.append([.update(entity: "Employee", id: "e9", values: ["height": 180])], author: "app")
         } catch let error as any ViewLogError {
-            // Not `catch … as any ViewLogError where error.code == …`: in this function Swift 6.3.1's
-            // MandatoryAllocBoxToStack pass (StackNesting::fixNesting) spins and then crashes on that form.
             guard error.code == .invalidChange else { throw error }
             print("refused, nothing appended:", error)
-            caught = error
         }
-        #expect(caught?.code == .invalidChange)
         #expect(try store.head == 2)
     }
 

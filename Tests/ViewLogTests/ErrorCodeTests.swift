@@ -150,7 +150,8 @@ struct ErrorCodeTests {
             }
         }
         #expect(code { try store.append([.update(entity: "Employee", id: "e9", values: ["height": 1])], author: "t") } == .invalidChange)
-        #expect(code { try store.append([ChangeRequest](), author: "t") } == .emptyInput)
+        #expect(code { try store.append([ChangeRequest](), author: "t") } == .emptyTransaction)
+        #expect(code { try store.append([TransactionRequest]()) } == .emptyInput)
         #expect(code { _ = try store.objects(of: "Employee", at: 5) } == .positionPastHead)
         #expect(code { _ = try LogStore.create(at: scratch, schema: Self.schema) } == .alreadyExists)
         #expect(code { _ = try LogStore.open(at: scratch + "/nope") } == .notAStore)
