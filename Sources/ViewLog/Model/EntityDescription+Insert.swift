@@ -8,12 +8,30 @@ extension EntityDescription {
     ///   attribute, a string over `Limits/stringBytesMax`, or required attributes without a default that are
     ///   absent (all of them named).
     public func completeInsert(_ values: ObjectValues) throws(ObjectValuesError) -> ObjectValues {
-        var complete = try checkedValues(values)
-        let missing = missingRequired(in: complete)
-        guard missing.isEmpty else { throw .missingRequired(entity: name, attributes: missing) }
-        for a in attributes where complete[a.name] == nil {
-            complete[a.name] = a.defaultValue ?? .null
+        // One pass over the attributes (one lookup each in `values`) instead of checking `values` into a new
+        // dictionary and then looking every attribute up again: a name of `values` that no attribute matched is
+        // unknown, found after the pass from the count alone.
+        var complete = ObjectValues(minimumCapacity: attributes.count)
+        var matched = 0
+        var missing: [String] = []
+        for a in attributes {
+            if let value = values[a.name] {
+                matched += 1
+                complete[a.name] = try checked(value, for: a)
+            } else if let d = a.defaultValue {
+                complete[a.name] = d
+            } else if a.isOptional {
+                complete[a.name] = .null
+            } else {
+                missing.append(a.name)
+            }
         }
+        if matched < values.count {
+            // The first unknown name in code-point order, so that the error does not depend on hashing.
+            let unknown = values.keys.filter { attribute(named: $0) == nil }.min { Value.compareUTF8($0, $1) < 0 }
+            throw .unknownAttribute(entity: name, attribute: unknown ?? "")
+        }
+        guard missing.isEmpty else { throw .missingRequired(entity: name, attributes: missing) }
         return complete
     }
 
@@ -24,24 +42,32 @@ extension EntityDescription {
         var checked = ObjectValues(minimumCapacity: values.count)
         for (key, value) in values {
             guard let a = attribute(named: key) else { throw .unknownAttribute(entity: name, attribute: key) }
-            guard let stored = a.coerce(value) else {
-                if value.isNull { throw .invalidValue(entity: name, .nullForRequired(attribute: key)) }
-                let got = value.type.map { "a \($0.rawValue)" } ?? "null"
-                throw .invalidValue(entity: name, .typeMismatch(attribute: key, expected: a.type, got: got))
-            }
-            if case .double(let d) = stored, !d.isFinite {
-                throw .invalidValue(entity: name, .typeMismatch(attribute: key, expected: a.type, got: "\(d) (not a finite number)"))
-            }
-            if case .date(let t) = stored, !t.isInRange {
-                throw .invalidValue(entity: name, .typeMismatch(attribute: key, expected: a.type,
-                                                                 got: "\(t) (outside \(Timestamp.rangeText))"))
-            }
-            if case .string(let s) = stored, s.utf8.count > Limits.stringBytesMax {
-                throw .stringTooLong(entity: name, attribute: key, bytes: s.utf8.count)
-            }
-            checked[key] = stored
+            checked[key] = try self.checked(value, for: a)
         }
         return checked
+    }
+
+    /// `value` converted to the stored type of `a` (an int for a double becomes a double), or the error that
+    /// refuses it: the wrong type, `null` for a required attribute, a non-finite double, a date out of range, a
+    /// string over `Limits/stringBytesMax`.
+    @inline(__always)
+    func checked(_ value: Value, for a: Attribute) throws(ObjectValuesError) -> Value {
+        guard let stored = a.coerce(value) else {
+            if value.isNull { throw .invalidValue(entity: name, .nullForRequired(attribute: a.name)) }
+            let got = value.type.map { "a \($0.rawValue)" } ?? "null"
+            throw .invalidValue(entity: name, .typeMismatch(attribute: a.name, expected: a.type, got: got))
+        }
+        switch stored {
+        case .double(let d) where !d.isFinite:
+            throw .invalidValue(entity: name, .typeMismatch(attribute: a.name, expected: a.type, got: "\(d) (not a finite number)"))
+        case .date(let t) where !t.isInRange:
+            throw .invalidValue(entity: name, .typeMismatch(attribute: a.name, expected: a.type,
+                                                             got: "\(t) (outside \(Timestamp.rangeText))"))
+        case .string(let s) where s.utf8.count > Limits.stringBytesMax:
+            throw .stringTooLong(entity: name, attribute: a.name, bytes: s.utf8.count)
+        default:
+            return stored
+        }
     }
 
     /// Checks that `id` can identify an object of this entity: of the entity's id type, and a string id at most
