@@ -119,8 +119,8 @@ struct ByteWriter: ~Copyable {
     }
 
     /// The CRC-32C of the bytes written from `offset` on.
-    func checksum(from offset: Int) -> UInt32 {
+    func checksum(from offset: Int, seed: UInt32 = 0) -> UInt32 {
         precondition(offset >= 0 && offset <= count, "checksum outside the written bytes")
-        return CRC32C.checksum(UnsafeRawBufferPointer(start: base + offset, count: count - offset))
+        return CRC32C.checksum(UnsafeRawBufferPointer(start: base + offset, count: count - offset), seed: seed)
     }
 }

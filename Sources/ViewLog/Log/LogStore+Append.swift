@@ -41,8 +41,12 @@ extension LogStore {
         let currentSchema = try schema(at: UInt64.max, in: txn)
         let resolver = ChangeResolver(schema: newSchema ?? currentSchema)
         var head = try self.head(in: txn)
-        // The state this write leaves, per touched object (nil: absent), and the seq that last touched it.
-        var overlay: [ObjectKey: (values: ObjectValues?, seq: UInt64)] = [:]
+        // The state this write leaves, per touched object (nil: absent), and the change that left it.
+        var overlay: [ObjectKey: AppendedObject] = [:]
+        // Each transaction's entry and, per change, the byte range of an insert's values in it (empty for other
+        // changes): an object whose last change is an insert gets a row that copies those bytes.
+        var entries: [(bytes: [UInt8], insertedValues: [Range<Int>])] = []
+        entries.reserveCapacity(requests.count)
         var result: [Transaction] = []
         result.reserveCapacity(requests.count)
         for (ti, request) in requests.enumerated() {
@@ -71,28 +75,43 @@ extension LogStore {
                     throw StoreError.invalidChange(transaction: ti, change: ci,
                                                    reason: "\(key.entity) \(key.id.json.text): the store's state differs from the one this change was made on (its previous values do not match)")
                 }
-                overlay[key] = (ObjectValues.applying(change, to: current), seq)
+                overlay[key] = AppendedObject(values: ObjectValues.applying(change, to: current), seq: seq,
+                                           transaction: ti, change: changes.count)
                 changes.append(change)
             }
             let transaction = Transaction(seq: seq, time: request.time ?? time, author: request.author, changes: changes)
-            let bytes = TransactionCodec.encode(transaction)
+            var insertedValues = [Range<Int>](repeating: 0..<0, count: changes.count)
+            let bytes = TransactionCodec.encode(transaction) { ci, range in insertedValues[ci] = range }
             guard bytes.count <= Limits.transactionBytesMax else {
                 throw StoreError.invalidChange(transaction: ti, change: 0,
                                                reason: "the transaction encodes to \(bytes.count) bytes, more than \(Limits.transactionBytesMax)")
             }
             try txn.put(logDB, key: bigEndianBytes(seq), value: bytes, flags: .append)
+            entries.append((bytes, insertedValues))
             head = seq
             result.append(transaction)
         }
-        // Write objects in key order: sequential B-tree access is much faster than random.
+        // Write objects in key order: sequential B-tree access is much faster than random. Keys compare as bytes
+        // (`ByteReader.compare`), not element by element through the generic `lexicographicallyPrecedes`.
         var rows = overlay.map { (key: ObjectRecordCodec.key($0.key), state: $0.value) }
-        rows.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        rows.sort { a, b in
+            a.key.withUnsafeBytes { x in b.key.withUnsafeBytes { y in ByteReader.compare(x, y) < 0 } }
+        }
         for row in rows {
-            if let values = row.state.values {
-                try txn.put(objectsDB, key: row.key, value: ObjectRecordCodec.encode(values: values, seq: row.state.seq, key: row.key, format: format))
-            } else {
+            let state = row.state
+            guard let values = state.values else {
                 try txn.delete(objectsDB, key: row.key)
+                continue
             }
+            let entry = entries[state.transaction]
+            let inserted = entry.insertedValues[state.change]
+            let record = inserted.isEmpty
+                ? ObjectRecordCodec.encode(values: values, seq: state.seq, key: row.key, format: format)
+                : entry.bytes.withUnsafeBytes { b in
+                    ObjectRecordCodec.encode(valueBytes: UnsafeRawBufferPointer(rebasing: b[inserted]), seq: state.seq,
+                                             key: row.key, format: format)
+                }
+            try txn.put(objectsDB, key: row.key, value: record)
         }
         try putMeta(txn, MetaKey.head, bigEndianBytes(head), format: format)
         return result
@@ -109,4 +128,13 @@ extension LogStore {
             }
         }
     }
+}
+
+/// What an append leaves an object it touched: its values (`nil`: absent), the seq that last changed it, and
+/// where that change is (`transaction` among the write's requests, `change` among that entry's changes).
+private struct AppendedObject {
+    var values: ObjectValues?
+    var seq: UInt64
+    var transaction: Int
+    var change: Int
 }

@@ -18,12 +18,7 @@
     /// - Precondition: the limits of ``TransactionCodec/encode(_:)`` hold for `values`, and `seq` is in
     ///   `1...Int64.max`.
     public static func encode(values: ObjectValues, seq: UInt64) -> [UInt8] {
-        precondition(seq >= 1 && seq <= UInt64(Int64.max), "seq \(seq) out of range")
-        var w = ByteWriter(capacity: 12 + values.count * 24)
-        w.u8(recordVersion)
-        w.u64(seq)
-        w.objectValues(values)
-        return w.finish()
+        encode(seq: seq, key: nil, capacity: values.count * 24) { $0.objectValues(values) }
     }
 
     /// Decodes an object's record.
@@ -37,17 +32,22 @@
     /// or copied under another key, fails its check.
     /// - Precondition: as ``encode(values:seq:)``.
     public static func encode(values: ObjectValues, seq: UInt64, key: [UInt8]) -> [UInt8] {
+        encode(seq: seq, key: key, capacity: values.count * 24) { $0.objectValues(values) }
+    }
+
+    /// The one writing of a record's frame: the version byte (2 with a `key` to checksum under, else 1), the seq,
+    /// the values written by `values`, and for format 2 the CRC-32C of `key` and everything before it.
+    @inline(__always)
+    private static func encode(seq: UInt64, key: [UInt8]?, capacity: Int, values writeValues: (inout ByteWriter) -> Void) -> [UInt8] {
         precondition(seq >= 1 && seq <= UInt64(Int64.max), "seq \(seq) out of range")
-        var w = ByteWriter(capacity: 16 + values.count * 24)
-        w.u8(checkedRecordVersion)
+        var w = ByteWriter(capacity: 16 + capacity)
+        w.u8(key == nil ? recordVersion : checkedRecordVersion)
         w.u64(seq)
-        w.objectValues(values)
-        var bytes = w.finish()
-        let crc = bytes.withUnsafeBytes { record in
-            key.withUnsafeBytes { CRC32C.checksum(record, seed: CRC32C.checksum($0)) }
+        writeValues(&w)
+        if let key {
+            w.u32(w.checksum(from: 0, seed: CRC32C.checksum(key)))
         }
-        withUnsafeBytes(of: crc.littleEndian) { bytes.append(contentsOf: $0) }
-        return bytes
+        return w.finish()
     }
 
     /// Decodes an object's record of log format 2 stored under `key`, checking its checksum first.
@@ -130,6 +130,13 @@
     /// Encodes a record for a store of log format `format`.
     static func encode(values: ObjectValues, seq: UInt64, key: [UInt8], format: Int) -> [UInt8] {
         format >= 2 ? encode(values: values, seq: seq, key: key) : encode(values: values, seq: seq)
+    }
+
+    /// Encodes a record for a store of log format `format` whose values are already encoded: `valueBytes` is the
+    /// object-values encoding (as ``TransactionCodec`` writes an insert's values, byte for byte the same as
+    /// ``encode(values:seq:key:format:)`` would write them), so an append writes each inserted object's values once.
+    static func encode(valueBytes: UnsafeRawBufferPointer, seq: UInt64, key: [UInt8], format: Int) -> [UInt8] {
+        encode(seq: seq, key: format >= 2 ? key : nil, capacity: valueBytes.count) { $0.raw(valueBytes) }
     }
 
     /// Decodes an object's record from an array; the same as the `UnsafeRawBufferPointer` overload.

@@ -40,6 +40,13 @@
     ///   at most ``Limits/transactionBytesMax`` bytes in all. The store checks these before it encodes; a
     ///   violation is a programmer error and traps rather than writing an entry that could not be read back.
     public static func encode(_ t: Transaction) -> [UInt8] {
+        encode(t) { _, _ in }
+    }
+
+    /// Encodes `t` as ``encode(_:)`` does, calling `insertedValues` with the index of each insert among
+    /// `t.changes` and the byte range its object values take in the entry (the same bytes an object record of
+    /// those values holds: see ``ObjectRecordCodec/encode(valueBytes:seq:key:format:)``).
+    static func encode(_ t: Transaction, insertedValues: (Int, Range<Int>) -> Void) -> [UInt8] {
         precondition(t.seq >= 1 && t.seq <= UInt64(Int64.max), "seq \(t.seq) out of range")
         precondition(!t.changes.isEmpty, "a transaction has at least one change")
         precondition(t.changes.count <= Limits.transactionChangesMax, "too many changes in one transaction")
@@ -53,19 +60,25 @@
         w.u64(UInt64(bitPattern: t.time.milliseconds))
         w.string(t.author, limit: Limits.stringBytesMax)
         w.varint(t.changes.count)
-        for change in t.changes { encode(change, into: &w) }
+        for (i, change) in t.changes.enumerated() {
+            if let values = encode(change, into: &w) { insertedValues(i, values) }
+        }
         precondition(w.count <= Limits.transactionBytesMax, "transaction of \(w.count) bytes exceeds the limit")
         w.patchU32(at: lengthOffset, UInt32(w.count))
         w.patchU32(at: checksumOffset, w.checksum(from: seqOffset))
         return w.finish()
     }
 
-    static func encode(_ change: Change, into w: inout ByteWriter) {
+    /// Writes one change; for an insert, returns the byte range of its object values.
+    @discardableResult
+    static func encode(_ change: Change, into w: inout ByteWriter) -> Range<Int>? {
         switch change {
         case let .insert(key, values):
             w.u8(Kind.insert)
             w.key(key)
+            let start = w.count
             w.objectValues(values)
+            return start..<w.count
         case let .update(key, values, previous):
             w.u8(Kind.update)
             w.key(key)
@@ -79,6 +92,7 @@
             w.string(schema.json.text, limit: Limits.stringBytesMax)
             w.string(previous.json.text, limit: Limits.stringBytesMax)
         }
+        return nil
     }
 
     /// Decodes one log entry, checking in order: magic, version, flags, length, checksum, seq, then the body.
