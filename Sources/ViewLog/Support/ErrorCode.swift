@@ -14,7 +14,7 @@
 /// ```
 ///
 /// A code's ``rawValue`` (`"store.conflict"`) never changes once released; the article <doc:ErrorCodes> lists
-/// every code. Other modules add their own codes in their own namespace (``ViewLogReplication`` uses
+/// every code. Other modules add their own codes in their own namespace (`ViewLogReplication` uses
 /// `replication.…`).
 public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The code as text: `domain.name`, lower case, words joined by `-`.
