@@ -41,8 +41,10 @@ extension LogStore {
         let currentSchema = try schema(at: UInt64.max, in: txn)
         let resolver = ChangeResolver(schema: newSchema ?? currentSchema)
         var head = try self.head(in: txn)
-        // The state this write leaves, per touched object (nil: absent), and the change that left it.
-        var overlay: [ObjectKey: AppendedObject] = [:]
+        // The objects this write touches, in the order it first touches them, each with the state it leaves
+        // (values nil: absent) and the change that left it; `slots` finds an object's place in `touched`.
+        var touched: [AppendedObject] = []
+        var slots: [ObjectKey: Int] = [:]
         // Each transaction's entry and, per change, the byte range of an insert's values in it (empty for other
         // changes): an object whose last change is an insert gets a row that copies those bytes.
         var entries: [(bytes: [UInt8], insertedValues: [Range<Int>])] = []
@@ -59,13 +61,14 @@ extension LogStore {
             }
             for (ci, changeRequest) in request.changes.enumerated() {
                 let key = changeRequest.key
+                let slot = Self.slot(of: key, in: &slots, next: touched.count)
                 let current: ObjectValues?
-                if let pending = overlay[key] {
-                    current = pending.values
-                } else if let record = try objectRecord(key, format: format, in: txn) {
-                    current = record.values
+                if slot < touched.count {
+                    current = touched[slot].values
                 } else {
-                    current = nil
+                    let rowKey = ObjectRecordCodec.key(key)
+                    current = try objectRecord(rowKey, of: key, format: format, in: txn)?.values
+                    touched.append(AppendedObject(rowKey: rowKey))
                 }
                 let change: Change
                 do { change = try resolver.resolve(changeRequest, current: current) } catch {
@@ -75,8 +78,10 @@ extension LogStore {
                     throw StoreError.invalidChange(transaction: ti, change: ci,
                                                    reason: "\(key.entity) \(key.id.json.text): the store's state differs from the one this change was made on (its previous values do not match)")
                 }
-                overlay[key] = AppendedObject(values: ObjectValues.applying(change, to: current), seq: seq,
-                                           transaction: ti, change: changes.count)
+                touched[slot].values = ObjectValues.applying(change, to: current)
+                touched[slot].seq = seq
+                touched[slot].transaction = ti
+                touched[slot].change = changes.count
                 changes.append(change)
             }
             let transaction = Transaction(seq: seq, time: request.time ?? time, author: request.author, changes: changes)
@@ -91,36 +96,49 @@ extension LogStore {
             head = seq
             result.append(transaction)
         }
-        // Write objects in key order: sequential B-tree access is much faster than random. Keys compare as bytes
-        // (`ByteReader.compare`), not element by element through the generic `lexicographicallyPrecedes`.
-        var rows = overlay.map { (key: ObjectRecordCodec.key($0.key), state: $0.value) }
-        rows.sort { a, b in
-            a.key.withUnsafeBytes { x in b.key.withUnsafeBytes { y in ByteReader.compare(x, y) < 0 } }
+        // Write objects in key order: sequential B-tree access is much faster than random. A write that touches
+        // them in key order already (a bulk load of ascending ids) is not sorted; keys compare as bytes.
+        func precedes(_ a: AppendedObject, _ b: AppendedObject) -> Bool {
+            a.rowKey.withUnsafeBytes { x in b.rowKey.withUnsafeBytes { y in ByteReader.compare(x, y) < 0 } }
         }
-        for row in rows {
-            let state = row.state
-            guard let values = state.values else {
-                try txn.delete(objectsDB, key: row.key)
+        if touched.indices.dropFirst().contains(where: { !precedes(touched[$0 - 1], touched[$0]) }) {
+            touched.sort(by: precedes)
+        }
+        for object in touched {
+            guard let values = object.values else {
+                try txn.delete(objectsDB, key: object.rowKey)
                 continue
             }
-            let entry = entries[state.transaction]
-            let inserted = entry.insertedValues[state.change]
+            let entry = entries[object.transaction]
+            let inserted = entry.insertedValues[object.change]
             let record = inserted.isEmpty
-                ? ObjectRecordCodec.encode(values: values, seq: state.seq, key: row.key, format: format)
+                ? ObjectRecordCodec.encode(values: values, seq: object.seq, key: object.rowKey, format: format)
                 : entry.bytes.withUnsafeBytes { b in
-                    ObjectRecordCodec.encode(valueBytes: UnsafeRawBufferPointer(rebasing: b[inserted]), seq: state.seq,
-                                             key: row.key, format: format)
+                    ObjectRecordCodec.encode(valueBytes: UnsafeRawBufferPointer(rebasing: b[inserted]), seq: object.seq,
+                                             key: object.rowKey, format: format)
                 }
-            try txn.put(objectsDB, key: row.key, value: record)
+            try txn.put(objectsDB, key: object.rowKey, value: record)
         }
         try putMeta(txn, MetaKey.head, bigEndianBytes(head), format: format)
         return result
     }
 
+    /// The place of `key` in an append's `touched` objects: its slot if the write touched it already, else `next`,
+    /// which becomes its slot. One hash of the key either way (the `default:` subscript's modify inserts `next`).
+    @inline(__always)
+    private static func slot(of key: ObjectKey, in slots: inout [ObjectKey: Int], next: Int) -> Int {
+        func read(_ slot: inout Int) -> Int { slot }
+        return read(&slots[key, default: next])
+    }
+
     /// The object's record at the head: values and the seq that last changed it.
     func objectRecord(_ key: ObjectKey, format: Int? = nil, in txn: LMDBTransaction) throws -> (values: ObjectValues, seq: UInt64)? {
+        try objectRecord(ObjectRecordCodec.key(key), of: key, format: format, in: txn)
+    }
+
+    /// The record stored under `k`, the LMDB key of `key` (``ObjectRecordCodec/key(_:)``).
+    func objectRecord(_ k: [UInt8], of key: ObjectKey, format: Int? = nil, in txn: LMDBTransaction) throws -> (values: ObjectValues, seq: UInt64)? {
         let format = try format ?? self.format(in: txn)
-        let k = ObjectRecordCodec.key(key)
         return try k.withUnsafeBytes { kb in
             guard let bytes = try txn.value(objectsDB, for: kb) else { return nil }
             do { return try ObjectRecordCodec.decode(bytes, key: kb, format: format) } catch {
@@ -130,11 +148,15 @@ extension LogStore {
     }
 }
 
-/// What an append leaves an object it touched: its values (`nil`: absent), the seq that last changed it, and
-/// where that change is (`transaction` among the write's requests, `change` among that entry's changes).
+/// An object an append touches: its LMDB key, the values the write leaves it (`nil`: absent), the seq that last
+/// changed it, and where that change is (`transaction` among the write's requests, `change` among that entry's
+/// changes).
 private struct AppendedObject {
+    let rowKey: [UInt8]
     var values: ObjectValues?
-    var seq: UInt64
-    var transaction: Int
-    var change: Int
+    var seq: UInt64 = 0
+    var transaction = 0
+    var change = 0
+
+    init(rowKey: [UInt8]) { self.rowKey = rowKey }
 }
