@@ -46,6 +46,8 @@ public final class LMDBEnvironment: @unchecked Sendable {
         var growCount = 0
         /// Set when the map could not be remapped: the environment must not be used any more.
         var broken: LMDBError?
+        /// Fault injection for tests: when set, this environment's next `mdb_env_set_mapsize` fails with it.
+        var injectedMapSizeFailure: Int32?
     }
     /// The process that opened the environment (see the fork note in the type's documentation).
     let openerPID: pid_t
@@ -64,8 +66,12 @@ public final class LMDBEnvironment: @unchecked Sendable {
         }
     }
 
-    /// Fault injection for tests: when set, the next `mdb_env_set_mapsize` fails with this code.
-    nonisolated(unsafe) static var injectedMapSizeFailure: Int32?
+    /// Fault injection for tests: when set, this environment's next `mdb_env_set_mapsize` fails with this code.
+    /// Per environment, so that a test injecting it cannot fail another test's store running beside it.
+    var injectedMapSizeFailure: Int32? {
+        get { withState { $0.injectedMapSizeFailure } }
+        set { withState { $0.injectedMapSizeFailure = newValue } }
+    }
 
     private static let registryLock = ReadWriteLock()
     nonisolated(unsafe) private static var registry: [String: WeakEnvironment] = [:]  // under registryLock
@@ -167,8 +173,7 @@ public final class LMDBEnvironment: @unchecked Sendable {
     /// the environment is marked broken.
     private func setMapSize(_ size: Int, _ context: String) throws(LMDBError) {
         var rc = mdb_env_set_mapsize(env, size)
-        if let injected = Self.injectedMapSizeFailure {
-            Self.injectedMapSizeFailure = nil
+        if let injected = withState({ state in defer { state.injectedMapSizeFailure = nil }; return state.injectedMapSizeFailure }) {
             rc = injected
         }
         if rc != 0 {

@@ -22,15 +22,14 @@ struct LMDBFaultTests {
         try withDirectory { path in
             let env = try LMDBEnvironment.open(path: path, options: EnvironmentOptions(mapSizeBytes: 1 << 20))
             let db = try env.database(named: "things")
-            LMDBEnvironment.injectedMapSizeFailure = ENOMEM
-            defer { LMDBEnvironment.injectedMapSizeFailure = nil }
+            env.injectedMapSizeFailure = ENOMEM
             let value = [UInt8](repeating: 7, count: 64 * 1024)
             #expect(throws: LMDBError.self) {
                 try env.write { txn in
                     for i in 0..<64 { try txn.put(db, key: bigEndian(UInt64(i)), value: value) }
                 }
             }
-            #expect(LMDBEnvironment.injectedMapSizeFailure == nil, "the remap was not attempted")
+            #expect(env.injectedMapSizeFailure == nil, "the remap was not attempted")
             #expect {
                 try env.read { txn in try txn.value(db, for: bigEndian(0)) }
             } throws: { error in
