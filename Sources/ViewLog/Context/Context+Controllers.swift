@@ -8,18 +8,26 @@ extension Context {
     /// - Throws: ``StoreError/schema(_:)`` for an unknown entity; a ``QueryError`` naming an unknown attribute
     ///   or a type mismatch of the request.
     public func makeResultsController(_ request: FetchRequest) throws -> ResultsController {
-        try makeResultsControllerAndObjects(request).controller
+        try makeResultsControllerAndObjects(request, allAttributes: false).controller
     }
 
     /// ``makeResultsController(_:)``, and the objects it was made from: every object of the request's entity
     /// in this context, in id order (for a caller that prints the rows' values, as the CLI does).
     @_spi(Engine) public func makeResultsControllerAndObjects(_ request: FetchRequest) throws
         -> (controller: ResultsController, objects: [(id: ObjectID, values: ObjectValues)]) {
+        try makeResultsControllerAndObjects(request, allAttributes: true)
+    }
+
+    /// Unless `allAttributes`, the objects hold only the attributes the controller reads (decoded from the
+    /// store's rows without the others: a fetch of a wide entity pays for what the view needs).
+    private func makeResultsControllerAndObjects(_ request: FetchRequest, allAttributes: Bool) throws
+        -> (controller: ResultsController, objects: [(id: ObjectID, values: ObjectValues)]) {
         try processPendingChanges()
         let schema = try self.schema
         let entity: EntityDescription
         do { entity = try schema.entity(named: request.entity) } catch { throw StoreError.schema(error) }
-        let objects = try self.objects(of: entity.name, staged: processed)
+        let read = allAttributes ? nil : try ResultsController.attributesRead(by: request, of: entity)
+        let objects = try self.objects(of: entity.name, staged: processed, reading: read)
         let controller = try ResultsController(fetchRequest: request, entity: entity,
                                                objects: objects.lazy.map { ($0.id, $0.values) }, position: position)
         addObserver(controller)
@@ -30,7 +38,14 @@ extension Context {
     /// The view of `request` at this context's position with its processed changes, for a controller's refetch.
     func refetch(_ controller: ResultsController, _ request: FetchRequest) throws {
         try processPendingChanges()
-        let objects = try self.objects(of: controller.entity.name, staged: processed)
+        // A controller that filters with a closure may read any attribute.
+        let read: [Attribute]?
+        if case .predicate = controller.membership {
+            read = try ResultsController.attributesRead(by: request, of: controller.entity)
+        } else {
+            read = nil
+        }
+        let objects = try self.objects(of: controller.entity.name, staged: processed, reading: read)
         try controller.reload(objects: objects.lazy.map { ($0.id, $0.values) }, position: position, fetchRequest: request)
     }
 

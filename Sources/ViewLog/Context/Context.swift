@@ -106,8 +106,11 @@ public final class Context {
         try objects(of: entity, staged: staged)
     }
 
-    func objects(of entity: String, staged: StagedChanges) throws(StoreError) -> [(id: ObjectID, values: ObjectValues)] {
-        var base = try store.objects(of: entity, at: position)
+    /// Every object of `entity` in this context with `staged` as its unsaved changes; with `attributes`, the
+    /// objects of the position may hold only those (see ``LogStore/objects(of:at:via:reading:)``).
+    func objects(of entity: String, staged: StagedChanges, reading attributes: [Attribute]? = nil) throws(StoreError)
+        -> [(id: ObjectID, values: ObjectValues)] {
+        var base = try store.objects(of: entity, at: position, reading: attributes)
         let touched = staged.keys.filter { $0.entity == entity }
         guard !touched.isEmpty else { return base }
         var byID = Dictionary(uniqueKeysWithValues: base.map { ($0.id, $0.values) })

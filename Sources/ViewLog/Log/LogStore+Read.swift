@@ -103,14 +103,18 @@ extension LogStore {
         try objects(of: entity, at: position, via: .automatic)
     }
 
-    func objects(of entity: String, at position: UInt64?, via travel: TimeTravel) throws(StoreError)
-        -> [(id: ObjectID, values: ObjectValues)] {
+    /// Every object of `entity` at `position`, as ``objects(of:at:)``; read at the head, only `attributes` (some of
+    /// the entity's, in its order) when given, the others left out of the values — for a caller that reads no
+    /// other (a results controller: ``ResultsController/attributesRead(by:of:)``). Older positions give every
+    /// attribute.
+    func objects(of entity: String, at position: UInt64?, via travel: TimeTravel = .automatic,
+                 reading attributes: [Attribute]? = nil) throws(StoreError) -> [(id: ObjectID, values: ObjectValues)] {
         try perform(read: true) { txn in
             let head = try self.head(in: txn)
             let p = position ?? head
             guard p <= head else { throw StoreError.positionPastHead(position: p, head: head) }
             guard let description = try self.schema(at: p, in: txn).entities[entity] else { return [] }
-            if p == head { return try self.headObjects(of: entity, in: txn, canonicalFor: description) }
+            if p == head { return try self.headObjects(of: entity, in: txn, canonicalFor: attributes ?? description.attributes) }
             var state: EntityState
             if travel.foldsForward(entriesBefore: p, entriesAfter: head - p) {
                 state = EntityState()
@@ -123,10 +127,11 @@ extension LogStore {
         }
     }
 
-    /// Objects of `entity` at the head, in id order; with `description`, their values in its canonical form
-    /// (decoded straight into it, see ``ByteReader/objectValues(canonicalFor:)``).
+    /// Objects of `entity` at the head, in id order; with `attributes` (sorted by name, as an entity's), their
+    /// values in the canonical form of those attributes (decoded straight into it, see
+    /// ``ByteReader/objectValues(canonicalFor:)``).
     func headObjects(of entity: String, in txn: LMDBTransaction,
-                     canonicalFor description: EntityDescription? = nil) throws -> [(id: ObjectID, values: ObjectValues)] {
+                     canonicalFor attributes: [Attribute]? = nil) throws -> [(id: ObjectID, values: ObjectValues)] {
         let prefix = ObjectRecordCodec.entityPrefix(entity)
         let format = try self.format(in: txn)
         var out: [(id: ObjectID, values: ObjectValues)] = []
@@ -144,8 +149,8 @@ extension LogStore {
             let id: ObjectID, values: ObjectValues
             do {
                 id = try ObjectRecordCodec.decodeID(e.key, prefixCount: prefix.count)
-                if let description {
-                    values = try ObjectRecordCodec.decode(e.value, key: e.key, format: format, canonicalFor: description.attributes)
+                if let attributes {
+                    values = try ObjectRecordCodec.decode(e.value, key: e.key, format: format, canonicalFor: attributes)
                 } else {
                     values = try ObjectRecordCodec.decode(e.value, key: e.key, format: format).values
                 }

@@ -36,6 +36,35 @@ public struct CompiledPredicate: Sendable {
     }
 }
 
+extension CompiledPredicate {
+    /// The names of the attributes the predicate reads (not `id`): an object missing any other attribute
+    /// evaluates the same, so a fetch may decode only these.
+    var attributeNames: Set<String> {
+        var names = Set<String>()
+        root.collectAttributeNames(into: &names)
+        return names
+    }
+}
+
+extension PredicateNode {
+    /// Adds the attributes this node's terms read to `names`. Recursion is bounded by the tree's depth
+    /// (at most ``Limits/predicateDepthMax`` + 1).
+    func collectAttributeNames(into names: inout Set<String>) {
+        func add(_ term: PredicateTerm) {
+            if case .attribute(let name) = term { names.insert(name) }
+        }
+        switch self {
+        case .constant: break
+        case .not(let n): n.collectAttributeNames(into: &names)
+        case .and(let ns), .or(let ns): for n in ns { n.collectAttributeNames(into: &names) }
+        case let .compare(l, _, r), let .foldedCompare(l, _, r, _), let .substring(l, _, r, _):
+            add(l)
+            add(r)
+        case let .like(t, _, _), let .matches(t, _), let .inList(t, _, _), let .inSet(t, _, _): add(t)
+        }
+    }
+}
+
 /// Where a compiled comparison reads a value.
 enum PredicateTerm: Sendable {
     case attribute(String)

@@ -109,6 +109,16 @@ public final class ResultsController {
         load(objects)
     }
 
+    /// The attributes of `entity` a controller of `request` (with its predicate) reads — the predicate's, the
+    /// section key's and the sort keys' — in the entity's order: a fetch that decodes only these builds the same
+    /// view, since an attribute absent from an object's values reads as `null` and no other is looked at.
+    /// - Throws: the ``QueryError`` the controller's initializer would throw for `request`.
+    static func attributesRead(by request: FetchRequest, of entity: EntityDescription) throws(QueryError) -> [Attribute] {
+        var names = try request.predicate.compiled(for: entity, variables: request.variables).attributeNames
+        names.formUnion(try rowOrder(request, entity).keyPaths)
+        return entity.attributes.filter { names.contains($0.name) }
+    }
+
     /// The row order of a request, validated against the entity.
     static func rowOrder(_ request: FetchRequest, _ entity: EntityDescription) throws(QueryError) -> RowOrder {
         guard request.entity == entity.name else {

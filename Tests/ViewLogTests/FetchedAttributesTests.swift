@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import TestSupport
+@_spi(Engine) @testable import ViewLog
+
+/// A context's results controller decodes from the store only the attributes its view reads (predicate, section,
+/// sort): the view is the same as one built from whole objects.
+@Suite("Fetched attributes")
+struct FetchedAttributesTests {
+    /// Random predicates evaluate the same on an object cut down to the attributes the predicate names.
+    @Test func aPredicateReadsOnlyTheAttributesItNames() throws {
+        var gen = PredicateDifferentialTests.Gen(rng: SeededGenerator(stream: 93))
+        let objects = (0..<25).map { _ in gen.object() }
+        for round in 0..<300 {
+            let e = gen.expression(depth: 3)
+            let compiled = try ViewPredicate(e).compiled(for: Fixture.employee)
+            let names = compiled.attributeNames
+            for (i, object) in objects.enumerated() {
+                let cut = object.filter { names.contains($0.key) }
+                #expect(compiled.evaluate(cut, id: .string("e\(i)")) == compiled.evaluate(object, id: .string("e\(i)")),
+                        "round \(round): \(e) reads more than \(names.sorted()), \(gen.rng.rerunHint)")
+            }
+        }
+    }
+
+    @Test func theAttributesReadAreThePredicatesTheSectionAndTheSortKeys() throws {
+        let request = FetchRequest(entity: "Employee", predicate: try ViewPredicate("height > 170 AND name BEGINSWITH[c] 'a'"),
+                                   sortDescriptors: try ViewSortDescriptor.parse("salary desc, id"), sectionKey: "sectionName")
+        #expect(try ResultsController.attributesRead(by: request, of: Fixture.employee).map(\.name)
+            == ["height", "name", "salary", "sectionName"])
+        #expect(try ResultsController.attributesRead(by: FetchRequest(entity: "Employee"), of: Fixture.employee).isEmpty)
+        #expect(throws: QueryError.self) {
+            try ResultsController.attributesRead(by: FetchRequest(entity: "Employee", sortDescriptors: [ViewSortDescriptor(key: "nope")]),
+                                                 of: Fixture.employee)
+        }
+    }
+
+    /// Random stores and requests: the controller a context makes (cut-down objects) shows exactly the rows and
+    /// sections of a controller built from every object's whole values, and so does its refetch with another request.
+    @Test func aContextsControllerEqualsOneBuiltFromWholeObjects() throws {
+        let scratch = TestScratch.newPath("fetched-attributes")
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let schema = Schema(entities: ["Employee": Fixture.employee])
+        let store = try LogStore.create(at: scratch, schema: schema)
+        var gen = PredicateDifferentialTests.Gen(rng: SeededGenerator(stream: 94))
+        try store.append((0..<60).map { i in
+            ChangeRequest.insert(entity: "Employee", id: .string("e\(i)"), values: gen.object())
+        }, author: "t")
+        let context = try Context(store: store, name: "c")
+        let keys = ["name", "nick", "height", "salary", "active", "hired", "sectionName", "id"]
+        func randomRequest() throws -> FetchRequest {
+            let sort = (0..<Int.random(in: 0...2, using: &gen.rng)).map { _ in
+                ViewSortDescriptor(key: gen.pick(keys), ascending: gen.chance(50))
+            }
+            let section = gen.chance(40) ? gen.pick(["sectionName", "active", "height"]) : nil
+            return FetchRequest(entity: "Employee", predicate: try ViewPredicate(gen.expression(depth: 2)),
+                                sortDescriptors: sort, sectionKey: section)
+        }
+        func whole(_ request: FetchRequest) throws -> ViewSnapshot {
+            try ResultsController(fetchRequest: request, entity: Fixture.employee,
+                                  objects: try store.objects(of: "Employee").lazy.map { ($0.id, $0.values) },
+                                  position: try store.head).snapshot
+        }
+        for round in 0..<60 {
+            let request = try randomRequest()
+            let controller = try context.makeResultsController(request)
+            #expect(controller.snapshot == (try whole(request)), "round \(round), \(request), \(gen.rng.rerunHint)")
+            let other = try randomRequest()
+            try controller.performFetch(other)
+            #expect(controller.snapshot == (try whole(other)), "round \(round), refetch \(other), \(gen.rng.rerunHint)")
+        }
+    }
+}
