@@ -36,11 +36,14 @@ if let what = ProcessInfo.processInfo.environment["BENCH_PROFILE"] {
     let n = Int(ProcessInfo.processInfo.environment["BENCH_PROFILE_ROWS"] ?? "") ?? 100_000
     let reps = Int(ProcessInfo.processInfo.environment["BENCH_PROFILE_REPS"] ?? "") ?? 1_000
     switch what {
-    case "fetch":
+    case "fetch", "fetch-whole":
         let store = try LogStore.create(at: scratchPath(options.root, "profile"), schema: Workload.schema(),
                                         options: StoreOptions(durable: false, mapSizeBytes: 1 << 30))
         try loadItems(store, Workload.items(n))
-        for _ in 0..<reps { _ = viewLogInitialFetch(store).numberOfRows }
+        let fetch = what == "fetch" ? viewLogInitialFetch : viewLogInitialFetchOfWholeObjects
+        let c0 = processCPUNanoseconds()
+        for _ in 0..<reps { _ = fetch(store).numberOfRows }
+        log("\(what) \(n) rows: CPU \(Double(processCPUNanoseconds() - c0) / Double(reps * n)) ns per row (mean, user+sys)")
     case "apply":
         let view = InMemoryView(items: Workload.items(n), kind: .sortPosition)
         // Deltas are made ahead in chunks, so that each timed call is `apply` alone; CPU time is the
