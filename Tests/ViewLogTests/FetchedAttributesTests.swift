@@ -69,5 +69,22 @@ struct FetchedAttributesTests {
             try controller.performFetch(other)
             #expect(controller.snapshot == (try whole(other)), "round \(round), refetch \(other), \(gen.rng.rerunHint)")
         }
+        // Not streamed from the rows: a context with unsaved changes of the entity, and one behind the head.
+        let request = FetchRequest(entity: "Employee", predicate: try ViewPredicate("height > 0"),
+                                   sortDescriptors: [ViewSortDescriptor(key: "height")])
+        let staged = try Context(store: store, name: "staged")
+        try staged.update("Employee", id: "e1", values: ["height": 5])
+        try staged.stage(.delete(entity: "Employee", id: "e2"))
+        let stagedView = try staged.makeResultsController(request)
+        let stagedObjects = try staged.objects(of: "Employee")
+        #expect(stagedView.snapshot == (try ResultsController(fetchRequest: request, entity: Fixture.employee,
+                                                               objects: stagedObjects.lazy.map { ($0.id, $0.values) }).snapshot))
+        try store.append([.update(entity: "Employee", id: "e3", values: ["height": 7])], author: "t")
+        let behind = try Context(store: store, name: "behind")
+        try behind.move(to: 1)
+        let oldView = try behind.makeResultsController(request)
+        #expect(oldView.snapshot == (try ResultsController(fetchRequest: request, entity: Fixture.employee,
+                                                            objects: try store.objects(of: "Employee", at: 1).lazy.map { ($0.id, $0.values) }).snapshot))
+        #expect(oldView.snapshot != (try whole(request)), "the head differs from position 1")
     }
 }

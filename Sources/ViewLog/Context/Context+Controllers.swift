@@ -8,26 +8,50 @@ extension Context {
     /// - Throws: ``StoreError/schema(_:)`` for an unknown entity; a ``QueryError`` naming an unknown attribute
     ///   or a type mismatch of the request.
     public func makeResultsController(_ request: FetchRequest) throws -> ResultsController {
-        try makeResultsControllerAndObjects(request, allAttributes: false).controller
+        try processPendingChanges()
+        let entity = try self.entity(of: request)
+        let read = try ResultsController.attributesRead(by: request, of: entity)
+        let controller: ResultsController
+        if let streamed = try headController(request, entity, reading: read) {
+            controller = streamed
+        } else {
+            let objects = try self.objects(of: entity.name, staged: processed, reading: read)
+            controller = try ResultsController(fetchRequest: request, entity: entity,
+                                               objects: objects.lazy.map { ($0.id, $0.values) }, position: position)
+        }
+        addObserver(controller)
+        controller.context = self
+        return controller
+    }
+
+    /// A controller of `request` built straight from the object rows, each decoded into one reused
+    /// ``FetchedValues`` (no object materialized), when the context is at the head and has no processed change
+    /// of the entity; `nil` otherwise.
+    private func headController(_ request: FetchRequest, _ entity: EntityDescription,
+                                reading attributes: [Attribute]) throws -> ResultsController? {
+        guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
+        let position = self.position
+        return try store.perform(read: true) { txn -> ResultsController? in
+            guard try store.head(in: txn) == position else { return nil }
+            return try ResultsController(fetchRequest: request, entity: entity, position: position) { visit in
+                try store.forEachHeadObject(of: entity.name, reading: attributes, in: txn, visit)
+            }
+        }
+    }
+
+    /// The entity of `request` in this context's schema.
+    private func entity(of request: FetchRequest) throws -> EntityDescription {
+        let schema = try self.schema
+        do { return try schema.entity(named: request.entity) } catch { throw StoreError.schema(error) }
     }
 
     /// ``makeResultsController(_:)``, and the objects it was made from: every object of the request's entity
     /// in this context, in id order (for a caller that prints the rows' values, as the CLI does).
     @_spi(Engine) public func makeResultsControllerAndObjects(_ request: FetchRequest) throws
         -> (controller: ResultsController, objects: [(id: ObjectID, values: ObjectValues)]) {
-        try makeResultsControllerAndObjects(request, allAttributes: true)
-    }
-
-    /// Unless `allAttributes`, the objects hold only the attributes the controller reads (decoded from the
-    /// store's rows without the others: a fetch of a wide entity pays for what the view needs).
-    private func makeResultsControllerAndObjects(_ request: FetchRequest, allAttributes: Bool) throws
-        -> (controller: ResultsController, objects: [(id: ObjectID, values: ObjectValues)]) {
         try processPendingChanges()
-        let schema = try self.schema
-        let entity: EntityDescription
-        do { entity = try schema.entity(named: request.entity) } catch { throw StoreError.schema(error) }
-        let read = allAttributes ? nil : try ResultsController.attributesRead(by: request, of: entity)
-        let objects = try self.objects(of: entity.name, staged: processed, reading: read)
+        let entity = try self.entity(of: request)
+        let objects = try self.objects(of: entity.name, staged: processed)
         let controller = try ResultsController(fetchRequest: request, entity: entity,
                                                objects: objects.lazy.map { ($0.id, $0.values) }, position: position)
         addObserver(controller)

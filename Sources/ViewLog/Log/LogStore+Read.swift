@@ -132,9 +132,41 @@ extension LogStore {
     /// ``ByteReader/objectValues(canonicalFor:)``).
     func headObjects(of entity: String, in txn: LMDBTransaction,
                      canonicalFor attributes: [Attribute]? = nil) throws -> [(id: ObjectID, values: ObjectValues)] {
-        let prefix = ObjectRecordCodec.entityPrefix(entity)
         let format = try self.format(in: txn)
         var out: [(id: ObjectID, values: ObjectValues)] = []
+        try forEachHeadRecord(of: entity, in: txn, format: format) { id, key, value throws(CodecError) in
+            if let attributes {
+                out.append((id, try ObjectRecordCodec.decode(value, key: key, format: format, canonicalFor: attributes)))
+            } else {
+                out.append((id, try ObjectRecordCodec.decode(value, key: key, format: format).values))
+            }
+        }
+        // Key order is id order for int ids (big-endian, sign flipped) but not always for strings vs the view
+        // tie-break order, which both use code points: byte order of UTF-8 is code-point order.
+        return out
+    }
+
+    /// Calls `body` with the id of every object of `entity` at the head, in key order, and its values of
+    /// `attributes` (sorted by name, as an entity's) in one ``FetchedValues`` reused for every object: nothing is
+    /// allocated per object. `body` must not keep the values past its call.
+    func forEachHeadObject(of entity: String, reading attributes: [Attribute], in txn: LMDBTransaction,
+                           _ body: (ObjectID, FetchedValues) -> Void) throws {
+        let format = try self.format(in: txn)
+        var fetched = FetchedValues(attributes: attributes)
+        try forEachHeadRecord(of: entity, in: txn, format: format) { id, key, value throws(CodecError) in
+            try ObjectRecordCodec.decode(value, key: key, format: format, into: &fetched)
+            body(id, fetched)
+        }
+    }
+
+    /// Calls `body` with the id, LMDB key and record of every object of `entity` at the head, in key order. A
+    /// ``CodecError`` of `body` or of the id is a ``StoreError/corrupt(seq:reason:)`` naming the key; the row that
+    /// ends the scan (another entity's) is checked too in a store of format 2.
+    private func forEachHeadRecord(
+        of entity: String, in txn: LMDBTransaction, format: Int,
+        _ body: (ObjectID, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(CodecError) -> Void
+    ) throws {
+        let prefix = ObjectRecordCodec.entityPrefix(entity)
         try txn.scan(objectsDB, from: .atLeast(prefix)) { e in
             guard e.key.starts(with: prefix) else {
                 // The key that ends the scan must be a sound record too: a damaged key of this entity (one byte
@@ -146,22 +178,12 @@ extension LogStore {
                 }
                 return .stop
             }
-            let id: ObjectID, values: ObjectValues
             do {
-                id = try ObjectRecordCodec.decodeID(e.key, prefixCount: prefix.count)
-                if let attributes {
-                    values = try ObjectRecordCodec.decode(e.value, key: e.key, format: format, canonicalFor: attributes)
-                } else {
-                    values = try ObjectRecordCodec.decode(e.value, key: e.key, format: format).values
-                }
+                try body(try ObjectRecordCodec.decodeID(e.key, prefixCount: prefix.count), e.key, e.value)
             } catch {
                 throw StoreError.corrupt(seq: nil, reason: "object record of \(entity) (key \(ObjectRecordCodec.describeKey(e.key))): \(error)")
             }
-            out.append((id, values))
             return .next
         }
-        // Key order is id order for int ids (big-endian, sign flipped) but not always for strings vs the view
-        // tie-break order, which both use code points: byte order of UTF-8 is code-point order.
-        return out
     }
 }

@@ -65,12 +65,20 @@
         try decode(bytes, key: key, format: format) { r throws(CodecError) in try r.objectValues(canonicalFor: attributes) }.values
     }
 
+    /// Decodes a record of a store of log format `format` stored under `key` into `fetched`: the values of its
+    /// attributes (see ``ByteReader/objectValues(into:)``), with the same checks and errors as
+    /// ``decode(_:key:format:)``.
+    static func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, format: Int,
+                       into fetched: inout FetchedValues) throws(CodecError) {
+        _ = try decode(bytes, key: key, format: format) { r throws(CodecError) in try r.objectValues(into: &fetched) }
+    }
+
     /// The one reading of a record's frame: for format 2 the checksum (over `key` and the record) first, then the
     /// version byte of `format`, the seq, the values read by `values`, and nothing after them.
     @inline(__always)
-    private static func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, format: Int,
-                               values readValues: (inout ByteReader) throws(CodecError) -> ObjectValues)
-        throws(CodecError) -> (values: ObjectValues, seq: UInt64) {
+    private static func decode<T>(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, format: Int,
+                                  values readValues: (inout ByteReader) throws(CodecError) -> T)
+        throws(CodecError) -> (values: T, seq: UInt64) {
         let body: UnsafeRawBufferPointer, expected: UInt8
         if format >= 2 {
             guard bytes.count >= 13 else { throw .truncated(field: "object record", offset: bytes.count) }

@@ -228,25 +228,46 @@ extension ByteReader {
     /// Object values in the canonical form of an entity whose attributes are `attributes` (sorted by name, as
     /// ``EntityDescription/attributes``): exactly those names, a missing one as `.null`, a name the schema lacks
     /// dropped — the same as ``EntityDescription/canonical(_:)`` of ``objectValues()``, and the same errors.
+    mutating func objectValues(canonicalFor attributes: [Attribute]) throws(CodecError) -> ObjectValues {
+        var values = ObjectValues(minimumCapacity: attributes.count)
+        try walkValues(of: attributes) { j, v in
+            if let v {
+                values[attributes[j].name] = v
+            } else {
+                ByteReader.fillNull(attributes, j, into: &values)
+            }
+        }
+        return values
+    }
+
+    /// Reads object values into `fetched`: each of its attributes' slots gets the record's value, `null` when the
+    /// record lacks it; other names are dropped. The same checks and errors as ``objectValues()``.
+    mutating func objectValues(into fetched: inout FetchedValues) throws(CodecError) {
+        try walkValues(of: fetched.attributes) { j, v in fetched.slots[j] = v ?? .null }
+    }
+
+    /// Reads object values, calling `body(j, value)` for every attribute `j` of `attributes` (sorted by name) in
+    /// order, exactly once, with its value or `nil` when the record lacks it; names the attributes lack are read,
+    /// checked and dropped.
     ///
     /// A merge walk over the record's names (in the same code-point order), so a name that matches takes the
     /// attribute's `String` (no string made, no UTF-8 check needed) and no lookup checks the result.
-    mutating func objectValues(canonicalFor attributes: [Attribute]) throws(CodecError) -> ObjectValues {
+    @inline(__always)
+    private mutating func walkValues(of attributes: [Attribute], _ body: (Int, Value?) -> Void) throws(CodecError) {
         let n = try count("attribute count", limit: Limits.attributesMax, bytesEach: EncodedSize.namedValueMin)
-        var values = ObjectValues(minimumCapacity: attributes.count)
         var previousName = UnsafeRawBufferPointer(start: nil, count: 0)
         var j = 0
         for i in 0..<n {
             let at = offset
             let (raw, start) = try rawName("attribute name")
-            var matched: String?
+            var matched: Int?
             while j < attributes.count {  // bounded: j only grows
                 let order = ByteReader.compare(raw, attributes[j].name)
                 if order > 0 {
-                    ByteReader.fillNull(attributes, j, into: &values)
+                    body(j, nil)
                     j += 1
                 } else {
-                    if order == 0 { matched = attributes[j].name; j += 1 }
+                    if order == 0 { matched = j; j += 1 }
                     break
                 }
             }
@@ -256,13 +277,12 @@ extension ByteReader {
             }
             previousName = raw
             let v = try value()
-            if let matched { values[matched] = v }
+            if let matched { body(matched, v) }
         }
         while j < attributes.count {
-            ByteReader.fillNull(attributes, j, into: &values)
+            body(j, nil)
             j += 1
         }
-        return values
     }
 
     /// Sets `attributes[j]` to `.null` unless it repeats the name before it (which the walk has already set).

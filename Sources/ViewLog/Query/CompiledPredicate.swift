@@ -23,6 +23,12 @@ public struct CompiledPredicate: Sendable {
         root.evaluate(values, id)
     }
 
+    /// Whether the object with `id` and `values` matches, its values read from any ``AttributeValues``.
+    @inline(__always)
+    func evaluate<V: AttributeValues>(_ values: V, id: ObjectID) -> Bool {
+        root.evaluate(values, id)
+    }
+
     /// Whether the predicate is the constant `true` (after folding constant comparisons): every object matches.
     public var isAlwaysTrue: Bool {
         if case .constant(true) = root { return true }
@@ -73,9 +79,9 @@ enum PredicateTerm: Sendable {
     case constant(Value)
 
     @inline(__always)
-    func value(_ values: ObjectValues, _ id: ObjectID) -> Value {
+    func value<V: AttributeValues>(_ values: V, _ id: ObjectID) -> Value {
         switch self {
-        case .attribute(let name): return values[name] ?? .null
+        case .attribute(let name): return values.value(of: name) ?? .null
         case .id: return id.value
         case .constant(let v): return v
         }
@@ -88,7 +94,7 @@ enum PredicateTerm: Sendable {
 
     /// The value, folded unless it is a constant (constants are folded when compiled).
     @inline(__always)
-    func foldedValue(_ values: ObjectValues, _ id: ObjectID, _ folding: StringFolding) -> Value {
+    func foldedValue<V: AttributeValues>(_ values: V, _ id: ObjectID, _ folding: StringFolding) -> Value {
         let v = value(values, id)
         guard !isConstant, case .string(let s) = v else { return v }
         return .string(folding.fold(s))
@@ -114,7 +120,7 @@ indirect enum PredicateNode: Sendable {
     /// `IN` with a long list of values of the key's own type (never `null`: a null operand of `IN` is false).
     case inSet(PredicateTerm, Set<Value>, StringFolding)
 
-    func evaluate(_ values: ObjectValues, _ id: ObjectID) -> Bool {
+    func evaluate<V: AttributeValues>(_ values: V, _ id: ObjectID) -> Bool {
         switch self {
         case .constant(let b):
             return b

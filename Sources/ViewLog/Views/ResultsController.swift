@@ -119,6 +119,29 @@ public final class ResultsController {
         return entity.attributes.filter { names.contains($0.name) }
     }
 
+    /// Makes a controller showing `fetchRequest` over the objects `feed` streams: `feed` calls its argument with
+    /// every object of the entity at `position` — values of at least ``attributesRead(by:of:)``, in a
+    /// ``FetchedValues`` the controller does not keep — so that no object is materialized.
+    /// - Throws: the ``QueryError`` of ``init(fetchRequest:entity:objects:position:changesBufferLimit:)``, or what
+    ///   `feed` throws.
+    init(fetchRequest: FetchRequest, entity: EntityDescription, position: UInt64, changesBufferLimit: Int = 256,
+         streaming feed: ((ObjectID, FetchedValues) -> Void) throws -> Void) throws {
+        precondition(changesBufferLimit > 0, "changesBufferLimit must be positive")
+        let compiled = try fetchRequest.predicate.compiled(for: entity, variables: fetchRequest.variables)
+        let order = try ResultsController.rowOrder(fetchRequest, entity)
+        self.fetchRequest = fetchRequest
+        self.entity = entity
+        self.position = position
+        self.membership = .predicate(compiled)
+        self.changesBufferLimit = changesBufferLimit
+        self.rows = OrderedRows(order: order, capacity: 64)
+        var key: [UInt8] = []
+        try feed { id, values in
+            if compiled.evaluate(values, id: id) { stageRow(id, values, key: &key) }
+        }
+        rows.finishLoad()
+    }
+
     /// The row order of a request, validated against the entity.
     static func rowOrder(_ request: FetchRequest, _ entity: EntityDescription) throws(QueryError) -> RowOrder {
         guard request.entity == entity.name else {
@@ -167,15 +190,18 @@ public final class ResultsController {
 
     @inline(__always)
     private func loadRows<S: Sequence<(ObjectID, ObjectValues)>>(_ objects: S) {
-        let order = rows.order
         rows.reserve(objects.underestimatedCount)
         var key: [UInt8] = []
-        for (id, values) in objects where membership.evaluate(values, id) {
-            key.removeAll(keepingCapacity: true)
-            let idStart = order.encode(id: id, values: values, into: &key)
-            key.withUnsafeBytes { rows.stage($0, idStart: idStart) }
-        }
+        for (id, values) in objects where membership.evaluate(values, id) { stageRow(id, values, key: &key) }
         rows.finishLoad()
+    }
+
+    /// Stages the row of an object that belongs to the view, its key encoded in `key` (a buffer reused per row).
+    @inline(__always)
+    private func stageRow<V: AttributeValues>(_ id: ObjectID, _ values: V, key: inout [UInt8]) {
+        key.removeAll(keepingCapacity: true)
+        let idStart = rows.order.encode(id: id, values: values, into: &key)
+        key.withUnsafeBytes { rows.stage($0, idStart: idStart) }
     }
 
     // MARK: - Reload

@@ -64,10 +64,10 @@ struct RowOrder: Sendable {
     }
 
     /// Appends the key of the object `id` with `values` to `out`; returns where the id's encoding starts.
-    func encode(id: ObjectID, values: ObjectValues, into out: inout [UInt8]) -> Int {
+    func encode<V: AttributeValues>(id: ObjectID, values: V, into out: inout [UInt8]) -> Int {
         let paths = keyPaths
         return encode(id: id, into: &out) { i in
-            if let v = values[paths[i]] { return v }
+            if let v = values.value(of: paths[i]) { return v }
             return paths[i] == "id" ? id.value : .null
         }
     }

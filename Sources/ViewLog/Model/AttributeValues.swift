@@ -1,0 +1,39 @@
+/// Where the engine reads an object's values by attribute name: the predicate evaluator and the row-key encoder
+/// are generic over it, so that they run on an ``ObjectValues`` dictionary and, without making one, on the
+/// values a fetch decoded into ``FetchedValues``.
+protocol AttributeValues {
+    /// The value of the attribute `name`, `nil` when absent (read as `null`).
+    func value(of name: String) -> Value?
+}
+
+extension Dictionary: AttributeValues where Key == String, Value == ViewLog.Value {
+    @inline(__always)
+    func value(of name: String) -> ViewLog.Value? { self[name] }
+}
+
+/// The values of a few attributes of one object, in slots: a fetch decodes each stored row into the same
+/// `FetchedValues` (no dictionary, no allocation per row) and hands it to the controller, which keeps none of it.
+///
+/// A lookup compares `name` with the attributes' names in turn: a view reads a handful of attributes, for which
+/// that is cheaper than hashing.
+struct FetchedValues: AttributeValues {
+    /// The attributes, sorted by name as an entity's (the order of the stored record's names).
+    let attributes: [Attribute]
+    /// The values, one per attribute, `null` when the record lacks it.
+    var slots: [Value]
+
+    init(attributes: [Attribute]) {
+        self.attributes = attributes
+        slots = Array(repeating: .null, count: attributes.count)
+    }
+
+    @inline(__always)
+    func value(of name: String) -> Value? {
+        var i = 0
+        while i < attributes.count {  // bounded by the attribute count
+            if attributes[i].name == name { return slots[i] }
+            i += 1
+        }
+        return nil
+    }
+}
