@@ -227,8 +227,8 @@ if rp:
 
 # ---------------------------------------------------------------- fetch
 w("## Initial fetch of a view\n")
-w("ViewLog: `store.objects(of:)` (scan and decode every object row) + `ResultsController(…)` (filter, key, sort, "
-  "build the tree). GRDB: `ItemRecord.fetchAll` of `SELECT id, name, score, active … WHERE score >= 0 ORDER BY score, id` "
+w("ViewLog: `Context.makeResultsController(_:)` at the head, as an application makes a view (scan every object row, "
+  "decode only the attributes the view reads, filter, key, sort, build the tree). GRDB: `ItemRecord.fetchAll` of `SELECT id, name, score, active … WHERE score >= 0 ORDER BY score, id` "
   f"(the same rows, full, in the same order; plan: `{r['grdbRowsQueryPlan']}`), and the ids alone over the covering index.\n")
 w("| rows | ViewLog | GRDB records | GRDB ids only | ViewLog / GRDB records | per row: ViewLog, GRDB |")
 w("|---|---|---|---|---|---|")
