@@ -5,6 +5,9 @@ extension Context {
     ///
     /// The context holds its controllers weakly and each controller holds its context (``ResultsController/context``):
     /// keep a reference to the controller while you use it, and the context lives as long as it does.
+    ///
+    /// The fetch reads only the attributes the request's predicate, section key and sort keys name: at the head,
+    /// with no unsaved change of the entity, straight from the stored rows without making an object per row.
     /// - Throws: ``StoreError/schema(_:)`` for an unknown entity; a ``QueryError`` naming an unknown attribute
     ///   or a type mismatch of the request.
     public func makeResultsController(_ request: FetchRequest) throws -> ResultsController {
