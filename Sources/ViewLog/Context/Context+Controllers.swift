@@ -22,6 +22,11 @@ extension Context {
             controller = try ResultsController(fetchRequest: request, entity: entity,
                                                objects: objects.lazy.map { ($0.id, $0.values) }, position: position)
         }
+        return adopt(controller)
+    }
+
+    /// Keeps `controller` up to date with this context from now on (see ``makeResultsController(_:)``).
+    private func adopt(_ controller: ResultsController) -> ResultsController {
         addObserver(controller)
         controller.context = self
         return controller
@@ -57,9 +62,7 @@ extension Context {
         let objects = try self.objects(of: entity.name, staged: processed)
         let controller = try ResultsController(fetchRequest: request, entity: entity,
                                                objects: objects.lazy.map { ($0.id, $0.values) }, position: position)
-        addObserver(controller)
-        controller.context = self
-        return (controller, objects)
+        return (adopt(controller), objects)
     }
 
     /// The view of `request` at this context's position with its processed changes, for a controller's refetch.

@@ -46,7 +46,8 @@ extension LogStore {
         var touched: [AppendedObject] = []
         var slots: [ObjectKey: Int] = [:]
         // Each transaction's entry and, per change, the byte range of an insert's values in it (empty for other
-        // changes): an object whose last change is an insert gets a row that copies those bytes.
+        // changes; no array for an entry without inserts): an object whose last change is an insert gets a row
+        // that copies those bytes.
         var entries: [(bytes: [UInt8], insertedValues: [Range<Int>])] = []
         entries.reserveCapacity(requests.count)
         var result: [Transaction] = []
@@ -85,8 +86,11 @@ extension LogStore {
                 changes.append(change)
             }
             let transaction = Transaction(seq: seq, time: request.time ?? time, author: request.author, changes: changes)
-            var insertedValues = [Range<Int>](repeating: 0..<0, count: changes.count)
-            let bytes = TransactionCodec.encode(transaction) { ci, range in insertedValues[ci] = range }
+            var insertedValues: [Range<Int>] = []
+            let bytes = TransactionCodec.encode(transaction) { ci, range in
+                if insertedValues.isEmpty { insertedValues = Array(repeating: 0..<0, count: changes.count) }
+                insertedValues[ci] = range
+            }
             guard bytes.count <= Limits.transactionBytesMax else {
                 throw StoreError.invalidChange(transaction: ti, change: 0,
                                                reason: "the transaction encodes to \(bytes.count) bytes, more than \(Limits.transactionBytesMax)")
@@ -110,7 +114,7 @@ extension LogStore {
                 continue
             }
             let entry = entries[object.transaction]
-            let inserted = entry.insertedValues[object.change]
+            let inserted = entry.insertedValues.isEmpty ? 0..<0 : entry.insertedValues[object.change]
             let record = inserted.isEmpty
                 ? ObjectRecordCodec.encode(values: values, seq: object.seq, key: object.rowKey, format: format)
                 : entry.bytes.withUnsafeBytes { b in
