@@ -227,9 +227,12 @@ struct WatchTests {
         let before = try total()
         sleep(2)
         let idle = try total() - before
-        // The 10 ms poll: ~200 wakeups per watcher in 2 s and 3–6 % of a core each (more than both cores).
+        // The 10 ms poll: ~200 wakeups per watcher in 2 s and 3–6 % of a core each (more than both cores). Told of
+        // commits, a watcher wakes for the 2 s safety poll and its runtime's own threads: about 4 times in 2 s,
+        // a little more when CI's parallel tests load the machine (401 for 100 watchers was seen), so the bound is
+        // 10 per watcher, still 20 times below a poll.
         if !Self.isSanitized {
-            #expect(idle.wakeups <= count * 4, "\(count) idle watchers woke \(idle.wakeups) times in 2 s")
+            #expect(idle.wakeups <= count * 10, "\(count) idle watchers woke \(idle.wakeups) times in 2 s")
             #expect(idle.ticks <= 20, "\(count) idle watchers used \(idle.ticks) CPU ticks in 2 s")
         }
 
