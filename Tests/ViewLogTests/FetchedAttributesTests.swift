@@ -26,12 +26,11 @@ struct FetchedAttributesTests {
     @Test func theAttributesReadAreThePredicatesTheSectionAndTheSortKeys() throws {
         let request = FetchRequest(entity: "Employee", predicate: try ViewPredicate("height > 170 AND name BEGINSWITH[c] 'a'"),
                                    sortDescriptors: try ViewSortDescriptor.parse("salary desc, id"), sectionKey: "sectionName")
-        #expect(try ResultsController.attributesRead(by: request, of: Fixture.employee).map(\.name)
+        #expect(try ViewPlan(request, for: Fixture.employee).attributesRead(of: Fixture.employee).map(\.name)
             == ["height", "name", "salary", "sectionName"])
-        #expect(try ResultsController.attributesRead(by: FetchRequest(entity: "Employee"), of: Fixture.employee).isEmpty)
+        #expect(try ViewPlan(FetchRequest(entity: "Employee"), for: Fixture.employee).attributesRead(of: Fixture.employee).isEmpty)
         #expect(throws: QueryError.self) {
-            try ResultsController.attributesRead(by: FetchRequest(entity: "Employee", sortDescriptors: [ViewSortDescriptor(key: "nope")]),
-                                                 of: Fixture.employee)
+            try ViewPlan(FetchRequest(entity: "Employee", sortDescriptors: [ViewSortDescriptor(key: "nope")]), for: Fixture.employee)
         }
     }
 

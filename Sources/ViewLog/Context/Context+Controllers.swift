@@ -13,14 +13,14 @@ extension Context {
     public func makeResultsController(_ request: FetchRequest) throws -> ResultsController {
         try processPendingChanges()
         let entity = try self.entity(of: request)
-        let read = try ResultsController.attributesRead(by: request, of: entity)
+        let plan = try ViewPlan(request, for: entity)
         let controller: ResultsController
-        if let streamed = try headController(request, entity, reading: read) {
+        if let streamed = try headController(plan, entity) {
             controller = streamed
         } else {
-            let objects = try self.objects(of: entity.name, staged: processed, reading: read)
-            controller = try ResultsController(fetchRequest: request, entity: entity,
-                                               objects: objects.lazy.map { ($0.id, $0.values) }, position: position)
+            let objects = try self.objects(of: entity.name, staged: processed, reading: plan.attributesRead(of: entity))
+            controller = ResultsController(plan: plan, entity: entity, objects: objects.lazy.map { ($0.id, $0.values) },
+                                           position: position)
         }
         return adopt(controller)
     }
@@ -35,13 +35,13 @@ extension Context {
     /// A controller of `request` built straight from the object rows, each decoded into one reused
     /// ``FetchedValues`` (no object materialized), when the context is at the head and has no processed change
     /// of the entity; `nil` otherwise.
-    private func headController(_ request: FetchRequest, _ entity: EntityDescription,
-                                reading attributes: [Attribute]) throws -> ResultsController? {
+    private func headController(_ plan: ViewPlan, _ entity: EntityDescription) throws -> ResultsController? {
         guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
         let position = self.position
+        let attributes = plan.attributesRead(of: entity)
         return try store.perform(read: true) { txn -> ResultsController? in
             guard try store.head(in: txn) == position else { return nil }
-            return try ResultsController(fetchRequest: request, entity: entity, position: position) { visit in
+            return try ResultsController(plan: plan, entity: entity, position: position) { visit in
                 try store.forEachHeadObject(of: entity.name, reading: attributes, in: txn, visit)
             }
         }
@@ -68,15 +68,12 @@ extension Context {
     /// The view of `request` at this context's position with its processed changes, for a controller's refetch.
     func refetch(_ controller: ResultsController, _ request: FetchRequest) throws {
         try processPendingChanges()
+        let plan = try ViewPlan(request, for: controller.entity)
         // A controller that filters with a closure may read any attribute.
         let read: [Attribute]?
-        if case .predicate = controller.membership {
-            read = try ResultsController.attributesRead(by: request, of: controller.entity)
-        } else {
-            read = nil
-        }
+        if case .predicate = controller.membership { read = plan.attributesRead(of: controller.entity) } else { read = nil }
         let objects = try self.objects(of: controller.entity.name, staged: processed, reading: read)
-        try controller.reload(objects: objects.lazy.map { ($0.id, $0.values) }, position: position, fetchRequest: request)
+        controller.reload(objects: objects.lazy.map { ($0.id, $0.values) }, position: position, plan: plan)
     }
 
     /// Makes a results controller of the schema's named view `name`.

@@ -105,7 +105,7 @@ extension LogStore {
 
     /// Every object of `entity` at `position`, as ``objects(of:at:)``; read at the head, only `attributes` (some of
     /// the entity's, in its order) when given, the others left out of the values — for a caller that reads no
-    /// other (a results controller: ``ResultsController/attributesRead(by:of:)``). Older positions give every
+    /// other (a results controller: ``ViewPlan/attributesRead(of:)``). Older positions give every
     /// attribute.
     func objects(of entity: String, at position: UInt64?, via travel: TimeTravel = .automatic,
                  reading attributes: [Attribute]? = nil) throws(StoreError) -> [(id: ObjectID, values: ObjectValues)] {

@@ -78,9 +78,8 @@ public final class ResultsController {
         fetchRequest: FetchRequest, entity: EntityDescription, objects: S, position: UInt64 = 0,
         changesBufferLimit: Int = 256
     ) throws(QueryError) {
-        let compiled = try fetchRequest.predicate.compiled(for: entity, variables: fetchRequest.variables)
-        try self.init(fetchRequest: fetchRequest, entity: entity, membership: .predicate(compiled), objects: objects,
-                      position: position, changesBufferLimit: changesBufferLimit, nodeCapacity: 64)
+        self.init(plan: try ViewPlan(fetchRequest, for: entity), entity: entity, objects: objects, position: position,
+                  changesBufferLimit: changesBufferLimit)
     }
 
     /// Makes a controller whose membership is decided by `isIncluded` instead of the request's predicate,
@@ -90,56 +89,46 @@ public final class ResultsController {
         fetchRequest: FetchRequest, entity: EntityDescription, objects: S, position: UInt64 = 0,
         nodeCapacity: Int = 64, isIncluded: @escaping (ObjectValues, ObjectID) -> Bool
     ) throws(QueryError) {
-        try self.init(fetchRequest: fetchRequest, entity: entity, membership: .closure(isIncluded), objects: objects,
-                      position: position, changesBufferLimit: 256, nodeCapacity: nodeCapacity)
+        self.init(fetchRequest: fetchRequest, entity: entity, membership: .closure(isIncluded),
+                  order: try ResultsController.rowOrder(fetchRequest, entity), position: position,
+                  changesBufferLimit: 256, nodeCapacity: nodeCapacity)
+        load(objects)
     }
 
-    init<S: Sequence<(ObjectID, ObjectValues)>>(
-        fetchRequest: FetchRequest, entity: EntityDescription, membership: Membership, objects: S,
-        position: UInt64, changesBufferLimit: Int, nodeCapacity: Int
-    ) throws(QueryError) {
+    /// Makes a controller of `plan` over `objects` (see ``init(fetchRequest:entity:objects:position:changesBufferLimit:)``).
+    convenience init<S: Sequence<(ObjectID, ObjectValues)>>(plan: ViewPlan, entity: EntityDescription, objects: S,
+                                                            position: UInt64, changesBufferLimit: Int = 256) {
+        self.init(fetchRequest: plan.request, entity: entity, membership: .predicate(plan.predicate), order: plan.order,
+                  position: position, changesBufferLimit: changesBufferLimit, nodeCapacity: 64)
+        load(objects)
+    }
+
+    /// Makes a controller of `plan` over the objects `feed` streams: `feed` calls its argument with every object
+    /// of the entity at `position` — values of at least ``ViewPlan/attributesRead(of:)``, in a ``FetchedValues``
+    /// the controller does not keep — so that no object is materialized.
+    /// - Throws: what `feed` throws.
+    convenience init(plan: ViewPlan, entity: EntityDescription, position: UInt64,
+                     streaming feed: ((ObjectID, FetchedValues) -> Void) throws -> Void) throws {
+        self.init(fetchRequest: plan.request, entity: entity, membership: .predicate(plan.predicate), order: plan.order,
+                  position: position, changesBufferLimit: 256, nodeCapacity: 64)
+        let predicate = plan.predicate
+        var key: [UInt8] = []
+        try feed { id, values in
+            if predicate.evaluate(values, id: id) { stageRow(id, values, key: &key) }
+        }
+        rows.finishLoad()
+    }
+
+    /// Sets the controller's state with no rows yet: every initializer loads them after.
+    private init(fetchRequest: FetchRequest, entity: EntityDescription, membership: Membership, order: RowOrder,
+                 position: UInt64, changesBufferLimit: Int, nodeCapacity: Int) {
         precondition(changesBufferLimit > 0, "changesBufferLimit must be positive")
-        let order = try ResultsController.rowOrder(fetchRequest, entity)
         self.fetchRequest = fetchRequest
         self.entity = entity
         self.position = position
         self.membership = membership
         self.changesBufferLimit = changesBufferLimit
         self.rows = OrderedRows(order: order, capacity: nodeCapacity)
-        load(objects)
-    }
-
-    /// The attributes of `entity` a controller of `request` (with its predicate) reads — the predicate's, the
-    /// section key's and the sort keys' — in the entity's order: a fetch that decodes only these builds the same
-    /// view, since an attribute absent from an object's values reads as `null` and no other is looked at.
-    /// - Throws: the ``QueryError`` the controller's initializer would throw for `request`.
-    static func attributesRead(by request: FetchRequest, of entity: EntityDescription) throws(QueryError) -> [Attribute] {
-        var names = try request.predicate.compiled(for: entity, variables: request.variables).attributeNames
-        names.formUnion(try rowOrder(request, entity).keyPaths)
-        return entity.attributes.filter { names.contains($0.name) }
-    }
-
-    /// Makes a controller showing `fetchRequest` over the objects `feed` streams: `feed` calls its argument with
-    /// every object of the entity at `position` — values of at least ``attributesRead(by:of:)``, in a
-    /// ``FetchedValues`` the controller does not keep — so that no object is materialized.
-    /// - Throws: the ``QueryError`` of ``init(fetchRequest:entity:objects:position:changesBufferLimit:)``, or what
-    ///   `feed` throws.
-    init(fetchRequest: FetchRequest, entity: EntityDescription, position: UInt64, changesBufferLimit: Int = 256,
-         streaming feed: ((ObjectID, FetchedValues) -> Void) throws -> Void) throws {
-        precondition(changesBufferLimit > 0, "changesBufferLimit must be positive")
-        let compiled = try fetchRequest.predicate.compiled(for: entity, variables: fetchRequest.variables)
-        let order = try ResultsController.rowOrder(fetchRequest, entity)
-        self.fetchRequest = fetchRequest
-        self.entity = entity
-        self.position = position
-        self.membership = .predicate(compiled)
-        self.changesBufferLimit = changesBufferLimit
-        self.rows = OrderedRows(order: order, capacity: 64)
-        var key: [UInt8] = []
-        try feed { id, values in
-            if compiled.evaluate(values, id: id) { stageRow(id, values, key: &key) }
-        }
-        rows.finishLoad()
     }
 
     /// The row order of a request, validated against the entity.
@@ -213,15 +202,19 @@ public final class ResultsController {
     @_spi(Engine) public func reload<S: Sequence<(ObjectID, ObjectValues)>>(
         objects: S, position: UInt64, fetchRequest: FetchRequest? = nil
     ) throws(QueryError) -> ViewSnapshot {
-        if let request = fetchRequest {
+        reload(objects: objects, position: position, plan: try fetchRequest.map { (r) throws(QueryError) in try ViewPlan(r, for: entity) })
+    }
+
+    /// ``reload(objects:position:fetchRequest:)`` with the new request already planned.
+    @discardableResult
+    func reload<S: Sequence<(ObjectID, ObjectValues)>>(objects: S, position: UInt64, plan: ViewPlan?) -> ViewSnapshot {
+        if let plan {
             guard case .predicate = membership else {
                 preconditionFailure("a controller made with a membership closure cannot change its fetch request")
             }
-            let order = try ResultsController.rowOrder(request, entity)
-            let compiled = try request.predicate.compiled(for: entity, variables: request.variables)
-            self.fetchRequest = request
-            self.membership = .predicate(compiled)
-            rows = OrderedRows(order: order, capacity: rows.capacity)
+            self.fetchRequest = plan.request
+            self.membership = .predicate(plan.predicate)
+            rows = OrderedRows(order: plan.order, capacity: rows.capacity)
         } else {
             rows = OrderedRows(order: rows.order, capacity: rows.capacity)
         }
