@@ -228,4 +228,13 @@ struct SemanticsTests {
             #expect(Timestamp(iso8601: Timestamp(milliseconds: ms).iso8601) == nil)
         }
     }
+
+    /// Every `Int64` has a text, never a trap: a damaged entry resealed with a date far outside the range is
+    /// still shown by `viewlog log` (`Int64.min` used to overflow the floor division).
+    @Test func everyInt64MillisecondHasAText() {
+        #expect(Timestamp(milliseconds: .min).iso8601 == "-292275055-05-16T16:47:04.192Z")
+        #expect(Timestamp(milliseconds: .max).iso8601 == "292278994-08-17T07:12:55.807Z")
+        #expect(Timestamp(milliseconds: -1).iso8601 == "1969-12-31T23:59:59.999Z")
+        #expect(Timestamp(milliseconds: -86_400_000).iso8601 == "1969-12-31T00:00:00.000Z")
+    }
 }

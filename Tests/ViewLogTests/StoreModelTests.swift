@@ -317,10 +317,22 @@ struct StoreModelTests {
             for travel in [LogStore.TimeTravel.automatic, .foldFromStart, .undoFromHead] {
                 let how = "\(travel), \(hint)"
                 for entity in ["Item", "Note"] {
-                    let got = try store.objects(of: entity, at: p, via: travel)
-                    #expect(zip(got, got.dropFirst()).allSatisfy { $0.id < $1.id }, "ids in order, \(how)")
-                    #expect(Dictionary(uniqueKeysWithValues: got.map { ($0.id, $0.values) }) == Self.objects(model.states[Int(p)], entity),
-                            "step \(step): objects of \(entity) at \(p), \(how)")
+                    // By slot (the store's way) and by name (its fallback for a log that is not additive).
+                    for bySlot in [true, false] {
+                        let got = try store.objects(of: entity, at: p, via: travel, bySlot: bySlot)
+                        #expect(zip(got, got.dropFirst()).allSatisfy { $0.id < $1.id }, "ids in order, \(how)")
+                        #expect(Dictionary(uniqueKeysWithValues: got.map { ($0.id, $0.values) }) == Self.objects(model.states[Int(p)], entity),
+                                "step \(step): objects of \(entity) at \(p), \(how), by slot \(bySlot)")
+                        // Reading some attributes only (a results controller's fetch): the same objects, cut down.
+                        let all = model.schemas[Int(p)].entities[entity]!.attributes
+                        let some = all.filter { _ in Bool.random(using: &g) }
+                        let cut = try store.objects(of: entity, at: p, via: travel, reading: some, bySlot: bySlot)
+                        let expectedCut = Self.objects(model.states[Int(p)], entity).mapValues { v in
+                            v.filter { pair in some.contains { $0.name == pair.key } }
+                        }
+                        #expect(Dictionary(uniqueKeysWithValues: cut.map { ($0.id, $0.values) }) == expectedCut,
+                                "step \(step): objects of \(entity) at \(p) reading \(some.map(\.name)), \(how), by slot \(bySlot)")
+                    }
                 }
                 #expect(try store.object(key, at: p, via: travel) == model.states[Int(p)][key], "step \(step): \(key) at \(p), \(how)")
                 let delta = try store.delta(from: from, to: to, entities: nil, via: travel)
@@ -332,6 +344,16 @@ struct StoreModelTests {
                 let items = try store.delta(from: from, to: to, entities: ["Item"], via: travel)
                 #expect(Dictionary(uniqueKeysWithValues: items.objects.map { ($0.key, $0) }) == expected.filter { $0.key.entity == "Item" },
                         "step \(step): delta of Item \(from) → \(to), \(how)")
+                // A replay (from position 0, one entity) is folded by slot; by name it must be the same.
+                for entity in ["Item", "Note"] {
+                    let replay = try store.delta(from: 0, to: to, entities: [entity], via: travel)
+                    #expect(zip(replay.objects, replay.objects.dropFirst()).allSatisfy { $0.key < $1.key }, "\(how)")
+                    #expect(replay == (try store.delta(from: 0, to: to, entities: [entity], via: travel, bySlot: false)),
+                            "step \(step): replay of \(entity) to \(to), \(how)")
+                    #expect(Dictionary(uniqueKeysWithValues: replay.objects.map { ($0.key, $0) })
+                                == model.delta(from: 0, to: to).filter { $0.key.entity == entity },
+                            "step \(step): replay of \(entity) to \(to), \(how)")
+                }
             }
         }
         #expect(saves > 5 && conflicts > 2 && model.head > 40, "the run exercised saves (\(saves)), conflicts (\(conflicts)), drops (\(dropped)): \(hint)")

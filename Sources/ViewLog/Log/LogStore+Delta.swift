@@ -15,12 +15,17 @@ extension LogStore {
         try delta(from: from, to: to, entities: entities, via: .automatic)
     }
 
-    func delta(from: UInt64, to: UInt64, entities: Set<String>?, via travel: TimeTravel) throws(StoreError) -> Delta {
-        try perform(read: true) { txn in try self.delta(from: from, to: to, entities: entities, in: txn, via: travel) }
+    func delta(from: UInt64, to: UInt64, entities: Set<String>?, via travel: TimeTravel,
+               bySlot: Bool = true) throws(StoreError) -> Delta {
+        try perform(read: true) { txn in
+            try self.delta(from: from, to: to, entities: entities, in: txn, via: travel, bySlot: bySlot)
+        }
     }
 
+    /// The delta; a move forwards from position 0 of one entity (a replay) is folded by slot (``SlotRows``)
+    /// unless `bySlot` is `false` (tests compare the two ways).
     func delta(from: UInt64, to: UInt64, entities: Set<String>?, in txn: LMDBTransaction,
-               via travel: TimeTravel = .automatic) throws -> Delta {
+               via travel: TimeTravel = .automatic, bySlot: Bool = true) throws -> Delta {
         let head = try self.head(in: txn)
         for p in [from, to] where p > head { throw StoreError.positionPastHead(position: p, head: head) }
         if from == to { return Delta(from: from, to: to, objects: []) }
@@ -45,6 +50,10 @@ extension LogStore {
         let atLo: [ObjectKey: ObjectState], atHi: [ObjectKey: ObjectState]
         // From position 0 a fold reads the range once; an undo reads it twice and the entries after it as well.
         let folds = (travel == .automatic && lo == 0) || travel.foldsForward(entriesBefore: lo, entriesAfter: head - hi)
+        if folds, from == 0, bySlot, let only,
+           let delta = try replayBySlot(of: only, through: to, in: txn) {
+            return delta
+        }
         if folds && lo == 0 {
             // From the empty store: every touched object starts absent, so one pass over 1 … hi does it all.
             try foldLog(txn, from: 1, through: hi, entity: only) { seq, change in
@@ -84,6 +93,26 @@ extension LogStore {
         var schemaChange: Schema?
         if schemaLo != schemaHi { schemaChange = forward ? schemaHi : schemaLo }
         return Delta(from: from, to: to, objects: objects, schemaChange: schemaChange)
+    }
+}
+
+extension LogStore {
+    /// The delta from position 0 to `to` of `entity`'s objects, folded by slot: one pass over entries 1 … `to`,
+    /// each object's kept once, its values decoded straight into slots. `nil` when the log names an attribute the
+    /// schema at `to` lacks (the caller folds by name).
+    private func replayBySlot(of entity: String, through to: UInt64, in txn: LMDBTransaction) throws -> Delta? {
+        let schemaLo = try schema(at: 0, in: txn), schemaHi = try schema(at: to, in: txn)
+        guard let description = schemaHi.entities[entity] else { return nil }
+        var rows = SlotRows(layout: SlotLayout(attributes: description.attributes))
+        guard try slotFold(txn, from: 1, through: to, entity: entity, undo: false, into: &rows) else { return nil }
+        let output = rows.output(description.attributes)
+        var objects: [ObjectDelta] = []
+        objects.reserveCapacity(rows.count)
+        for r in rows.rowsInIDOrder() {
+            objects.append(ObjectDelta(key: ObjectKey(entity: entity, id: rows.ids[r]), before: nil,
+                                       after: rows.values(ofRow: r, canonicalFor: output), seq: rows.seqs[r]))
+        }
+        return Delta(from: 0, to: to, objects: objects, schemaChange: schemaLo != schemaHi ? schemaHi : nil)
     }
 }
 

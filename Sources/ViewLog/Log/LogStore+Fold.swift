@@ -81,6 +81,39 @@ extension LogStore {
         if !done { throw StoreError.corrupt(seq: expected, reason: "missing from the log") }
     }
 
+    /// Folds the changes of `entity` in entries `from … through` into `rows` by slot: forwards, oldest first, or
+    /// with `undo` their inverses, newest first (taking the state at `through` back to `from − 1`). With
+    /// `onlyKnown`, objects not already in `rows` are left out. Reads the same entries, in the same order, with the
+    /// same errors as ``foldLog(_:from:through:entity:updates:_:)`` and ``undoLog(_:from:through:entity:_:)``.
+    /// - Returns: `false` when an entry names an attribute the layout does not resolve (a log written under a
+    ///   schema that was not additive): `rows` is then incomplete and the caller folds by name.
+    /// - Throws: ``StoreError/corrupt(seq:reason:)`` naming a missing or damaged entry of the range.
+    func slotFold(_ txn: LMDBTransaction, from: UInt64, through: UInt64, entity: String, undo: Bool,
+                  onlyKnown: Bool = false, into rows: inout SlotRows) throws -> Bool {
+        guard from <= through else { return true }
+        let name = Array(entity.utf8)
+        var changes = SlotChanges()
+        var expected = undo ? through : from, done = false, resolved = true
+        let start: LMDBTransaction.ScanStart = undo ? .below(bigEndianBytes(through + 1)) : .atLeast(bigEndianBytes(from))
+        try txn.scan(logDB, from: start) { e in
+            try Self.checkLogKey(e.key, expected: expected)
+            do {
+                resolved = try TransactionCodec.slotChanges(e.value, expectedSeq: expected, entity: name,
+                                                            layout: rows.layout, undo: undo, into: &changes)
+            } catch {
+                throw StoreError.corrupt(seq: expected, reason: "\(error)")
+            }
+            guard resolved else { return .stop }
+            rows.apply(changes, seq: expected, reversed: undo, onlyKnown: onlyKnown)
+            if expected == (undo ? from : through) { done = true; return .stop }
+            if undo { expected -= 1 } else { expected += 1 }
+            return .next
+        }
+        guard resolved else { return false }
+        if !done { throw StoreError.corrupt(seq: expected, reason: "missing from the log") }
+        return true
+    }
+
     /// Throws unless a log key is the 8-byte big-endian `expected`.
     static func checkLogKey(_ key: UnsafeRawBufferPointer, expected: UInt64) throws {
         guard let seq = uint64FromBigEndian(key) else {

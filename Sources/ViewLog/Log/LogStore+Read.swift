@@ -103,28 +103,62 @@ extension LogStore {
         try objects(of: entity, at: position, via: .automatic)
     }
 
-    /// Every object of `entity` at `position`, as ``objects(of:at:)``; read at the head, only `attributes` (some of
-    /// the entity's, in its order) when given, the others left out of the values — for a caller that reads no
-    /// other (a results controller: ``ViewPlan/attributesRead(of:)``). Older positions give every
-    /// attribute.
+    /// Every object of `entity` at `position`, as ``objects(of:at:)``; only `attributes` (some of the entity's, in
+    /// its order) when given, the others left out of the values — for a caller that reads no other (a results
+    /// controller: ``ViewPlan/attributesRead(of:)``).
+    ///
+    /// An older position is folded by slot (``SlotRows``), decoding only the kept attributes' values; by name
+    /// (``EntityState``) when the log names an attribute the schema lacks, or when `bySlot` is `false` (tests
+    /// compare the two).
     func objects(of entity: String, at position: UInt64?, via travel: TimeTravel = .automatic,
-                 reading attributes: [Attribute]? = nil) throws(StoreError) -> [(id: ObjectID, values: ObjectValues)] {
+                 reading attributes: [Attribute]? = nil, bySlot: Bool = true) throws(StoreError) -> [(id: ObjectID, values: ObjectValues)] {
         try perform(read: true) { txn in
             let head = try self.head(in: txn)
             let p = position ?? head
             guard p <= head else { throw StoreError.positionPastHead(position: p, head: head) }
             guard let description = try self.schema(at: p, in: txn).entities[entity] else { return [] }
-            if p == head { return try self.headObjects(of: entity, in: txn, canonicalFor: attributes ?? description.attributes) }
+            let output = attributes ?? description.attributes
+            if p == head { return try self.headObjects(of: entity, in: txn, canonicalFor: output) }
+            let folds = travel.foldsForward(entriesBefore: p, entriesAfter: head - p)
+            if bySlot, let rows = try self.objectsBySlot(of: entity, at: p, head: head, folds: folds,
+                                                         described: description, output: output, in: txn) {
+                return rows
+            }
             var state: EntityState
-            if travel.foldsForward(entriesBefore: p, entriesAfter: head - p) {
+            if folds {
                 state = EntityState()
                 try self.foldLog(txn, from: 1, through: p, entity: entity) { _, change in state.apply(change) }
             } else {
                 state = EntityState(try self.headObjects(of: entity, in: txn))
                 try self.undoLog(txn, from: p + 1, through: head, entity: entity) { _, inverse in state.apply(inverse) }
             }
-            return state.rows().map { (id: $0.id, values: description.canonical($0.values)) }
+            let rows = state.rows()
+            if let attributes {
+                let kept = SlotLayout(attributes: description.attributes, keeping: attributes).kept
+                return rows.map { (id: $0.id, values: description.canonical($0.values).filter { v in kept.contains { $0.name == v.key } }) }
+            }
+            return rows.map { (id: $0.id, values: description.canonical($0.values)) }
         }
+    }
+
+    /// ``objects(of:at:via:reading:bySlot:)`` at an older position `p`, folded by slot: forwards from the empty
+    /// store (`folds`) or undone from the head rows. `nil` when the log names an attribute the schema does not
+    /// have (the caller folds by name).
+    private func objectsBySlot(of entity: String, at p: UInt64, head: UInt64, folds: Bool, described description: EntityDescription,
+                               output: [Attribute], in txn: LMDBTransaction) throws -> [(id: ObjectID, values: ObjectValues)]? {
+        // Names resolve against the schema of the newest entry read: schemas only add attributes, so it knows
+        // every name the entries read can hold (else the fold reports it and the caller folds by name).
+        guard let resolving = folds ? description : try self.schema(at: head, in: txn).entities[entity] else { return nil }
+        var rows = SlotRows(layout: SlotLayout(attributes: resolving.attributes, keeping: output))
+        if folds {
+            guard try slotFold(txn, from: 1, through: p, entity: entity, undo: false, into: &rows) else { return nil }
+        } else {
+            try forEachHeadObject(of: entity, reading: rows.layout.kept, in: txn) { id, fetched in
+                rows.appendExisting(id, fetched.slots)
+            }
+            guard try slotFold(txn, from: p + 1, through: head, entity: entity, undo: true, into: &rows) else { return nil }
+        }
+        return rows.existingRows(canonicalFor: rows.output(output))
     }
 
     /// Objects of `entity` at the head, in id order; with `attributes` (sorted by name, as an entity's), their

@@ -27,9 +27,11 @@ public struct Timestamp: Sendable, Hashable, Comparable {
 
     /// The JSON form: ISO-8601, UTC, with milliseconds, e.g. `2026-11-22T10:00:00.000Z`.
     public var iso8601: String {
+        // Floor division without negating `ms` (which overflows for Int64.min): every Int64 has a text, even
+        // outside ``range`` (a damaged but resealed entry, shown by `viewlog log`, must not trap).
         let ms = milliseconds
-        let days = ms >= 0 ? ms / 86_400_000 : -((-ms + 86_399_999) / 86_400_000)
-        let msOfDay = ms - days * 86_400_000
+        var days = ms / 86_400_000, msOfDay = ms % 86_400_000
+        if msOfDay < 0 { days -= 1; msOfDay += 86_400_000 }
         let (y, m, d) = Timestamp.civil(fromDays: days)
         let h = msOfDay / 3_600_000, mi = (msOfDay / 60_000) % 60, s = (msOfDay / 1000) % 60, f = msOfDay % 1000
         func pad(_ v: Int64, _ width: Int) -> String {

@@ -1,0 +1,213 @@
+/// Which attributes of one entity a fold by slot resolves and keeps.
+///
+/// A fold by slot (replay, time travel, a delta of one entity) keeps each object's values in an array indexed by
+/// attribute slot instead of a dictionary by name: a logged name is matched against `attributes` by a merge walk
+/// over the bytes (both are in code-point order), so nothing is hashed or allocated per name.
+struct SlotLayout {
+    /// The attributes names are resolved against: every attribute of the entity in the schema the fold reads
+    /// under, sorted by name (as ``EntityDescription/attributes``).
+    let attributes: [Attribute]
+    /// Their names as UTF-8, compared with the logged names' bytes.
+    let names: [[UInt8]]
+    /// For each of `attributes`, its slot in a row, or `-1` when the fold does not keep it (its logged values are
+    /// stepped over, never decoded).
+    let slotOf: [Int]
+    /// The kept attributes, in slot order (sorted by name).
+    let kept: [Attribute]
+
+    /// A layout resolving names against `attributes` (sorted by name) and keeping those of `keeping` (all when
+    /// `nil`); a name of `keeping` the attributes lack is not kept.
+    init(attributes: [Attribute], keeping: [Attribute]? = nil) {
+        self.attributes = attributes
+        names = attributes.map { Array($0.name.utf8) }
+        let wanted = keeping.map { Set($0.map(\.name)) }
+        var slotOf: [Int] = [], kept: [Attribute] = []
+        for a in attributes {
+            if wanted?.contains(a.name) ?? true, kept.last?.name != a.name {
+                slotOf.append(kept.count)
+                kept.append(a)
+            } else {
+                slotOf.append(-1)
+            }
+        }
+        self.slotOf = slotOf
+        self.kept = kept
+    }
+
+    /// How many values a row holds.
+    var width: Int { kept.count }
+}
+
+/// One value decoded for a slot.
+struct SlotValue {
+    var slot: Int
+    var value: Value
+}
+
+/// The changes of one entity in one log entry, decoded by slot: what a fold applies, in the entry's order (an undo
+/// holds each change's inverse and applies them last first). Reused from entry to entry.
+struct SlotChanges {
+    enum Kind {
+        /// The object exists with exactly these values (an insert; the inverse of a delete).
+        case set
+        /// The object exists with these values changed (an update, or its inverse).
+        case merge
+        /// The object does not exist (a delete; the inverse of an insert).
+        case remove
+    }
+
+    struct Change {
+        var kind: Kind
+        var id: ObjectID
+        /// The end of its values in ``SlotChanges/values`` (they start where the previous change's end).
+        var end: Int
+    }
+
+    private(set) var changes: [Change] = []
+    private(set) var values: [SlotValue] = []
+
+    mutating func removeAll() {
+        changes.removeAll(keepingCapacity: true)
+        values.removeAll(keepingCapacity: true)
+    }
+
+    mutating func append(_ value: SlotValue) { values.append(value) }
+
+    /// Ends a change whose values were appended since the previous one ended.
+    mutating func end(_ kind: Kind, id: ObjectID) {
+        changes.append(Change(kind: kind, id: id, end: values.count))
+    }
+
+    /// The values of change `i`.
+    func valueRange(of i: Int) -> Range<Int> {
+        (i == 0 ? 0 : changes[i - 1].end)..<changes[i].end
+    }
+}
+
+/// The objects of one entity while a fold by slot runs: rows in the order first seen, with an index by id, each
+/// with its kept values in slots (`nil` where it has no value) and the seq of the last change applied to it.
+///
+/// A state that starts in id order (the head's rows) or grows in id order (inserts of increasing ids) is still in
+/// id order at the end, so reading it out needs no sort.
+struct SlotRows {
+    let layout: SlotLayout
+    private(set) var ids: [ObjectID] = []
+    private var index: [ObjectID: Int] = [:]
+    private var exists: [Bool] = []
+    private var cells: [Value?] = []
+    /// Per row, the seq of the last change applied to it (0 for a row read from the head and not changed since).
+    private(set) var seqs: [UInt64] = []
+
+    init(layout: SlotLayout, capacity: Int = 0) {
+        self.layout = layout
+        if capacity > 0 {
+            ids.reserveCapacity(capacity)
+            index.reserveCapacity(capacity)
+            exists.reserveCapacity(capacity)
+            seqs.reserveCapacity(capacity)
+            cells.reserveCapacity(capacity * layout.width)
+        }
+    }
+
+    var count: Int { ids.count }
+
+    /// Adds an existing object, its kept values in slot order (as ``FetchedValues/slots`` of ``SlotLayout/kept``).
+    mutating func appendExisting(_ id: ObjectID, _ slots: [Value]) {
+        precondition(slots.count == layout.width, "a row holds one value per kept attribute")
+        let r = newRow(id)
+        exists[r] = true
+        for j in 0..<layout.width { cells[r * layout.width + j] = slots[j] }
+    }
+
+    private mutating func newRow(_ id: ObjectID) -> Int {
+        let r = ids.count
+        index[id] = r
+        ids.append(id)
+        exists.append(false)
+        seqs.append(0)
+        cells.append(contentsOf: repeatElement(nil, count: layout.width))
+        return r
+    }
+
+    /// Applies the changes of one entry (`reversed`: last first, as an undo does) made at `seq`. With
+    /// `onlyKnown`, changes of objects not yet in the state are left out.
+    mutating func apply(_ entry: SlotChanges, seq: UInt64, reversed: Bool, onlyKnown: Bool = false) {
+        let n = entry.changes.count
+        for k in 0..<n {
+            let i = reversed ? n - 1 - k : k
+            let change = entry.changes[i]
+            let r: Int
+            if let found = index[change.id] {
+                r = found
+            } else if onlyKnown {
+                continue
+            } else {
+                r = newRow(change.id)
+            }
+            seqs[r] = seq
+            let base = r * layout.width
+            switch change.kind {
+            case .remove, .set:
+                for j in 0..<layout.width { cells[base + j] = nil }
+                exists[r] = change.kind == .set
+            case .merge:
+                exists[r] = true  // an update of an absent object makes it, as `ObjectValues.apply` does
+            }
+            if change.kind != .remove {
+                for v in entry.values[entry.valueRange(of: i)] { cells[base + v.slot] = v.value }
+            }
+        }
+    }
+
+    /// The values of row `r` in the canonical form of `attributes` (sorted by name; each a kept attribute):
+    /// exactly those names, `null` where the row has no value; `nil` when the object does not exist.
+    func values(ofRow r: Int, canonicalFor output: OutputSlots) -> ObjectValues? {
+        guard exists[r] else { return nil }
+        var out = ObjectValues(minimumCapacity: output.names.count)
+        let base = r * layout.width
+        for (name, slot) in zip(output.names, output.slots) {
+            out[name] = slot < 0 ? .null : (cells[base + slot] ?? .null)
+        }
+        return out
+    }
+
+    /// Every row that exists, in id order, in the canonical form of `output`.
+    func existingRows(canonicalFor output: OutputSlots) -> [(id: ObjectID, values: ObjectValues)] {
+        var out: [(id: ObjectID, values: ObjectValues)] = []
+        out.reserveCapacity(ids.count)
+        var sorted = true
+        for r in ids.indices {
+            guard let v = values(ofRow: r, canonicalFor: output) else { continue }
+            if sorted, let last = out.last, !(last.id < ids[r]) { sorted = false }
+            out.append((ids[r], v))
+        }
+        if !sorted { out.sort { $0.id < $1.id } }
+        return out
+    }
+
+    /// Row indices in id order.
+    func rowsInIDOrder() -> [Int] {
+        var order = Array(ids.indices)
+        if !zip(ids, ids.dropFirst()).allSatisfy({ $0 < $1 }) { order.sort { ids[$0] < ids[$1] } }
+        return order
+    }
+
+    /// Where the values of `attributes` are found in this state's rows.
+    struct OutputSlots {
+        let names: [String]
+        let slots: [Int]
+    }
+
+    /// The output slots of `attributes` (sorted by name, without repeats); an attribute the layout does not keep
+    /// reads as `null`.
+    func output(_ attributes: [Attribute]) -> OutputSlots {
+        var slotByName: [String: Int] = [:]
+        for (j, a) in layout.kept.enumerated() { slotByName[a.name] = j }
+        var names: [String] = [], slots: [Int] = []
+        for a in attributes where names.last != a.name {
+            names.append(a.name)
+            slots.append(slotByName[a.name] ?? -1)
+        }
+        return OutputSlots(names: names, slots: slots)
+    }
+}

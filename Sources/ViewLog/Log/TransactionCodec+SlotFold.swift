@@ -1,0 +1,96 @@
+/// Reading an entry for a fold by slot (``SlotRows``): the changes of one entity, each value decoded straight into
+/// its attribute's slot.
+///
+/// The same checks as ``TransactionCodec/forEachChange(_:expectedSeq:entity:updates:_:)`` (header, checksum, every
+/// length, the order of the wanted changes' names), so a damaged entry is the same ``CodecError``; but no name is
+/// made into a `String`, no dictionary is built, and the values a fold does not need are stepped over: a fold
+/// forwards never decodes a delete's values, an undo never decodes an insert's, and neither decodes an attribute
+/// the layout does not keep.
+extension TransactionCodec {
+    /// Decodes the insert, update and delete changes of `entity` in one entry into `out` (emptied first), in the
+    /// entry's order; with `undo`, each change's inverse, with the values it takes the object back to.
+    /// - Returns: `false` when a change names an attribute `layout` does not resolve (a log written under a
+    ///   schema that is not additive): the caller folds by name instead. `out` is then incomplete.
+    /// - Throws: ``CodecError`` naming what is wrong and at which byte offset.
+    static func slotChanges(_ bytes: UnsafeRawBufferPointer, expectedSeq: UInt64, entity: [UInt8],
+                            layout: SlotLayout, undo: Bool, into out: inout SlotChanges) throws(CodecError) -> Bool {
+        out.removeAll()
+        var (r, _, _) = try checkedHeader(bytes, expectedSeq: expectedSeq)
+        try r.skipString("author", limit: Limits.stringBytesMax)
+        let count = try changeCount(&r)
+        for _ in 0..<count {
+            let at = r.offset
+            let kind = try r.u8("change kind")
+            switch kind {
+            case Kind.insert, Kind.update, Kind.delete:
+                let (raw, _) = try r.rawName("entity name")
+                guard raw.elementsEqual(entity) else {
+                    try r.skipID()
+                    if kind == Kind.update { try r.skipUpdatePairs() } else { try r.skipObjectValues() }
+                    continue
+                }
+                let id = try r.id()
+                switch (kind, undo) {
+                case (Kind.insert, false), (Kind.delete, true):
+                    guard try r.slotValues(layout, pairs: false, takeNew: true, into: &out) else { return false }
+                    out.end(.set, id: id)
+                case (Kind.insert, true), (Kind.delete, false):
+                    try r.skipObjectValues()
+                    out.end(.remove, id: id)
+                default:
+                    guard try r.slotValues(layout, pairs: true, takeNew: !undo, into: &out) else { return false }
+                    out.end(.merge, id: id)
+                }
+            case Kind.schema:
+                try r.skipString("schema", limit: Limits.stringBytesMax)
+                try r.skipString("previous schema", limit: Limits.stringBytesMax)
+            default:
+                throw .invalid(field: "change kind", offset: at, reason: "unknown kind \(kind)")
+            }
+        }
+        guard r.isAtEnd else { throw .trailingBytes(offset: r.offset, count: r.remaining) }
+        return true
+    }
+}
+
+extension ByteReader {
+    /// Reads object values (or, with `pairs`, an update's (name, new value, previous value) triples, taking the new
+    /// values or, without `takeNew`, the previous ones) into `out` by slot; values of attributes the layout does
+    /// not keep are stepped over. Names must be strictly increasing, as ``objectValues()`` checks.
+    /// - Returns: `false` at a name the layout's attributes lack.
+    mutating func slotValues(_ layout: SlotLayout, pairs: Bool, takeNew: Bool,
+                             into out: inout SlotChanges) throws(CodecError) -> Bool {
+        let n = try count("attribute count", limit: Limits.attributesMax,
+                          bytesEach: pairs ? EncodedSize.updatePairMin : EncodedSize.namedValueMin)
+        var j = 0
+        for _ in 0..<n {
+            let at = offset
+            let (raw, _) = try rawName("attribute name")
+            // A merge walk: the logged names and the layout's are both in byte order, so j only grows, and a
+            // name at or before the previous one (out of order, or repeated) cannot match at j.
+            var order = 1
+            while j < layout.names.count {  // bounded: j only grows
+                order = layout.names[j].withUnsafeBytes { ByteReader.compare(raw, $0) }
+                if order <= 0 { break }
+                j += 1
+            }
+            guard j < layout.names.count, order == 0 else {
+                if j > 0, layout.names[j - 1].withUnsafeBytes({ ByteReader.compare(raw, $0) }) <= 0 {
+                    throw .invalid(field: "attribute name", offset: at, reason: "names not in strictly increasing order")
+                }
+                return false
+            }
+            let slot = layout.slotOf[j]
+            j += 1
+            if pairs {
+                if takeNew, slot >= 0 { out.append(SlotValue(slot: slot, value: try value())) } else { try skipValue() }
+                if !takeNew, slot >= 0 { out.append(SlotValue(slot: slot, value: try value())) } else { try skipValue() }
+            } else if slot >= 0 {
+                out.append(SlotValue(slot: slot, value: try value()))
+            } else {
+                try skipValue()
+            }
+        }
+        return true
+    }
+}
