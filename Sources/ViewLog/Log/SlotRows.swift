@@ -92,7 +92,7 @@ struct SlotChanges {
 struct SlotRows {
     let layout: SlotLayout
     private(set) var ids: [ObjectID] = []
-    private var index: [ObjectID: Int] = [:]
+    private var index = ObjectIDIndex()
     private var exists: [Bool] = []
     private var cells: [Value?] = []
     /// Per row, the seq of the last change applied to it (0 for a row read from the head and not changed since).
@@ -102,7 +102,7 @@ struct SlotRows {
         self.layout = layout
         if capacity > 0 {
             ids.reserveCapacity(capacity)
-            index.reserveCapacity(capacity)
+            index = ObjectIDIndex(capacity: capacity)
             exists.reserveCapacity(capacity)
             seqs.reserveCapacity(capacity)
             cells.reserveCapacity(capacity * layout.width)
@@ -121,8 +121,8 @@ struct SlotRows {
 
     private mutating func newRow(_ id: ObjectID) -> Int {
         let r = ids.count
-        index[id] = r
         ids.append(id)
+        index.insert(id, row: r, in: ids)
         exists.append(false)
         seqs.append(0)
         cells.append(contentsOf: repeatElement(nil, count: layout.width))
@@ -137,7 +137,7 @@ struct SlotRows {
             let i = reversed ? n - 1 - k : k
             let change = entry.changes[i]
             let r: Int
-            if let found = index[change.id] {
+            if let found = index.row(of: change.id, in: ids) {
                 r = found
             } else if onlyKnown {
                 continue
