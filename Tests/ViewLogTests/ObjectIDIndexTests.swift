@@ -21,7 +21,7 @@ import TestSupport
                     #expect(index.row(of: id, in: ids) == nil, "round \(round): \(id) absent")
                     model[id] = ids.count
                     ids.append(id)
-                    index.insert(id, row: ids.count - 1, in: ids)
+                    index.insert(id, row: ids.count - 1)
                 }
             }
             #expect(index.count == model.count)

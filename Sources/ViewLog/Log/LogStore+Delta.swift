@@ -110,7 +110,7 @@ extension LogStore {
         objects.reserveCapacity(rows.count)
         for r in rows.rowsInIDOrder() {
             objects.append(ObjectDelta(key: ObjectKey(entity: entity, id: rows.ids[r]), before: nil,
-                                       after: rows.values(ofRow: r, canonicalFor: output), seq: rows.seqs[r]))
+                                       after: rows.values(ofRow: r, canonicalFor: output), seq: rows.seq(ofRow: r)))
         }
         return Delta(from: 0, to: to, objects: objects, schemaChange: schemaLo != schemaHi ? schemaHi : nil)
     }

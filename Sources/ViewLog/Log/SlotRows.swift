@@ -93,38 +93,39 @@ struct SlotRows {
     let layout: SlotLayout
     private(set) var ids: [ObjectID] = []
     private var index = ObjectIDIndex()
-    private var exists: [Bool] = []
     private var cells: [Value?] = []
-    /// Per row, the seq of the last change applied to it (0 for a row read from the head and not changed since).
-    private(set) var seqs: [UInt64] = []
+    /// Per row, the seq of the last change applied to it (0 for a row read from the head and not changed since)
+    /// shifted left by one, or 1 when the object exists: one array, so a change touches one cache line less.
+    private var marks: [UInt64] = []
 
     init(layout: SlotLayout, capacity: Int = 0) {
         self.layout = layout
         if capacity > 0 {
             ids.reserveCapacity(capacity)
             index = ObjectIDIndex(capacity: capacity)
-            exists.reserveCapacity(capacity)
-            seqs.reserveCapacity(capacity)
+            marks.reserveCapacity(capacity)
             cells.reserveCapacity(capacity * layout.width)
         }
     }
 
     var count: Int { ids.count }
 
+    /// The seq of the last change applied to row `r` (0 for a head row not changed since).
+    func seq(ofRow r: Int) -> UInt64 { marks[r] >> 1 }
+
     /// Adds an existing object, its kept values in slot order (as ``FetchedValues/slots`` of ``SlotLayout/kept``).
     mutating func appendExisting(_ id: ObjectID, _ slots: [Value]) {
         precondition(slots.count == layout.width, "a row holds one value per kept attribute")
         let r = newRow(id)
-        exists[r] = true
+        marks[r] |= 1
         for j in 0..<layout.width { cells[r * layout.width + j] = slots[j] }
     }
 
     private mutating func newRow(_ id: ObjectID) -> Int {
         let r = ids.count
         ids.append(id)
-        index.insert(id, row: r, in: ids)
-        exists.append(false)
-        seqs.append(0)
+        index.insert(id, row: r)
+        marks.append(0)
         cells.append(contentsOf: repeatElement(nil, count: layout.width))
         return r
     }
@@ -144,14 +145,13 @@ struct SlotRows {
             } else {
                 r = newRow(change.id)
             }
-            seqs[r] = seq
             let base = r * layout.width
             switch change.kind {
             case .remove, .set:
                 for j in 0..<layout.width { cells[base + j] = nil }
-                exists[r] = change.kind == .set
+                marks[r] = seq << 1 | (change.kind == .set ? 1 : 0)
             case .merge:
-                exists[r] = true  // an update of an absent object makes it, as `ObjectValues.apply` does
+                marks[r] = seq << 1 | 1  // an update of an absent object makes it, as `ObjectValues.apply` does
             }
             if change.kind != .remove {
                 for v in entry.values[entry.valueRange(of: i)] { cells[base + v.slot] = v.value }
@@ -162,7 +162,7 @@ struct SlotRows {
     /// The values of row `r` in the canonical form of `attributes` (sorted by name; each a kept attribute):
     /// exactly those names, `null` where the row has no value; `nil` when the object does not exist.
     func values(ofRow r: Int, canonicalFor output: OutputSlots) -> ObjectValues? {
-        guard exists[r] else { return nil }
+        guard marks[r] & 1 == 1 else { return nil }
         var out = ObjectValues(minimumCapacity: output.names.count)
         let base = r * layout.width
         for (name, slot) in zip(output.names, output.slots) {

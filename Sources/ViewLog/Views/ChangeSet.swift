@@ -45,13 +45,21 @@ public struct ChangeSet: Sendable, Hashable {
 
     static func canonical(_ rows: [RowChange]) -> [RowChange] {
         if isCanonical(rows) { return rows }  // most batches (and every one-change batch): no copy
-        var buckets: [RowChange.Kind: [RowChange]] = [:]
-        for r in rows { buckets[r.kind, default: []].append(r) }
-        let deletes = (buckets[.delete] ?? []).sorted { $0.from! > $1.from! }
-        let later: [RowChange] = [.insert, .move, .update].flatMap { kind in
-            (buckets[kind] ?? []).sorted { $0.to! < $1.to! }
+        // Deletes by `from` descending, then inserts, moves and updates, each by `to` ascending. Sorted as plain
+        // integers, then gathered: a `RowChange` is large to move, and `IndexPath`'s comparison is slow (a
+        // replay's 100,000 inserts spent half their batch in it).
+        var order: [(rank: Int, section: Int, row: Int, index: Int)] = []
+        order.reserveCapacity(rows.count)
+        for (i, r) in rows.enumerated() {
+            switch r.kind {
+            case .delete: order.append((0, -r.from![0], -r.from![1], i))
+            case .insert: order.append((1, r.to![0], r.to![1], i))
+            case .move: order.append((2, r.to![0], r.to![1], i))
+            case .update: order.append((3, r.to![0], r.to![1], i))
+            }
         }
-        return deletes + later
+        order.sort { a, b in (a.rank, a.section, a.row, a.index) < (b.rank, b.section, b.row, b.index) }
+        return order.map { rows[$0.index] }
     }
 
     /// Whether `rows` are already in canonical order.

@@ -96,7 +96,9 @@ if let what = ProcessInfo.processInfo.environment["BENCH_PROFILE"] {
         for suffix in ["", "-wal", "-shm"] { removeTree(path + suffix) }
     case "replay":
         let store = makeReplayStore(path: scratchPath(options.root, "profile"), items: n / 10, changes: n)
+        let c0 = processCPUNanoseconds()
         for _ in 0..<reps { _ = replayViewByDelta(store) }
+        log("replay \(n) changes: CPU \(Double(processCPUNanoseconds() - c0) / Double(reps * n)) ns per change (mean, user+sys)")
     default:
         fatalError("unknown profile \(what)")
     }
