@@ -112,26 +112,26 @@
             }
             throw InputValues.error("missing the operation: \"insert\", \"update\" or \"delete\"", line: line, context: prefix)
         }
-        let opContext = prefix.isEmpty ? op : prefix + ": " + op
-        let entity = try InputValues.entity(entityJSON, key: op, schema: schema, line: line, context: opContext)
+        let entity = try InputValues.entity(entityJSON, key: op, schema: schema, line: line,
+                                            context: prefix.isEmpty ? op : prefix + ": " + op)
         let allowed = op == "delete" ? [op, "id"] : [op, "id", "values"]
-        let entityContext = InputValues.context(prefix, op, entity.name, nil)
-        try InputValues.checkKeys(members, allowed: allowed, line: line, context: entityContext)
-        let id = try InputValues.id(json["id"], entity: entity, line: line, context: entityContext)
-        let context = InputValues.context(prefix, op, entity.name, id)
+        try InputValues.checkKeys(members, allowed: allowed, line: line, context: InputValues.context(prefix, op, entity.name, nil))
+        let id = try InputValues.id(json["id"], entity: entity, line: line, context: InputValues.context(prefix, op, entity.name, nil))
+        // Made only when an error needs it.
+        func context() -> String { InputValues.context(prefix, op, entity.name, id) }
         switch op {
         case "insert":
             var values: ObjectValues = [:]
             if let v = json["values"] {
-                values = try InputValues.values(v, what: "values", entity: entity, line: line, context: context)
+                values = try InputValues.values(v, what: "values", entity: entity, line: line, context: context())
             }
-            try InputValues.checkRequired(values, entity: entity, line: line, context: context)
+            try InputValues.checkRequired(values, entity: entity, line: line, context: context())
             return .insert(entity: entity.name, id: id, values: values)
         case "update":
-            guard let v = json["values"] else { throw InputValues.error("missing \"values\"", line: line, context: context) }
-            let values = try InputValues.values(v, what: "values", entity: entity, line: line, context: context)
+            guard let v = json["values"] else { throw InputValues.error("missing \"values\"", line: line, context: context()) }
+            let values = try InputValues.values(v, what: "values", entity: entity, line: line, context: context())
             guard !values.isEmpty else {
-                throw InputValues.error("\"values\" is empty: an update needs at least one attribute", line: line, context: context)
+                throw InputValues.error("\"values\" is empty: an update needs at least one attribute", line: line, context: context())
             }
             return .update(entity: entity.name, id: id, values: values)
         default:
