@@ -45,6 +45,10 @@ extension LogStore {
         // (values nil: absent) and the change that left it; `slots` finds an object's place in `touched`.
         var touched: [AppendedObject] = []
         var slots: [ObjectKey: Int] = [:]
+        // At most one object per change: sized once, not grown (rehashing was 5 % of a 100,000-insert write).
+        let changeCount = requests.reduce(0) { $0 + $1.changes.count }
+        touched.reserveCapacity(changeCount)
+        slots.reserveCapacity(changeCount)
         // Each transaction's entry and, per change, the byte range of an insert's values in it (empty for other
         // changes; no array for an entry without inserts): an object whose last change is an insert gets a row
         // that copies those bytes.
