@@ -344,8 +344,16 @@ struct StoreModelTests {
                 let items = try store.delta(from: from, to: to, entities: ["Item"], via: travel)
                 #expect(Dictionary(uniqueKeysWithValues: items.objects.map { ($0.key, $0) }) == expected.filter { $0.key.entity == "Item" },
                         "step \(step): delta of Item \(from) → \(to), \(how)")
-                // A replay (from position 0, one entity) is folded by slot; by name it must be the same.
+                // A delta of a few entities is folded by slot, one at a time; by name it must be the same, both ways.
+                for entities: Set<String> in [["Item"], ["Note"], ["Item", "Note"]] {
+                    for (a, b) in [(from, to), (to, from)] {
+                        let bySlot = try store.delta(from: a, to: b, entities: entities, via: travel)
+                        #expect(bySlot == (try store.delta(from: a, to: b, entities: entities, via: travel, bySlot: false)),
+                                "step \(step): delta of \(entities) \(a) → \(b), \(how)")
+                    }
+                }
                 for entity in ["Item", "Note"] {
+                    // A replay: from position 0.
                     let replay = try store.delta(from: 0, to: to, entities: [entity], via: travel)
                     #expect(zip(replay.objects, replay.objects.dropFirst()).allSatisfy { $0.key < $1.key }, "\(how)")
                     #expect(replay == (try store.delta(from: 0, to: to, entities: [entity], via: travel, bySlot: false)),

@@ -144,6 +144,17 @@ extension LogStore {
         try objectRecord(ObjectRecordCodec.key(key), of: key, format: format, in: txn)
     }
 
+    /// Reads the head row of `key` into `fetched` (its attributes' values); `false` when the object has none.
+    func headRecord(_ key: ObjectKey, format: Int, into fetched: inout FetchedValues, in txn: LMDBTransaction) throws -> Bool {
+        try ObjectRecordCodec.key(key).withUnsafeBytes { kb in
+            guard let bytes = try txn.value(objectsDB, for: kb) else { return false }
+            do { try ObjectRecordCodec.decode(bytes, key: kb, format: format, into: &fetched) } catch {
+                throw StoreError.corrupt(seq: nil, reason: "object \(key): \(error)")
+            }
+            return true
+        }
+    }
+
     /// The record stored under `k`, the LMDB key of `key` (``ObjectRecordCodec/key(_:)``).
     func objectRecord(_ k: [UInt8], of key: ObjectKey, format: Int? = nil, in txn: LMDBTransaction) throws -> (values: ObjectValues, seq: UInt64)? {
         let format = try format ?? self.format(in: txn)

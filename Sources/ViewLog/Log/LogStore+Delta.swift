@@ -22,8 +22,8 @@ extension LogStore {
         }
     }
 
-    /// The delta; a move forwards from position 0 of one entity (a replay) is folded by slot (``SlotRows``)
-    /// unless `bySlot` is `false` (tests compare the two ways).
+    /// The delta; a delta of one entity is folded by slot (``SlotRows``) unless `bySlot` is `false` (tests compare
+    /// the two ways) or the log names an attribute the schema lacks.
     func delta(from: UInt64, to: UInt64, entities: Set<String>?, in txn: LMDBTransaction,
                via travel: TimeTravel = .automatic, bySlot: Bool = true) throws -> Delta {
         let head = try self.head(in: txn)
@@ -50,9 +50,22 @@ extension LogStore {
         let atLo: [ObjectKey: ObjectState], atHi: [ObjectKey: ObjectState]
         // From position 0 a fold reads the range once; an undo reads it twice and the entries after it as well.
         let folds = (travel == .automatic && lo == 0) || travel.foldsForward(entriesBefore: lo, entriesAfter: head - hi)
-        if folds, from == 0, bySlot, let only,
-           let delta = try replayBySlot(of: only, through: to, in: txn) {
-            return delta
+        // By slot, one entity at a time (each a pass over the entries; a few entities, as a context's views
+        // observe): a replay from position 0 in one pass, any other move as `deltaBySlot`.
+        if bySlot, let entities, !entities.isEmpty, entities.count <= Self.slotDeltaEntitiesMax {
+            var objects: [ObjectDelta] = [], schemaChange: Schema?, complete = true
+            for entity in entities {
+                let part = folds && from == 0
+                    ? try replayBySlot(of: entity, through: to, in: txn)
+                    : try deltaBySlot(of: entity, from: from, to: to, head: head, folds: folds, in: txn)
+                guard let part else { complete = false; break }
+                objects += part.objects
+                schemaChange = part.schemaChange
+            }
+            if complete {
+                if entities.count > 1 { objects.sort { $0.key < $1.key } }
+                return Delta(from: from, to: to, objects: objects, schemaChange: schemaChange)
+            }
         }
         if folds && lo == 0 {
             // From the empty store: every touched object starts absent, so one pass over 1 … hi does it all.
@@ -97,6 +110,9 @@ extension LogStore {
 }
 
 extension LogStore {
+    /// The most entities a delta folds by slot, one pass over the entries each; more are folded by name in one.
+    static let slotDeltaEntitiesMax = 4
+
     /// The delta from position 0 to `to` of `entity`'s objects, folded by slot: one pass over entries 1 … `to`,
     /// each object's kept once, its values decoded straight into slots. `nil` when the log names an attribute the
     /// schema at `to` lacks (the caller folds by name).
@@ -113,6 +129,62 @@ extension LogStore {
                                        after: rows.values(ofRow: r, canonicalFor: output), seq: rows.seq(ofRow: r)))
         }
         return Delta(from: 0, to: to, objects: objects, schemaChange: schemaLo != schemaHi ? schemaHi : nil)
+    }
+}
+
+extension LogStore {
+    /// The delta of `entity`'s objects from `from` to `to` (either direction, neither 0 → forwards), folded by
+    /// slot, reading the same entries as the by-name delta: the touched objects from entries lo + 1 … hi (ids only,
+    /// no value decoded), then their states folded forwards from the empty store (`folds`) or undone from their
+    /// head rows, each pass applying only to them. `nil` when the log names an attribute the schema lacks or a
+    /// schema of the move lacks the entity (the caller folds by name).
+    private func deltaBySlot(of entity: String, from: UInt64, to: UInt64, head: UInt64, folds: Bool,
+                             in txn: LMDBTransaction) throws -> Delta? {
+        let lo = min(from, to), hi = max(from, to), forward = from < to
+        let schemaLo = try schema(at: lo, in: txn), schemaHi = try schema(at: hi, in: txn)
+        // Names resolve against the schema of the newest entry read: schemas only add attributes.
+        guard let atLoEntity = schemaLo.entities[entity], let atHiEntity = schemaHi.entities[entity],
+              let resolving = folds ? atHiEntity : try schema(at: head, in: txn).entities[entity] else { return nil }
+        // The touched objects, each with the seq it reports: the last in the direction of the move (a pass
+        // backwards over lo + 1 … hi applies the lowest seq last).
+        var touched = SlotRows(layout: SlotLayout(attributes: resolving.attributes, keeping: []))
+        guard try slotFold(txn, from: lo + 1, through: hi, entity: entity, undo: !forward, into: &touched) else { return nil }
+        var rows = SlotRows(layout: SlotLayout(attributes: resolving.attributes), capacity: touched.count)
+        let low: [ObjectValues?], high: [ObjectValues?]
+        func states(_ description: EntityDescription) -> [ObjectValues?] {
+            let output = rows.output(description.attributes)
+            return (0..<rows.count).map { rows.values(ofRow: $0, canonicalFor: output) }
+        }
+        if folds {
+            for id in touched.ids { rows.appendAbsent(id) }
+            guard try slotFold(txn, from: 1, through: lo, entity: entity, undo: false, onlyKnown: true, into: &rows) else { return nil }
+            low = states(atLoEntity)
+            guard try slotFold(txn, from: lo + 1, through: hi, entity: entity, undo: false, onlyKnown: true, into: &rows) else { return nil }
+            high = states(atHiEntity)
+        } else {
+            let format = try self.format(in: txn)
+            var fetched = FetchedValues(attributes: rows.layout.kept)
+            for id in touched.ids {
+                if try headRecord(ObjectKey(entity: entity, id: id), format: format, into: &fetched, in: txn) {
+                    rows.appendExisting(id, fetched.slots)
+                } else {
+                    rows.appendAbsent(id)
+                }
+            }
+            guard try slotFold(txn, from: hi + 1, through: head, entity: entity, undo: true, onlyKnown: true, into: &rows) else { return nil }
+            high = states(atHiEntity)
+            guard try slotFold(txn, from: lo + 1, through: hi, entity: entity, undo: true, onlyKnown: true, into: &rows) else { return nil }
+            low = states(atLoEntity)
+        }
+        var objects: [ObjectDelta] = []
+        objects.reserveCapacity(touched.count)
+        for r in touched.rowsInIDOrder() {
+            objects.append(ObjectDelta(key: ObjectKey(entity: entity, id: touched.ids[r]), before: forward ? low[r] : high[r],
+                                       after: forward ? high[r] : low[r], seq: touched.seq(ofRow: r)))
+        }
+        var schemaChange: Schema?
+        if schemaLo != schemaHi { schemaChange = forward ? schemaHi : schemaLo }
+        return Delta(from: from, to: to, objects: objects, schemaChange: schemaChange)
     }
 }
 

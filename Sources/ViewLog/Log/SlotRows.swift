@@ -121,6 +121,11 @@ struct SlotRows {
         for j in 0..<layout.width { cells[r * layout.width + j] = slots[j] }
     }
 
+    /// Adds an object that does not exist (yet): a fold that applies only to known objects changes it.
+    mutating func appendAbsent(_ id: ObjectID) {
+        _ = newRow(id)
+    }
+
     private mutating func newRow(_ id: ObjectID) -> Int {
         let r = ids.count
         ids.append(id)
