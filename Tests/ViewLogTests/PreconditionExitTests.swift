@@ -28,6 +28,25 @@ struct PreconditionExitTests {
         }
     }
 
+    /// A bulk load indexes its rows once at the end; an id staged twice still traps there.
+    @Test func loadingAnIDTwiceTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let order = RowOrder(ascending: [true], isSectioned: false, keyPaths: ["k"], types: [.int], idType: .int)
+            OrderedRows(order: order).load([order.key(id: .int(7), keyValues: [.int(1)]), order.key(id: .int(8), keyValues: [.int(2)]),
+                                            order.key(id: .int(7), keyValues: [.int(3)])])
+        }
+    }
+
+    /// The same load without the repeated id passes.
+    @Test func loadingDistinctIDsDoesNotTrap() {
+        let order = RowOrder(ascending: [true], isSectioned: false, keyPaths: ["k"], types: [.int], idType: .int)
+        let rows = OrderedRows(order: order)
+        rows.load([order.key(id: .int(7), keyValues: [.int(1)]), order.key(id: .int(8), keyValues: [.int(2)]),
+                   order.key(id: .int(9), keyValues: [.int(3)])])
+        rows.checkInvariants()
+        #expect(rows.count == 3)
+    }
+
     /// The same sequence with a fresh id passes (so the trap above comes from the duplicate, not from the setup).
     @Test func insertingAFreshIDAfterAMoveDoesNotTrap() {
         let (rows, order) = rowsAfterMovesAndRemovals()

@@ -210,10 +210,11 @@ final class OrderedRows {
 
     // MARK: - Bulk load
 
-    /// Stores a row for the next ``finishLoad()`` (the structure must be empty, the id not staged yet).
+    /// Stores a row for the next ``finishLoad()`` (the structure must be empty, the id not staged yet: a repeated
+    /// id traps in ``finishLoad()``, which indexes the staged rows).
     func stage(_ key: UnsafeRawBufferPointer, idStart: Int) {
         precondition(count == 0, "OrderedRows.stage needs an empty structure")
-        staged.append(RowSlot(raw: slab.add(key, idStart: idStart), key: key))
+        staged.append(RowSlot(raw: slab.addUnindexed(key, idStart: idStart), key: key))
     }
 
     /// Sorts the staged rows by their key bytes (O(n log n), mostly comparisons of inline prefixes) and builds
@@ -222,6 +223,7 @@ final class OrderedRows {
         precondition(count == 0, "OrderedRows.finishLoad needs an empty structure")
         var slots = staged
         staged = []
+        slab.index(slots.lazy.map(\.raw))
         slots.sort { compare($0, $1) < 0 }
         tree.load(slots)
         var runs: [SectionEntry] = []

@@ -142,6 +142,30 @@ final class RowSlab {
         let idBytes = UnsafeRawBufferPointer(rebasing: key[idStart...])
         let place = probe(idBytes)
         precondition(!place.found, "RowSlab: id \(KeyEncoding.id(key, at: idStart)) is already stored")
+        let raw = store(key, idStart: idStart)
+        index[place.position] = raw
+        return raw
+    }
+
+    /// Stores a row as ``add(_:idStart:)`` does but leaves its id out of the index: a bulk load stores every row
+    /// first, then indexes them in one pass with ``index(_:)``, sized once (growing the index as rows arrived
+    /// rehashed it about log₂ n times, 5 % of an initial fetch).
+    func addUnindexed(_ key: UnsafeRawBufferPointer, idStart: Int) -> UInt32 {
+        store(key, idStart: idStart)
+    }
+
+    /// Indexes rows stored by ``addUnindexed(_:idStart:)``. Traps on an id stored twice, as ``add(_:idStart:)``.
+    func index(_ raws: some Collection<UInt32>) {
+        reserve(count)
+        for raw in raws {
+            let place = withKey(raw) { key, idStart in probe(UnsafeRawBufferPointer(rebasing: key[idStart...])) }
+            precondition(!place.found, "RowSlab: id \(id(raw)) is already stored")
+            index[place.position] = raw
+        }
+    }
+
+    /// Takes a free slot (or a new one) for `key`, writes it, counts it; the index is the caller's.
+    private func store(_ key: UnsafeRawBufferPointer, idStart: Int) -> UInt32 {
         let raw: UInt32
         if let f = free.popLast() {
             raw = f
@@ -152,7 +176,6 @@ final class RowSlab {
             slotCount += 1
         }
         write(key, idStart: idStart, to: raw)
-        index[place.position] = raw
         count += 1
         return raw
     }
