@@ -213,9 +213,10 @@ if rp:
       f"the view at the head has {rp['rows']:,} rows.\n")
     w("| path | time | changes/s | per change |")
     w("|---|---|---|---|")
-    for key, label in [("decodeOnly", "read + decode the log only (floor of any replay)"),
-                       ("byFold", "fold every change into object states, then build the view"),
-                       ("byDelta", "library: `store.delta(from: 0, to: head)` + `apply` to an empty view")]:
+    for key, label in [("decodeOnly", "read + decode every change in full into `Transaction`s, nothing else"),
+                       ("byFold", "the same full decode, every change folded into `[String: Value]` states, then the view built"),
+                       ("byDelta", "library: `store.delta(from: 0, to: head)` (folded by slot: only the view's entity, values "
+                                   "straight into attribute slots) + `apply` to an empty view")]:
         t = med(rp[key])
         w(f"| {label} | {fmt_ns(t)} | {fmt_rate(c * 1e9 / t)} | {t / c:.0f} ns |")
     w("")
