@@ -86,4 +86,60 @@ struct FetchedAttributesTests {
                                                             objects: try store.objects(of: "Employee", at: 1).lazy.map { ($0.id, $0.values) }).snapshot))
         #expect(oldView.snapshot != (try whole(request)), "the head differs from position 1")
     }
+
+    /// A fetch at the head that keeps its rows' stored values (what `viewlog query` prints from) keeps exactly the
+    /// view's rows, and each row's values and JSON members are those of the object read from the store.
+    @Test func keptRowsAreTheViewsRowsWithTheirStoredValues() throws {
+        var g = SeededGenerator(stream: 95)
+        for round in 0..<12 {
+            let scratch = TestScratch.newPath("kept-rows")
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            let schema = RandomSchemas.schema(maxEntities: 1, maxAttributes: 8, using: &g)
+            let entity = schema.entities.values.first!
+            let store = try LogStore.create(at: scratch, schema: schema, options: StoreOptions(durable: false))
+            var requests: [ChangeRequest] = [], used = Set<ObjectID>()
+            for _ in 0..<Int.random(in: 1...80, using: &g) {
+                let id = RandomValues.id(for: entity, using: &g)
+                guard used.insert(id).inserted else { continue }
+                // Some attributes left out: optional ones read as null, defaulted ones are filled by the store.
+                var values = RandomValues.values(for: entity, jsonSafe: true, using: &g)
+                for a in entity.attributes where (a.isOptional || a.defaultValue != nil) && Bool.random(using: &g) {
+                    values[a.name] = nil
+                }
+                requests.append(.insert(entity: entity.name, id: id, values: values))
+            }
+            try store.append(requests, author: "t")
+            let context = try Context(store: store, name: "c")
+            // Every object; then half of them, by a predicate on the id.
+            let ids = requests.map(\.key.id).sorted()
+            let middle = ids[ids.count / 2]
+            let literal = if case .string(let s) = middle { "'\(s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'"))'" } else { "\(middle)" }
+            for predicate in ["TRUEPREDICATE", "id < \(literal)"] {
+                let request = FetchRequest(entity: entity.name, predicate: try ViewPredicate(predicate))
+                let (controller, rows) = try #require(try context.makeResultsControllerKeepingRows(request))
+                #expect(rows.count == controller.numberOfRows, "round \(round), \(predicate), \(g.rerunHint)")
+                for id in controller.fetchedObjects {
+                    let stored = try #require(try store.object(ObjectKey(entity: entity.name, id: id)))
+                    #expect(try rows.values(of: id) == stored, "round \(round), \(id), \(g.rerunHint)")
+                    var got = JSONWriter(), want = JSONWriter()
+                    #expect(try rows.writeJSONMembers(of: id, into: &got))
+                    for (i, a) in entity.attributes.enumerated() {
+                        if i > 0 { want.raw(", ") }
+                        want.string(a.name)
+                        want.raw(": ")
+                        want.value(stored[a.name] ?? .null)
+                    }
+                    #expect(got.bytes == want.bytes, "round \(round), \(id), \(g.rerunHint)")
+                }
+            }
+            // Not kept: a context with an unsaved change of the entity, or behind the head.
+            let staged = try Context(store: store, name: "staged")
+            try staged.stage(.delete(entity: entity.name, id: ids[0]))
+            #expect(try staged.makeResultsControllerKeepingRows(FetchRequest(entity: entity.name)) == nil)
+            try store.append([.delete(entity: entity.name, id: ids[0])], author: "t")
+            let behind = try Context(store: store, name: "behind")
+            try behind.move(to: 1)
+            #expect(try behind.makeResultsControllerKeepingRows(FetchRequest(entity: entity.name)) == nil)
+        }
+    }
 }

@@ -35,14 +35,21 @@ extension Context {
     /// A controller of `request` built straight from the object rows, each decoded into one reused
     /// ``FetchedValues`` (no object materialized), when the context is at the head and has no processed change
     /// of the entity; `nil` otherwise.
-    private func headController(_ plan: ViewPlan, _ entity: EntityDescription) throws -> ResultsController? {
+    /// `member`, when given, is called with each object that belongs to the view and its whole values' stored bytes
+    /// (valid only during the call).
+    private func headController(_ plan: ViewPlan, _ entity: EntityDescription,
+                                member: ((ObjectID, UnsafeRawBufferPointer) -> Void)? = nil) throws -> ResultsController? {
         guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
         let position = self.position
         let attributes = plan.attributesRead(of: entity)
         return try store.perform(read: true) { txn -> ResultsController? in
             guard try store.head(in: txn) == position else { return nil }
             return try ResultsController(plan: plan, entity: entity, position: position) { visit in
-                try store.forEachHeadObject(of: entity.name, reading: attributes, in: txn, visit)
+                try store.forEachHeadObject(of: entity.name, reading: attributes, in: txn) { id, fetched, values in
+                    visit(id, fetched)
+                    // The predicate runs again (the controller's is inside it): cheaper than a second scan.
+                    if let member, plan.predicate.evaluate(fetched, id: id) { member(id, values) }
+                }
             }
         }
     }
@@ -51,6 +58,21 @@ extension Context {
     private func entity(of request: FetchRequest) throws -> EntityDescription {
         let schema = try self.schema
         do { return try schema.entity(named: request.entity) } catch { throw StoreError.schema(error) }
+    }
+
+    /// ``makeResultsController(_:)``, and the values of its rows as the store holds them, kept from the same scan
+    /// of the object rows: for a caller that prints the view (the CLI's `query`). `nil` (nothing made) unless the
+    /// context is at the head with no unsaved change of the entity; use
+    /// ``makeResultsControllerAndObjects(_:)`` then.
+    @_spi(Engine) public func makeResultsControllerKeepingRows(_ request: FetchRequest) throws
+        -> (controller: ResultsController, rows: ViewRowRecords)? {
+        try processPendingChanges()
+        let entity = try self.entity(of: request)
+        var rows = ViewRowRecords(entity: entity)
+        guard let controller = try headController(try ViewPlan(request, for: entity), entity, member: { id, values in
+            rows.append(id, values: values)
+        }) else { return nil }
+        return (adopt(controller), rows)
     }
 
     /// ``makeResultsController(_:)``, and the objects it was made from: every object of the request's entity

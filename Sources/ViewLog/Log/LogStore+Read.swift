@@ -185,11 +185,18 @@ extension LogStore {
     /// allocated per object. `body` must not keep the values past its call.
     func forEachHeadObject(of entity: String, reading attributes: [Attribute], in txn: LMDBTransaction,
                            _ body: (ObjectID, FetchedValues) -> Void) throws {
+        try forEachHeadObject(of: entity, reading: attributes, in: txn) { id, fetched, _ in body(id, fetched) }
+    }
+
+    /// ``forEachHeadObject(of:reading:in:_:)``, giving `body` also the object's whole values as their stored,
+    /// checked encoding (object values: `schema/log-format.md`), valid only during the call.
+    func forEachHeadObject(of entity: String, reading attributes: [Attribute], in txn: LMDBTransaction,
+                           _ body: (ObjectID, FetchedValues, UnsafeRawBufferPointer) -> Void) throws {
         let format = try self.format(in: txn)
         var fetched = FetchedValues(attributes: attributes)
         try forEachHeadRecord(of: entity, in: txn, format: format) { id, key, value throws(CodecError) in
-            try ObjectRecordCodec.decode(value, key: key, format: format, into: &fetched)
-            body(id, fetched)
+            let range = try ObjectRecordCodec.decode(value, key: key, format: format, into: &fetched)
+            body(id, fetched, UnsafeRawBufferPointer(rebasing: value[range]))
         }
     }
 

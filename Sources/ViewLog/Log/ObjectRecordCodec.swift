@@ -68,9 +68,16 @@
     /// Decodes a record of a store of log format `format` stored under `key` into `fetched`: the values of its
     /// attributes (see ``ByteReader/objectValues(into:)``), with the same checks and errors as
     /// ``decode(_:key:format:)``.
+    /// - Returns: where the record's values lie in `bytes` (their encoding as object values, already checked), for
+    ///   a caller that keeps them (``ViewRowRecords``).
+    @discardableResult
     static func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, format: Int,
-                       into fetched: inout FetchedValues) throws(CodecError) {
-        _ = try decode(bytes, key: key, format: format) { r throws(CodecError) in try r.objectValues(into: &fetched) }
+                       into fetched: inout FetchedValues) throws(CodecError) -> Range<Int> {
+        try decode(bytes, key: key, format: format) { r throws(CodecError) in
+            let start = r.offset
+            try r.objectValues(into: &fetched)
+            return start..<r.offset
+        }.values
     }
 
     /// The one reading of a record's frame: for format 2 the checksum (over `key` and the record) first, then the

@@ -254,6 +254,13 @@ extension ByteReader {
     /// attribute's `String` (no string made, no UTF-8 check needed) and no lookup checks the result.
     @inline(__always)
     private mutating func walkValues(of attributes: [Attribute], _ body: (Int, Value?) -> Void) throws(CodecError) {
+        try walkValues(of: attributes, reading: { r throws(CodecError) in try r.value() }, body)
+    }
+
+    /// ``walkValues(of:_:)`` with each value read by `read` (which reads exactly one tagged value).
+    @inline(__always)
+    private mutating func walkValues<V>(of attributes: [Attribute], reading read: (inout ByteReader) throws(CodecError) -> V,
+                                        _ body: (Int, V?) -> Void) throws(CodecError) {
         let n = try count("attribute count", limit: Limits.attributesMax, bytesEach: EncodedSize.namedValueMin)
         var previousName = UnsafeRawBufferPointer(start: nil, count: 0)
         var j = 0
@@ -276,13 +283,47 @@ extension ByteReader {
                 throw .invalid(field: "attribute name", offset: at, reason: "names not in strictly increasing order")
             }
             previousName = raw
-            let v = try value()
+            let v = try read(&self)
             if let matched { body(matched, v) }
         }
         while j < attributes.count {
             body(j, nil)
             j += 1
         }
+    }
+
+    /// Writes object values as the members of a JSON object in the canonical form of `attributes` (sorted by
+    /// name, without repeats): `"name": value` for each, `null` where the values lack it, separated by `", "`, other
+    /// names dropped — the same text as writing ``objectValues(canonicalFor:)`` member by member, without the
+    /// dictionary. The same checks and errors.
+    mutating func writeJSONMembers(canonicalFor attributes: [Attribute], into w: inout JSONWriter) throws(CodecError) {
+        try walkValues(of: attributes, reading: { r throws(CodecError) in try r.valueForJSON() }) { j, v in
+            if j > 0 { w.raw(", ") }
+            w.string(attributes[j].name)
+            w.raw(": ")
+            switch v {
+            case .string(let utf8)?: w.string(utf8: utf8)
+            case .other(let value)?: w.value(value)
+            case nil: w.null()
+            }
+        }
+    }
+
+    /// A tagged value as JSON writes it: a string as its checked UTF-8 bytes in place (no `String` made), any
+    /// other value decoded. The same checks and errors as ``value()``.
+    @inline(__always)
+    mutating func valueForJSON() throws(CodecError) -> JSONReadyValue {
+        guard remaining > 0, buffer[offset] == ValueTag.string else { return .other(try value()) }
+        _ = try u8("value tag")
+        let start = offset
+        let n = try varint("string value")
+        guard n <= Limits.stringBytesMax else {
+            throw .tooLarge(field: "string value", offset: start, value: n, limit: Limits.stringBytesMax)
+        }
+        guard n <= remaining else { throw .truncated(field: "string value", offset: start) }
+        let raw = try bytes(n, "string value")
+        if !ByteReader.isASCII(raw) { _ = try ByteReader.utf8(raw, "string value", at: start) }
+        return .string(raw)
     }
 
     /// Sets `attributes[j]` to `.null` unless it repeats the name before it (which the walk has already set).
@@ -338,4 +379,10 @@ extension ByteReader {
         }
         return a.count - b.count
     }
+}
+
+/// A value read for writing as JSON: a string's UTF-8 bytes (borrowed from the reader's buffer), or another value.
+enum JSONReadyValue {
+    case string(UnsafeRawBufferPointer)
+    case other(Value)
 }

@@ -51,17 +51,20 @@
     /// Appends a JSON string: `\"`, `\\`, `\n`, `\r`, `\t`,
     /// and `\u00XX` for other control characters and DEL; everything else as its UTF-8 bytes.
     public mutating func string(_ s: String) {
-        bytes.append(UInt8(ascii: "\""))
         var s = s
-        s.withUTF8 { utf8 in
-            var start = 0
-            for (i, b) in utf8.enumerated() where b < 0x20 || b == 0x22 || b == 0x5C || b == 0x7F {
-                if start < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i])) }
-                escape(b)
-                start = i + 1
-            }
-            if start < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...])) }
+        s.withUTF8 { string(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Appends a JSON string given as valid UTF-8 bytes, escaped as ``string(_:)`` escapes.
+    public mutating func string(utf8: UnsafeRawBufferPointer) {
+        bytes.append(UInt8(ascii: "\""))
+        var start = 0
+        for (i, b) in utf8.enumerated() where b < 0x20 || b == 0x22 || b == 0x5C || b == 0x7F {
+            if start < i { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[start..<i])) }
+            escape(b)
+            start = i + 1
         }
+        if start < utf8.count { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[start...])) }
         bytes.append(UInt8(ascii: "\""))
     }
 

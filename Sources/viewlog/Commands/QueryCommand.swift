@@ -25,9 +25,9 @@ struct QueryCommand: ParsableCommand {
         let position = try store.checkedPosition(at)
         let materialized = try MaterializedView(store: store, options: view, at: position)
         if format.json {
-            Output.standard.line(bytes: materialized.jsonBytes)
+            Output.standard.line(bytes: try materialized.jsonBytes())
         } else {
-            for line in materialized.textLines { Output.standard.line(line) }
+            for line in try materialized.textLines() { Output.standard.line(line) }
         }
     }
 }

@@ -73,8 +73,12 @@ final class MaterializedView: ContextObserver {
     let context: Context
     let controller: ResultsController
     let entity: EntityDescription
-    /// The values of the view's rows, and of every object of the entity a move touched since, by id.
+    /// The values of the view's rows, and of every object of the entity a move touched since, by id; empty while
+    /// `records` holds the rows' values instead (a view fetched at the head, not moved yet).
     private(set) var values: [ObjectID: ObjectValues]
+    /// The rows' values as stored, kept by the fetch at the head: printed straight from their bytes, made into
+    /// `values` only before a move.
+    private var records: ViewRowRecords?
     /// The change set of the move under way (the controller reports only non-empty ones).
     private var reported: ChangeSet?
     private var observation: ViewObservation?
@@ -83,13 +87,19 @@ final class MaterializedView: ContextObserver {
         let schema = try store.schema(at: position)
         let (request, entity) = try options.fetchRequest(schema: schema)
         context = try Context(store: store, name: "viewlog", at: position)
-        let (controller, objects) = try context.makeResultsControllerAndObjects(request)
-        self.controller = controller
         self.entity = entity
-        var values: [ObjectID: ObjectValues] = [:]
-        let members = Set(controller.fetchedObjects)
-        for o in objects where members.contains(o.id) { values[o.id] = o.values }
-        self.values = values
+        if let (controller, records) = try context.makeResultsControllerKeepingRows(request) {
+            self.controller = controller
+            self.records = records
+            values = [:]
+        } else {
+            let (controller, objects) = try context.makeResultsControllerAndObjects(request)
+            self.controller = controller
+            var values: [ObjectID: ObjectValues] = [:]
+            let members = Set(controller.fetchedObjects)
+            for o in objects where members.contains(o.id) { values[o.id] = o.values }
+            self.values = values
+        }
         // After the controller: each move reaches it first.
         context.addObserver(self)
         observation = controller.observe { [weak self] event in
@@ -105,6 +115,10 @@ final class MaterializedView: ContextObserver {
 
     /// Moves the view to `position` (either direction) as one batch: its change set, and the values before.
     func move(to position: UInt64) throws -> (changes: ChangeSet, before: [ObjectID: ObjectValues]) {
+        if let records {
+            for id in controller.fetchedObjects { values[id] = try records.values(of: id) }
+            self.records = nil
+        }
         let from = controller.position
         let before = values
         reported = nil
@@ -115,8 +129,8 @@ final class MaterializedView: ContextObserver {
     }
 
     /// The `query` document, `{"position": 9, "sections": [{"name": "A", "rows": [{"id": "e1", "values": {…}}]}]}`,
-    /// written straight from the values (no ``JSONValue`` tree).
-    var jsonBytes: [UInt8] {
+    /// written straight from the values (no ``JSONValue`` tree), or from the rows' stored bytes.
+    func jsonBytes() throws -> [UInt8] {
         var w = JSONWriter()
         w.bytes.reserveCapacity(64 + controller.fetchedObjects.count * 64)
         w.raw("{\"position\": ")
@@ -136,12 +150,16 @@ final class MaterializedView: ContextObserver {
                 w.raw("{\"id\": ")
                 w.id(id)
                 w.raw(", \"values\": {")
-                let v = values[id] ?? [:]
-                for (i, a) in attributes.enumerated() {
-                    if i > 0 { w.raw(", ") }
-                    w.string(a.name)
-                    w.raw(": ")
-                    w.value(v[a.name] ?? .null)
+                if let records {
+                    try records.writeJSONMembers(of: id, into: &w)
+                } else {
+                    let v = values[id] ?? [:]
+                    for (i, a) in attributes.enumerated() {
+                        if i > 0 { w.raw(", ") }
+                        w.string(a.name)
+                        w.raw(": ")
+                        w.value(v[a.name] ?? .null)
+                    }
                 }
                 w.raw("}}")
             }
@@ -154,14 +172,14 @@ final class MaterializedView: ContextObserver {
 
     /// Aligned text: one table whose columns line up across sections; when sectioned, a heading per section
     /// (`name (n rows)`) above its rows, each section with the column header.
-    var textLines: [String] {
+    func textLines() throws -> [String] {
         let ids = controller.fetchedObjects
         if ids.isEmpty { return ["(no rows at position \(controller.position))"] }
         let columns = entity.attributes
         let rightAligned = Set(columns.indices.filter { Value.alignsRight(columns[$0].type) }.map { $0 + 1 })
             .union(entity.idType == .int ? [0] : [])
-        let cells = ids.map { id -> [String] in
-            let v = values[id] ?? [:]
+        let cells = try ids.map { id -> [String] in
+            let v = try records?.values(of: id) ?? values[id] ?? [:]
             return [id.displayText] + columns.map { (v[$0.name] ?? .null).displayText }
         }
         let indent = controller.isSectioned ? "  " : ""

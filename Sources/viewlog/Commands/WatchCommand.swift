@@ -43,9 +43,9 @@ struct WatchCommand: AsyncParsableCommand {
         let start = try store.head
         let materialized = try MaterializedView(store: store, options: view, at: start)
         if format.json {
-            Output.standard.line(bytes: materialized.jsonBytes)
+            Output.standard.line(bytes: try materialized.jsonBytes())
         } else {
-            for line in materialized.textLines { Output.standard.line(line) }
+            for line in try materialized.textLines() { Output.standard.line(line) }
         }
         Output.standard.flush()
         if count == 0 { return }

@@ -1,0 +1,59 @@
+/// The values of a view's rows as the store holds them: each row's values in their stored encoding (object values,
+/// `schema/log-format.md`), copied while the view was fetched, found by id.
+///
+/// A caller that prints a view (the CLI's `query`) needs every attribute of its rows, where the controller reads
+/// only its predicate, section and sort attributes. Keeping the rows' bytes from the same scan costs a copy; making
+/// an `ObjectValues` dictionary of every object of the entity, then a map of the rows' values, cost more than the
+/// scan itself. Values are decoded when asked for, or written as JSON straight from the bytes.
+@_spi(Engine) public struct ViewRowRecords: Sendable {
+    /// The entity: its attributes are the canonical form every row is read in.
+    public let entity: EntityDescription
+    private var bytes: [UInt8] = []
+    private var ids: [ObjectID] = []
+    private var ends: [Int] = []
+    private var index = ObjectIDIndex()
+
+    init(entity: EntityDescription) {
+        self.entity = entity
+    }
+
+    /// The number of rows kept.
+    public var count: Int { ids.count }
+
+    /// Keeps the values of `id` (checked object-values bytes, each id once).
+    mutating func append(_ id: ObjectID, values: UnsafeRawBufferPointer) {
+        precondition(index.row(of: id, in: ids) == nil, "ViewRowRecords: \(id) is already kept")
+        bytes.append(contentsOf: values)
+        ids.append(id)
+        ends.append(bytes.count)
+        index.insert(id, row: ids.count - 1)
+    }
+
+    private func withValues<R>(of id: ObjectID, _ body: (inout ByteReader) throws(CodecError) -> R) throws(StoreError) -> R? {
+        guard let r = index.row(of: id, in: ids) else { return nil }
+        let range = (r == 0 ? 0 : ends[r - 1])..<ends[r]
+        let result = bytes.withUnsafeBytes { all in
+            Result { () throws(CodecError) -> R in
+                var reader = ByteReader(UnsafeRawBufferPointer(rebasing: all[range]))
+                return try body(&reader)
+            }
+        }
+        do { return try result.get() } catch { throw StoreError.corrupt(seq: nil, reason: "object \(entity.name) \(id): \(error)") }
+    }
+
+    /// The values of `id` in canonical form (every attribute of the entity, `null` where absent); `nil` when the
+    /// row is not kept.
+    public func values(of id: ObjectID) throws(StoreError) -> ObjectValues? {
+        let attributes = entity.attributes
+        return try withValues(of: id) { r throws(CodecError) in try r.objectValues(canonicalFor: attributes) }
+    }
+
+    /// Writes the values of `id` as the members of a JSON object, `"name": value` in the entity's attribute order
+    /// (`null` where absent), separated by `", "` — what writing ``values(of:)`` member by member gives. Returns
+    /// `false`, writing nothing, when the row is not kept.
+    @discardableResult
+    public func writeJSONMembers(of id: ObjectID, into w: inout JSONWriter) throws(StoreError) -> Bool {
+        let attributes = entity.attributes
+        return try withValues(of: id) { r throws(CodecError) in try r.writeJSONMembers(canonicalFor: attributes, into: &w) } != nil
+    }
+}
