@@ -90,59 +90,23 @@ import TestSupport
     }
 
     @Test func everyTruncationAndByteFlipIsTheDecodersError() {
-        var g = SeededGenerator(stream: 51)
-        for i in 0..<60 {
-            let schema = RandomSchemas.schema(using: &g)
-            let t = RandomSchemas.transaction(schema: schema, seq: 7, using: &g)
-            let bytes = TransactionCodec.encode(t)
+        EntryDamage.checkTruncationsAndFlips(stream: 51, rounds: 60, reader: "slot reader") { bytes, schema, g throws(CodecError) in
             let entity = schema.entities.keys.sorted().first!
-            let layout = SlotLayout(attributes: schema.entities[entity]!.attributes)
-            for n in 0..<bytes.count {
-                #expect(throws: CodecError.self, "\(g.rerunHint), transaction \(i), \(n) bytes") {
-                    try Self.read(Array(bytes[..<n]), seq: 7, entity: entity, layout: layout, undo: false)
-                }
-            }
-            for position in 0..<bytes.count {
-                var corrupt = bytes
-                corrupt[position] ^= UInt8.random(in: 1...255, using: &g)
-                var full: CodecError?
-                do { _ = try TransactionCodec.decode(corrupt, expectedSeq: 7) } catch { full = error }
-                #expect(full != nil)
-                do {
-                    _ = try Self.read(corrupt, seq: 7, entity: entity, layout: layout, undo: Bool.random(using: &g))
-                    Issue.record("\(g.rerunHint), transaction \(i), byte \(position): the slot reader accepted a damaged entry")
-                } catch {
-                    #expect(error == full, "\(g.rerunHint), transaction \(i), byte \(position)")
-                }
-            }
+            _ = try Self.read(bytes, seq: 7, entity: entity, layout: SlotLayout(attributes: schema.entities[entity]!.attributes),
+                              undo: Bool.random(using: &g))
         }
     }
 
-    @Test func resealedCorruptionsNeverTrapAndAgreeWhenBothDecode() throws {
-        var g = SeededGenerator(stream: 52)
-        var agreed = 0
-        for i in 0..<300 {
-            let schema = RandomSchemas.schema(using: &g)
-            let t = RandomSchemas.transaction(schema: schema, seq: 4, using: &g)
-            let bytes = TransactionCodec.encode(t)
+    @Test func resealedCorruptionsNeverTrapAndAgreeWhenBothDecode() {
+        let agreed = EntryDamage.resealedCorruptions(stream: 52, rounds: 300) { corrupt, schema, g in
             let entity = schema.entities.keys.sorted().last!
             let layout = SlotLayout(attributes: schema.entities[entity]!.attributes)
-            for _ in 0..<20 {
-                var corrupt = bytes
-                for _ in 0..<Int.random(in: 1...3, using: &g) {
-                    let p = Int.random(in: 32..<corrupt.count, using: &g)
-                    corrupt[p] = UInt8.random(in: 0...255, using: &g)
-                }
-                if Bool.random(using: &g) { corrupt.removeLast(Int.random(in: 0...min(4, corrupt.count - 32), using: &g)) }
-                TransactionCodecTests.reseal(&corrupt)
-                let undo = Bool.random(using: &g)
-                let got = try? Self.read(corrupt, seq: 4, entity: entity, layout: layout, undo: undo)
-                if let decoded = try? TransactionCodec.decode(corrupt, expectedSeq: 4),
-                   let want = Self.expected(decoded, entity: entity, layout: layout, undo: undo) {
-                    #expect(got == .some(want), "\(g.rerunHint), transaction \(i)")
-                    agreed += 1
-                }
-            }
+            let undo = Bool.random(using: &g)
+            let got = try? Self.read(corrupt, seq: 4, entity: entity, layout: layout, undo: undo)
+            guard let decoded = try? TransactionCodec.decode(corrupt, expectedSeq: 4),
+                  let want = Self.expected(decoded, entity: entity, layout: layout, undo: undo) else { return false }
+            #expect(got == .some(want), "\(g.rerunHint)")
+            return true
         }
         #expect(agreed > 0)
     }

@@ -61,56 +61,19 @@ import TestSupport
     }
 
     @Test func everyTruncationAndByteFlipIsTheDecodersError() {
-        var g = SeededGenerator(stream: 41)
-        for i in 0..<60 {
-            let schema = RandomSchemas.schema(using: &g)
-            let t = RandomSchemas.transaction(schema: schema, seq: 7, using: &g)
-            let bytes = TransactionCodec.encode(t)
-            let entity = schema.entities.keys.sorted().first
-            for n in 0..<bytes.count {
-                #expect(throws: CodecError.self, "\(g.rerunHint), transaction \(i), \(n) bytes") {
-                    try Self.folded(Array(bytes[..<n]), seq: 7, entity: entity, updates: .new)
-                }
-            }
-            for position in 0..<bytes.count {
-                var corrupt = bytes
-                corrupt[position] ^= UInt8.random(in: 1...255, using: &g)
-                var full: CodecError?
-                do { _ = try TransactionCodec.decode(corrupt, expectedSeq: 7) } catch { full = error }
-                #expect(full != nil)
-                do {
-                    _ = try Self.folded(corrupt, seq: 7, entity: entity, updates: .previous)
-                    Issue.record("\(g.rerunHint), transaction \(i), byte \(position): the fold reader accepted a damaged entry")
-                } catch {
-                    #expect(error == full, "\(g.rerunHint), transaction \(i), byte \(position)")
-                }
-            }
+        EntryDamage.checkTruncationsAndFlips(stream: 41, rounds: 60, reader: "fold reader") { bytes, schema, _ throws(CodecError) in
+            _ = try Self.folded(bytes, seq: 7, entity: schema.entities.keys.sorted().first, updates: .previous)
         }
     }
 
-    @Test func resealedCorruptionsNeverTrapAndAgreeWhenBothDecode() throws {
-        var g = SeededGenerator(stream: 42)
-        var agreed = 0
-        for i in 0..<300 {
-            let schema = RandomSchemas.schema(using: &g)
-            let t = RandomSchemas.transaction(schema: schema, seq: 4, using: &g)
-            let bytes = TransactionCodec.encode(t)
+    @Test func resealedCorruptionsNeverTrapAndAgreeWhenBothDecode() {
+        let agreed = EntryDamage.resealedCorruptions(stream: 42, rounds: 300) { corrupt, schema, g in
             let entity = schema.entities.keys.sorted().last
-            for _ in 0..<20 {
-                var corrupt = bytes
-                for _ in 0..<Int.random(in: 1...3, using: &g) {
-                    let p = Int.random(in: 32..<corrupt.count, using: &g)
-                    corrupt[p] = UInt8.random(in: 0...255, using: &g)
-                }
-                if Bool.random(using: &g) { corrupt.removeLast(Int.random(in: 0...min(4, corrupt.count - 32), using: &g)) }
-                TransactionCodecTests.reseal(&corrupt)
-                let folded = try? Self.folded(corrupt, seq: 4, entity: entity, updates: .both)
-                if let decoded = try? TransactionCodec.decode(corrupt, expectedSeq: 4) {
-                    let want = Self.expected(decoded, entity: entity, updates: .both)
-                    #expect(folded.map { $0.map(Self.bytes) } == want.map(Self.bytes), "\(g.rerunHint), transaction \(i)")
-                    agreed += 1
-                }
-            }
+            let folded = try? Self.folded(corrupt, seq: 4, entity: entity, updates: .both)
+            guard let decoded = try? TransactionCodec.decode(corrupt, expectedSeq: 4) else { return false }
+            let want = Self.expected(decoded, entity: entity, updates: .both)
+            #expect(folded.map { $0.map(Self.bytes) } == want.map(Self.bytes), "\(g.rerunHint)")
+            return true
         }
         #expect(agreed > 0)
     }

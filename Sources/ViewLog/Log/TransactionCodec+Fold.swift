@@ -19,6 +19,29 @@ extension TransactionCodec {
     /// - Throws: ``CodecError`` naming what is wrong and at which byte offset.
     static func forEachChange(_ bytes: UnsafeRawBufferPointer, expectedSeq: UInt64, entity: [UInt8]?,
                               updates: UpdateValues = .both, _ body: (Change) -> Void) throws(CodecError) {
+        _ = try walkChanges(bytes, expectedSeq: expectedSeq, entity: entity) { kind, name, nameAt, r throws(CodecError) in
+            let key = ObjectKey(entity: try ByteReader.utf8(name, "entity name", at: nameAt), id: try r.id())
+            switch kind {
+            case Kind.insert: body(.insert(key, values: try r.objectValues()))
+            case Kind.delete: body(.delete(key, previous: try r.objectValues()))
+            default:
+                let (values, previous) = try r.updatePairs(updates)
+                body(.update(key, values: values, previous: previous))
+            }
+            return true
+        }
+    }
+
+    /// The one walk over an entry for a fold: checks the header and checksum as
+    /// ``TransactionCodec/decode(_:expectedSeq:)`` does, steps over schema changes and the changes of entities
+    /// other than `entity` (every length checked), and calls `body` with each insert, update or delete of `entity`
+    /// (of every entity when `nil`): its kind, its entity name's raw bytes and their offset, and the reader at its
+    /// id, which `body` must read through to the change's end.
+    /// - Returns: `false` when `body` returned `false` (the walk stopped there), else `true` with the whole entry
+    ///   read and nothing after it.
+    static func walkChanges(_ bytes: UnsafeRawBufferPointer, expectedSeq: UInt64, entity: [UInt8]?,
+                            _ body: (UInt8, UnsafeRawBufferPointer, Int, inout ByteReader) throws(CodecError) -> Bool)
+        throws(CodecError) -> Bool {
         var (r, _, _) = try checkedHeader(bytes, expectedSeq: expectedSeq)
         try r.skipString("author", limit: Limits.stringBytesMax)
         let count = try changeCount(&r)
@@ -27,21 +50,13 @@ extension TransactionCodec {
             let kind = try r.u8("change kind")
             switch kind {
             case Kind.insert, Kind.update, Kind.delete:
-                let nameAt = r.offset
-                let (raw, _) = try r.rawName("entity name")
+                let (raw, nameAt) = try r.rawName("entity name")
                 if let entity, !raw.elementsEqual(entity) {
                     try r.skipID()
                     if kind == Kind.update { try r.skipUpdatePairs() } else { try r.skipObjectValues() }
                     continue
                 }
-                let key = ObjectKey(entity: try ByteReader.utf8(raw, "entity name", at: nameAt), id: try r.id())
-                switch kind {
-                case Kind.insert: body(.insert(key, values: try r.objectValues()))
-                case Kind.delete: body(.delete(key, previous: try r.objectValues()))
-                default:
-                    let (values, previous) = try r.updatePairs(updates)
-                    body(.update(key, values: values, previous: previous))
-                }
+                guard try body(kind, raw, nameAt, &r) else { return false }
             case Kind.schema:
                 try r.skipString("schema", limit: Limits.stringBytesMax)
                 try r.skipString("previous schema", limit: Limits.stringBytesMax)
@@ -50,6 +65,7 @@ extension TransactionCodec {
             }
         }
         guard r.isAtEnd else { throw .trailingBytes(offset: r.offset, count: r.remaining) }
+        return true
     }
 }
 

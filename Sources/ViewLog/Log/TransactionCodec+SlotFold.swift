@@ -15,41 +15,21 @@ extension TransactionCodec {
     static func slotChanges(_ bytes: UnsafeRawBufferPointer, expectedSeq: UInt64, entity: [UInt8],
                             layout: SlotLayout, undo: Bool, into out: inout SlotChanges) throws(CodecError) -> Bool {
         out.removeAll()
-        var (r, _, _) = try checkedHeader(bytes, expectedSeq: expectedSeq)
-        try r.skipString("author", limit: Limits.stringBytesMax)
-        let count = try changeCount(&r)
-        for _ in 0..<count {
-            let at = r.offset
-            let kind = try r.u8("change kind")
-            switch kind {
-            case Kind.insert, Kind.update, Kind.delete:
-                let (raw, _) = try r.rawName("entity name")
-                guard raw.elementsEqual(entity) else {
-                    try r.skipID()
-                    if kind == Kind.update { try r.skipUpdatePairs() } else { try r.skipObjectValues() }
-                    continue
-                }
-                let id = try r.id()
-                switch (kind, undo) {
-                case (Kind.insert, false), (Kind.delete, true):
-                    guard try r.slotValues(layout, pairs: false, takeNew: true, into: &out) else { return false }
-                    out.end(.set, id: id)
-                case (Kind.insert, true), (Kind.delete, false):
-                    try r.skipObjectValues()
-                    out.end(.remove, id: id)
-                default:
-                    guard try r.slotValues(layout, pairs: true, takeNew: !undo, into: &out) else { return false }
-                    out.end(.merge, id: id)
-                }
-            case Kind.schema:
-                try r.skipString("schema", limit: Limits.stringBytesMax)
-                try r.skipString("previous schema", limit: Limits.stringBytesMax)
+        return try walkChanges(bytes, expectedSeq: expectedSeq, entity: entity) { kind, _, _, r throws(CodecError) in
+            let id = try r.id()
+            switch (kind, undo) {
+            case (Kind.insert, false), (Kind.delete, true):
+                guard try r.slotValues(layout, pairs: false, takeNew: true, into: &out) else { return false }
+                out.end(.set, id: id)
+            case (Kind.insert, true), (Kind.delete, false):
+                try r.skipObjectValues()
+                out.end(.remove, id: id)
             default:
-                throw .invalid(field: "change kind", offset: at, reason: "unknown kind \(kind)")
+                guard try r.slotValues(layout, pairs: true, takeNew: !undo, into: &out) else { return false }
+                out.end(.merge, id: id)
             }
+            return true
         }
-        guard r.isAtEnd else { throw .trailingBytes(offset: r.offset, count: r.remaining) }
-        return true
     }
 }
 
