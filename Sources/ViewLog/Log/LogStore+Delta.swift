@@ -22,8 +22,8 @@ extension LogStore {
         }
     }
 
-    /// The delta; a delta of one entity is folded by slot (``SlotRows``) unless `bySlot` is `false` (tests compare
-    /// the two ways) or the log names an attribute the schema lacks.
+    /// The delta; a delta of up to ``slotDeltaEntitiesMax`` named entities is folded by slot (``SlotRows``) unless
+    /// `bySlot` is `false` (tests compare the two ways) or the log names an attribute the schema lacks.
     func delta(from: UInt64, to: UInt64, entities: Set<String>?, in txn: LMDBTransaction,
                via travel: TimeTravel = .automatic, bySlot: Bool = true) throws -> Delta {
         let head = try self.head(in: txn)
