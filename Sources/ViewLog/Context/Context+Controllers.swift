@@ -60,18 +60,34 @@ extension Context {
         do { return try schema.entity(named: request.entity) } catch { throw StoreError.schema(error) }
     }
 
-    /// ``makeResultsController(_:)``, and the values of its rows as the store holds them, kept from the same scan
-    /// of the object rows: for a caller that prints the view (the CLI's `query`). `nil` (nothing made) unless the
-    /// context is at the head with no unsaved change of the entity; use
-    /// ``makeResultsControllerAndObjects(_:)`` then.
+    /// ``makeResultsController(_:)``, and the values of its rows, kept from the same read: for a caller that prints
+    /// the view (the CLI's `query`). At the head, the rows' stored bytes from the scan of the object rows; at an
+    /// older position, the values the fold computed, every object fed to the controller from its slots. `nil`
+    /// (nothing made) when the context has an unsaved change of the entity, or when the log needs the fold by name;
+    /// use ``makeResultsControllerAndObjects(_:)`` then.
     @_spi(Engine) public func makeResultsControllerKeepingRows(_ request: FetchRequest) throws
         -> (controller: ResultsController, rows: ViewRowRecords)? {
         try processPendingChanges()
         let entity = try self.entity(of: request)
+        guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
+        let plan = try ViewPlan(request, for: entity)
         var rows = ViewRowRecords(entity: entity)
-        guard let controller = try headController(try ViewPlan(request, for: entity), entity, member: { id, values in
-            rows.append(id, values: values)
-        }) else { return nil }
+        if let controller = try headController(plan, entity, member: { id, values in rows.append(id, values: values) }) {
+            return (adopt(controller), rows)
+        }
+        let position = self.position
+        let attributes = plan.attributesRead(of: entity)
+        let controller = try store.perform(read: true) { txn -> ResultsController? in
+            var complete = true
+            let controller = try ResultsController(plan: plan, entity: entity, position: position) { visit in
+                complete = try store.forEachObject(of: entity, at: position, reading: attributes, in: txn) { id, read, all in
+                    visit(id, read)
+                    if plan.predicate.evaluate(read, id: id) { rows.append(id, slots: all) }
+                }
+            }
+            return complete ? controller : nil
+        }
+        guard let controller else { return nil }
         return (adopt(controller), rows)
     }
 

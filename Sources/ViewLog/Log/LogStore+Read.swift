@@ -146,10 +146,19 @@ extension LogStore {
     /// have (the caller folds by name).
     private func objectsBySlot(of entity: String, at p: UInt64, head: UInt64, folds: Bool, described description: EntityDescription,
                                output: [Attribute], in txn: LMDBTransaction) throws -> [(id: ObjectID, values: ObjectValues)]? {
+        let rows = try foldBySlot(entity, at: p, head: head, folds: folds, described: description, keeping: output, in: txn)
+        return rows.map { $0.existingRows(canonicalFor: $0.output(output)) }
+    }
+
+    /// The objects of `entity` at an older position `p` in slots, keeping `keeping`'s attributes: folded forwards
+    /// from the empty store (`folds`) or undone from the head rows. `nil` when the log names an attribute the schema
+    /// does not have.
+    private func foldBySlot(_ entity: String, at p: UInt64, head: UInt64, folds: Bool, described description: EntityDescription,
+                            keeping: [Attribute], in txn: LMDBTransaction) throws -> SlotRows? {
         // Names resolve against the schema of the newest entry read: schemas only add attributes, so it knows
         // every name the entries read can hold (else the fold reports it and the caller folds by name).
         guard let resolving = folds ? description : try self.schema(at: head, in: txn).entities[entity] else { return nil }
-        var rows = SlotRows(layout: SlotLayout(attributes: resolving.attributes, keeping: output))
+        var rows = SlotRows(layout: SlotLayout(attributes: resolving.attributes, keeping: keeping))
         if folds {
             guard try slotFold(txn, from: 1, through: p, entity: entity, undo: false, into: &rows) else { return nil }
         } else {
@@ -158,7 +167,30 @@ extension LogStore {
             }
             guard try slotFold(txn, from: p + 1, through: head, entity: entity, undo: true, into: &rows) else { return nil }
         }
-        return rows.existingRows(canonicalFor: rows.output(output))
+        return rows
+    }
+
+    /// Calls `body` with the id of every object of `entity` at the older position `p` (below the head), in id
+    /// order, its values of `attributes` (some of the entity's, in its order) in one ``FetchedValues`` reused for
+    /// every object, and its values of every attribute of the entity at `p` in the entity's order (`null` where it
+    /// has none) — folded by slot, as ``objects(of:at:)`` computes them, without a dictionary per object. `body`
+    /// must not keep the values past its call.
+    /// - Returns: `false`, calling `body` for nothing, when the log names an attribute the schema lacks (the caller
+    ///   reads ``objects(of:at:)`` instead).
+    func forEachObject(of entity: EntityDescription, at p: UInt64, reading attributes: [Attribute], in txn: LMDBTransaction,
+                       _ body: (ObjectID, FetchedValues, [Value]) -> Void) throws -> Bool {
+        let head = try self.head(in: txn)
+        precondition(p < head, "forEachObject(of:at:) is for positions below the head")
+        let folds = TimeTravel.automatic.foldsForward(entriesBefore: p, entriesAfter: head - p)
+        guard let rows = try foldBySlot(entity.name, at: p, head: head, folds: folds, described: entity,
+                                        keeping: entity.attributes, in: txn) else { return false }
+        var fetched = FetchedValues(attributes: attributes)
+        let read = attributes.map { a in entity.attributes.firstIndex { $0.name == a.name }! }
+        rows.forEachExistingRow(canonicalFor: rows.output(entity.attributes)) { id, all in
+            for (k, i) in read.enumerated() { fetched.slots[k] = all[i] }
+            body(id, fetched, all)
+        }
+        return true
     }
 
     /// Objects of `entity` at the head, in id order; with `attributes` (sorted by name, as an entity's), their

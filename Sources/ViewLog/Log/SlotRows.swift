@@ -190,6 +190,17 @@ struct SlotRows {
         return out
     }
 
+    /// Calls `body` with every row that exists, in id order, and its values of `output`'s attributes in their
+    /// order (`null` where it has none), in one buffer reused for every row.
+    func forEachExistingRow(canonicalFor output: OutputSlots, _ body: (ObjectID, [Value]) -> Void) {
+        var values = [Value](repeating: .null, count: output.slots.count)
+        for r in rowsInIDOrder() where marks[r] & 1 == 1 {
+            let base = r * layout.width
+            for (k, slot) in output.slots.enumerated() { values[k] = slot < 0 ? .null : (cells[base + slot] ?? .null) }
+            body(ids[r], values)
+        }
+    }
+
     /// Row indices in id order.
     func rowsInIDOrder() -> [Int] {
         var order = Array(ids.indices)

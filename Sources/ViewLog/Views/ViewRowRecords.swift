@@ -1,5 +1,6 @@
-/// The values of a view's rows as the store holds them: each row's values in their stored encoding (object values,
-/// `schema/log-format.md`), copied while the view was fetched, found by id.
+/// The values of a view's rows as the fetch read them: at the head each row's values in their stored encoding
+/// (object values, `schema/log-format.md`), copied from the object row; at an older position the values the fold
+/// computed, in the entity's attribute order. Found by id.
 ///
 /// A caller that prints a view (the CLI's `query`) needs every attribute of its rows, where the controller reads
 /// only its predicate, section and sort attributes. Keeping the rows' bytes from the same scan costs a copy; making
@@ -9,8 +10,11 @@
     /// The entity: its attributes are the canonical form every row is read in.
     public let entity: EntityDescription
     private var bytes: [UInt8] = []
-    private var ids: [ObjectID] = []
     private var ends: [Int] = []
+    /// Rows kept as values (``append(_:slots:)``): one per attribute of the entity, row after row.
+    private var cells: [Value] = []
+    private var keptAsValues = false
+    private var ids: [ObjectID] = []
     private var index = ObjectIDIndex()
 
     init(entity: EntityDescription) {
@@ -22,11 +26,30 @@
 
     /// Keeps the values of `id` (checked object-values bytes, each id once).
     mutating func append(_ id: ObjectID, values: UnsafeRawBufferPointer) {
-        precondition(index.row(of: id, in: ids) == nil, "ViewRowRecords: \(id) is already kept")
+        precondition(!keptAsValues, "ViewRowRecords keeps rows one way")
+        keep(id)
         bytes.append(contentsOf: values)
-        ids.append(id)
         ends.append(bytes.count)
+    }
+
+    /// Keeps the values of `id`: one per attribute of the entity, in its order (each id once).
+    mutating func append(_ id: ObjectID, slots: [Value]) {
+        precondition(ends.isEmpty && slots.count == entity.attributes.count, "ViewRowRecords keeps rows one way")
+        keptAsValues = true
+        keep(id)
+        cells.append(contentsOf: slots)
+    }
+
+    private mutating func keep(_ id: ObjectID) {
+        precondition(index.row(of: id, in: ids) == nil, "ViewRowRecords: \(id) is already kept")
+        ids.append(id)
         index.insert(id, row: ids.count - 1)
+    }
+
+    /// The kept values of row `r` when kept as values.
+    private func slots(ofRow r: Int) -> ArraySlice<Value> {
+        let width = entity.attributes.count
+        return cells[(r * width)..<((r + 1) * width)]
     }
 
     private func withValues<R>(of id: ObjectID, _ body: (inout ByteReader) throws(CodecError) -> R) throws(StoreError) -> R? {
@@ -45,6 +68,12 @@
     /// row is not kept.
     public func values(of id: ObjectID) throws(StoreError) -> ObjectValues? {
         let attributes = entity.attributes
+        if keptAsValues {
+            guard let r = index.row(of: id, in: ids) else { return nil }
+            var out = ObjectValues(minimumCapacity: attributes.count)
+            for (a, v) in zip(attributes, slots(ofRow: r)) { out[a.name] = v }
+            return out
+        }
         return try withValues(of: id) { r throws(CodecError) in try r.objectValues(canonicalFor: attributes) }
     }
 
@@ -54,6 +83,16 @@
     @discardableResult
     public func writeJSONMembers(of id: ObjectID, into w: inout JSONWriter) throws(StoreError) -> Bool {
         let attributes = entity.attributes
+        if keptAsValues {
+            guard let r = index.row(of: id, in: ids) else { return false }
+            for (i, (a, v)) in zip(attributes, slots(ofRow: r)).enumerated() {
+                if i > 0 { w.raw(", ") }
+                w.string(a.name)
+                w.raw(": ")
+                w.value(v)
+            }
+            return true
+        }
         return try withValues(of: id) { r throws(CodecError) in try r.writeJSONMembers(canonicalFor: attributes, into: &w) } != nil
     }
 }
