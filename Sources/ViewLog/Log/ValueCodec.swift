@@ -298,9 +298,7 @@ extension ByteReader {
     /// dictionary. The same checks and errors.
     mutating func writeJSONMembers(canonicalFor attributes: [Attribute], into w: inout JSONWriter) throws(CodecError) {
         try walkValues(of: attributes, reading: { r throws(CodecError) in try r.valueForJSON() }) { j, v in
-            if j > 0 { w.raw(", ") }
-            w.string(attributes[j].name)
-            w.raw(": ")
+            w.key(attributes[j].name, first: j == 0)
             switch v {
             case .string(let utf8)?: w.string(utf8: utf8)
             case .other(let value)?: w.value(value)

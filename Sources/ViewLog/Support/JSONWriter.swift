@@ -18,6 +18,13 @@
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
+    /// Appends an object member's key, `"name": `, after `", "` unless it is the object's first member.
+    public mutating func key(_ name: String, first: Bool) {
+        if !first { raw(", ") }
+        string(name)
+        raw(": ")
+    }
+
     /// Appends `null`.
     public mutating func null() { raw("null") }
 

@@ -86,9 +86,7 @@
         if keptAsValues {
             guard let r = index.row(of: id, in: ids) else { return false }
             for (i, (a, v)) in zip(attributes, slots(ofRow: r)).enumerated() {
-                if i > 0 { w.raw(", ") }
-                w.string(a.name)
-                w.raw(": ")
+                w.key(a.name, first: i == 0)
                 w.value(v)
             }
             return true

@@ -155,9 +155,7 @@ final class MaterializedView: ContextObserver {
                 } else {
                     let v = values[id] ?? [:]
                     for (i, a) in attributes.enumerated() {
-                        if i > 0 { w.raw(", ") }
-                        w.string(a.name)
-                        w.raw(": ")
+                        w.key(a.name, first: i == 0)
                         w.value(v[a.name] ?? .null)
                     }
                 }
