@@ -212,9 +212,13 @@ final class OrderedRows {
 
     /// Stores a row for the next ``finishLoad()`` (the structure must be empty, the id not staged yet: a repeated
     /// id traps in ``finishLoad()``, which indexes the staged rows).
-    func stage(_ key: UnsafeRawBufferPointer, idStart: Int) {
+    /// - Returns: the row's slot in the slab.
+    @discardableResult
+    func stage(_ key: UnsafeRawBufferPointer, idStart: Int) -> UInt32 {
         precondition(count == 0, "OrderedRows.stage needs an empty structure")
-        staged.append(RowSlot(raw: slab.addUnindexed(key, idStart: idStart), key: key))
+        let raw = slab.addUnindexed(key, idStart: idStart)
+        staged.append(RowSlot(raw: raw, key: key))
+        return raw
     }
 
     /// Sorts the staged rows by their key bytes (O(n log n), mostly comparisons of inline prefixes) and builds
@@ -252,7 +256,7 @@ final class OrderedRows {
 
     /// Replaces the contents with `keys` (unique ids, any order): O(n log n) sort, O(n) build.
     func load<S: Sequence<RowKey>>(_ keys: S) {
-        for key in keys { key.bytes.withUnsafeBytes { stage($0, idStart: key.idStart) } }
+        for key in keys { _ = key.bytes.withUnsafeBytes { stage($0, idStart: key.idStart) } }
         finishLoad()
     }
 

@@ -7,6 +7,9 @@ extension ResultsController {
     /// encoded once from its values after, both into the controller's scratch arena, which the batch reuses:
     /// it allocates only the change set it returns.
     func computeChangeSet(_ delta: Delta) -> ChangeSet {
+        if rows.count == 0, fetchRequest.offset == 0, fetchRequest.limit == nil, fillsEmptyViewAtOnce {
+            return fillEmptyView(delta)
+        }
         var s = ApplyScratch()
         swap(&s, &scratch)
         defer {
@@ -300,5 +303,44 @@ extension ResultsController {
     /// ``changedAttributes(_:_:)`` of one touched object.
     private func changedAttributes(_ object: ObjectDelta) -> [String] {
         ResultsController.changedAttributes(object.before, object.after)
+    }
+}
+
+extension ResultsController {
+    /// The batch of a view that has no rows and no window (no offset, no limit): every row it ends with is an
+    /// insert at its final index path, so the rows are staged, sorted and built at once (``OrderedRows/finishLoad()``)
+    /// instead of inserted one at a time, and the change set is read off the built rows in order — the batch the
+    /// general path computes (the model-based tests check both ways), at the cost of one sort. A replay's first
+    /// move (100,000 inserts) spent a third of its time inserting row by row.
+    func fillEmptyView(_ delta: Delta) -> ChangeSet {
+        var key: [UInt8] = []
+        var seqBySlot: [UInt64] = []
+        for object in delta.objects where object.key.entity == entity.name {
+            guard let after = object.after, membership.evaluate(after, object.key.id) else { continue }
+            let slot = Int(stageRow(object.key.id, after, key: &key))
+            if slot >= seqBySlot.count { seqBySlot += repeatElement(0, count: slot + 1 - seqBySlot.count) }
+            seqBySlot[slot] = object.seq
+        }
+        rows.finishLoad()
+        guard rows.count > 0 else {
+            return ChangeSet(from: delta.from, to: delta.to, isSectioned: isSectioned, sectionChanges: [], rowChanges: [])
+        }
+        let sections = self.sections
+        var rowChanges: [RowChange] = []
+        rowChanges.reserveCapacity(rows.count)
+        var section = 0, row = 0
+        rows.forEachSlot(from: 0) { slot in
+            while row == sections[section].numberOfObjects {  // bounded: every section has a row
+                section += 1
+                row = 0
+            }
+            rowChanges.append(.insert(rows.id(ofSlot: slot), to: IndexPath(row: row, section: section), seq: seqBySlot[Int(slot)]))
+            row += 1
+            return true
+        }
+        let sectionChanges = isSectioned
+            ? sections.enumerated().map { SectionChange(kind: .insert, index: $0.offset, value: $0.element.value) } : []
+        return ChangeSet(from: delta.from, to: delta.to, isSectioned: isSectioned, sectionChanges: sectionChanges,
+                         rowChanges: rowChanges)
     }
 }

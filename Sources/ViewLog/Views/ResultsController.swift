@@ -47,6 +47,9 @@ public final class ResultsController {
     var membership: Membership
     /// Working memory of ``apply(_:)``, reused from batch to batch.
     var scratch = ApplyScratch()
+    /// Whether a batch into a view with no rows and no window is built at once (``fillEmptyView(_:)``); tests turn
+    /// it off to compare with the general path.
+    var fillsEmptyViewAtOnce = true
     /// Observers and `changes` subscribers, in subscription order.
     private var subscribers: [(id: UInt64, subscriber: Subscriber)] = []
     private var nextSubscriberID: UInt64 = 0
@@ -186,11 +189,12 @@ public final class ResultsController {
     }
 
     /// Stages the row of an object that belongs to the view, its key encoded in `key` (a buffer reused per row).
-    @inline(__always)
-    private func stageRow<V: AttributeValues>(_ id: ObjectID, _ values: V, key: inout [UInt8]) {
+    /// - Returns: the row's slot in the slab.
+    @inline(__always) @discardableResult
+    func stageRow<V: AttributeValues>(_ id: ObjectID, _ values: V, key: inout [UInt8]) -> UInt32 {
         key.removeAll(keepingCapacity: true)
         let idStart = rows.order.encode(id: id, values: values, into: &key)
-        key.withUnsafeBytes { rows.stage($0, idStart: idStart) }
+        return key.withUnsafeBytes { rows.stage($0, idStart: idStart) }
     }
 
     // MARK: - Reload
