@@ -74,10 +74,10 @@ final class MaterializedView: ContextObserver {
     let controller: ResultsController
     let entity: EntityDescription
     /// The values of the view's rows, and of every object of the entity a move touched since, by id; empty while
-    /// `records` holds the rows' values instead (a view fetched at the head, not moved yet).
+    /// `records` holds the rows' values instead (a view not moved yet).
     private(set) var values: [ObjectID: ObjectValues]
-    /// The rows' values as stored, kept by the fetch at the head: printed straight from their bytes, made into
-    /// `values` only before a move.
+    /// The rows' values kept by the fetch (their stored bytes at the head, the fold's values behind it): printed
+    /// straight from them, made into `values` only before a move.
     private var records: ViewRowRecords?
     /// The change set of the move under way (the controller reports only non-empty ones).
     private var reported: ChangeSet?
