@@ -46,9 +46,7 @@ extension Context {
             guard try store.head(in: txn) == position else { return nil }
             return try ResultsController(plan: plan, entity: entity, position: position) { visit in
                 try store.forEachHeadObject(of: entity.name, reading: attributes, in: txn) { id, fetched, values in
-                    visit(id, fetched)
-                    // The predicate runs again (the controller's is inside it): cheaper than a second scan.
-                    if let member, plan.predicate.evaluate(fetched, id: id) { member(id, values) }
+                    if visit(id, fetched), let member { member(id, values) }
                 }
             }
         }
@@ -81,8 +79,7 @@ extension Context {
             var complete = true
             let controller = try ResultsController(plan: plan, entity: entity, position: position) { visit in
                 complete = try store.forEachObject(of: entity, at: position, reading: attributes, in: txn) { id, read, all in
-                    visit(id, read)
-                    if plan.predicate.evaluate(read, id: id) { rows.append(id, slots: all) }
+                    if visit(id, read) { rows.append(id, slots: all) }
                 }
             }
             return complete ? controller : nil

@@ -180,13 +180,11 @@ struct SlotRows {
     func existingRows(canonicalFor output: OutputSlots) -> [(id: ObjectID, values: ObjectValues)] {
         var out: [(id: ObjectID, values: ObjectValues)] = []
         out.reserveCapacity(ids.count)
-        var sorted = true
-        for r in ids.indices {
-            guard let v = values(ofRow: r, canonicalFor: output) else { continue }
-            if sorted, let last = out.last, !(last.id < ids[r]) { sorted = false }
-            out.append((ids[r], v))
+        forEachExistingRow(canonicalFor: output) { id, values in
+            var v = ObjectValues(minimumCapacity: output.names.count)
+            for (name, value) in zip(output.names, values) { v[name] = value }
+            out.append((id, v))
         }
-        if !sorted { out.sort { $0.id < $1.id } }
         return out
     }
 

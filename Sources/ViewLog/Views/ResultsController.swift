@@ -108,16 +108,19 @@ public final class ResultsController {
 
     /// Makes a controller of `plan` over the objects `feed` streams: `feed` calls its argument with every object
     /// of the entity at `position` — values of at least ``ViewPlan/attributesRead(of:)``, in a ``FetchedValues``
-    /// the controller does not keep — so that no object is materialized.
+    /// the controller does not keep — so that no object is materialized. The argument returns whether the object
+    /// belongs to the view, for a feed that keeps the rows' other values (``Context/makeResultsControllerKeepingRows(_:)``).
     /// - Throws: what `feed` throws.
     convenience init(plan: ViewPlan, entity: EntityDescription, position: UInt64,
-                     streaming feed: ((ObjectID, FetchedValues) -> Void) throws -> Void) throws {
+                     streaming feed: ((ObjectID, FetchedValues) -> Bool) throws -> Void) throws {
         self.init(fetchRequest: plan.request, entity: entity, membership: .predicate(plan.predicate), order: plan.order,
                   position: position, changesBufferLimit: 256, nodeCapacity: 64)
         let predicate = plan.predicate
         var key: [UInt8] = []
         try feed { id, values in
-            if predicate.evaluate(values, id: id) { stageRow(id, values, key: &key) }
+            guard predicate.evaluate(values, id: id) else { return false }
+            stageRow(id, values, key: &key)
+            return true
         }
         rows.finishLoad()
     }
