@@ -71,7 +71,7 @@ public final class Context {
 
     /// Stages `request` after checking it against the schema and the context's state.
     public func stage(_ request: ChangeRequest) throws(StoreError) {
-        let resolver = ChangeResolver(schema: try schema)
+        var resolver = ChangeResolver(schema: try schema)
         let key = request.key
         let base = try store.object(key, at: position)
         let current = staged.values(of: key, base: base)

@@ -9,8 +9,23 @@ struct ChangeResolver {
         let reason: String
     }
 
-    func entity(_ name: String) throws(Refusal) -> EntityDescription {
+    /// The entity the last request named, with its attribute names as UTF-8 (what the log writes for them): a
+    /// write's requests usually name one entity, so it is looked up and its names encoded once, not per change.
+    private var last: (entity: EntityDescription, names: [[UInt8]])?
+    /// After ``resolve(_:current:)`` of an insert: its complete values in the order of the entity's attributes,
+    /// whose names are ``insertNames`` — what an append encodes (``EntryWriter/appendInsert(_:names:values:)``).
+    private(set) var insertValues: [Value] = []
+
+    init(schema: Schema) { self.schema = schema }
+
+    /// The UTF-8 names of the attributes of the entity of the last request resolved, in the order of
+    /// ``insertValues``.
+    var insertNames: [[UInt8]] { last?.names ?? [] }
+
+    mutating func entity(_ name: String) throws(Refusal) -> EntityDescription {
+        if let last, last.entity.name == name { return last.entity }
         guard let e = schema.entities[name] else { throw Refusal(reason: "unknown entity '\(name)'") }
+        last = (e, e.attributes.map { Array($0.name.utf8) })
         return e
     }
 
@@ -18,15 +33,25 @@ struct ChangeResolver {
         do { try entity.checkID(id) } catch { throw Refusal(reason: error.description) }
     }
 
-    /// Resolves `request` against `current`, the object's values now (`nil` when absent).
-    func resolve(_ request: ChangeRequest, current: ObjectValues?) throws(Refusal) -> Change {
+    /// Resolves `request` against `current`, the object's values now (`nil` when absent). An insert also leaves
+    /// its values by attribute in ``insertValues``.
+    mutating func resolve(_ request: ChangeRequest, current: ObjectValues?) throws(Refusal) -> Change {
         switch request {
         case let .insert(entityName, id, values):
             let entity = try entity(entityName)
             try checkID(id, of: entity)
             guard current == nil else { throw Refusal(reason: "insert of \(entityName) \(id.json.text): the id exists already") }
             let full: ObjectValues
-            do { full = try entity.completeInsert(values) } catch {
+            do {
+                // The request's own dictionary when it is the complete object already: nothing built per insert.
+                if try entity.completeInsert(values, into: &insertValues) {
+                    full = values
+                } else {
+                    var complete = ObjectValues(minimumCapacity: entity.attributes.count)
+                    for (a, v) in zip(entity.attributes, insertValues) { complete[a.name] = v }
+                    full = complete
+                }
+            } catch {
                 throw Refusal(reason: "insert of \(entityName) \(id.json.text): \(error)")
             }
             return .insert(ObjectKey(entity: entityName, id: id), values: full)

@@ -39,7 +39,7 @@ extension LogStore {
         }
         let format = try self.format(in: txn)
         let currentSchema = try schema(at: UInt64.max, in: txn)
-        let resolver = ChangeResolver(schema: newSchema ?? currentSchema)
+        var resolver = ChangeResolver(schema: newSchema ?? currentSchema)
         var head = try self.head(in: txn)
         // The objects this write touches, in the order it first touches them, each with the state it leaves
         // (values nil: absent) and the change that left it; `slots` finds an object's place in `touched`.
@@ -58,10 +58,19 @@ extension LogStore {
         result.reserveCapacity(requests.count)
         for (ti, request) in requests.enumerated() {
             let seq = head + 1
+            let time = request.time ?? time
+            let schemaChange = ti == 0 ? newSchema : nil
             var changes: [Change] = []
             changes.reserveCapacity(request.changes.count + 1)
-            if ti == 0, let newSchema {
-                changes.append(.schema(newSchema, previous: currentSchema))
+            // The entry is written as its changes are resolved: an insert's values go from their slots straight
+            // into it, never through a dictionary sorted by name.
+            var entry = EntryWriter(seq: seq, time: time, author: request.author,
+                                    changeCount: request.changes.count + (schemaChange == nil ? 0 : 1))
+            var insertedValues: [Range<Int>] = []
+            if let newSchema = schemaChange {
+                let change = Change.schema(newSchema, previous: currentSchema)
+                entry.append(change)
+                changes.append(change)
                 try putMeta(txn, MetaKey.schema(at: seq), Array(newSchema.json.text.utf8), format: format)
             }
             for (ci, changeRequest) in request.changes.enumerated() {
@@ -83,26 +92,30 @@ extension LogStore {
                     throw StoreError.invalidChange(transaction: ti, change: ci,
                                                    reason: "\(key.entity) \(key.id.json.text): the store's state differs from the one this change was made on (its previous values do not match)")
                 }
+                if case .insert = change {
+                    if insertedValues.isEmpty {
+                        insertedValues = Array(repeating: 0..<0, count: request.changes.count + (schemaChange == nil ? 0 : 1))
+                    }
+                    insertedValues[changes.count] = entry.appendInsert(key, names: resolver.insertNames,
+                                                                       values: resolver.insertValues)
+                } else {
+                    entry.append(change)
+                }
+                guard entry.count <= Limits.transactionBytesMax else {
+                    throw StoreError.invalidChange(transaction: ti, change: ci,
+                                                   reason: "the transaction encodes to more than \(Limits.transactionBytesMax) bytes")
+                }
                 touched[slot].values = ObjectValues.applying(change, to: current)
                 touched[slot].seq = seq
                 touched[slot].transaction = ti
                 touched[slot].change = changes.count
                 changes.append(change)
             }
-            let transaction = Transaction(seq: seq, time: request.time ?? time, author: request.author, changes: changes)
-            var insertedValues: [Range<Int>] = []
-            let bytes = TransactionCodec.encode(transaction) { ci, range in
-                if insertedValues.isEmpty { insertedValues = Array(repeating: 0..<0, count: changes.count) }
-                insertedValues[ci] = range
-            }
-            guard bytes.count <= Limits.transactionBytesMax else {
-                throw StoreError.invalidChange(transaction: ti, change: 0,
-                                               reason: "the transaction encodes to \(bytes.count) bytes, more than \(Limits.transactionBytesMax)")
-            }
+            let bytes = entry.finish()
             try txn.put(logDB, key: bigEndianBytes(seq), value: bytes, flags: .append)
             entries.append((bytes, insertedValues))
             head = seq
-            result.append(transaction)
+            result.append(Transaction(seq: seq, time: time, author: request.author, changes: changes))
         }
         // Write objects in key order: sequential B-tree access is much faster than random. A write that touches
         // them in key order already (a bulk load of ascending ids) is not sorted; keys compare as bytes.

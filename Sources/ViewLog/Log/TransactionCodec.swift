@@ -47,52 +47,11 @@
     /// `t.changes` and the byte range its object values take in the entry (the same bytes an object record of
     /// those values holds: see ``ObjectRecordCodec/encode(valueBytes:seq:key:format:)``).
     static func encode(_ t: Transaction, insertedValues: (Int, Range<Int>) -> Void) -> [UInt8] {
-        precondition(t.seq >= 1 && t.seq <= UInt64(Int64.max), "seq \(t.seq) out of range")
-        precondition(!t.changes.isEmpty, "a transaction has at least one change")
-        precondition(t.changes.count <= Limits.transactionChangesMax, "too many changes in one transaction")
-        var w = ByteWriter(capacity: headerBytes + 8 + t.author.utf8.count + t.changes.count * 96)
-        for b in magic { w.u8(b) }
-        w.u16(formatVersion)
-        w.u16(0)  // flags: none defined in version 1
-        w.u32(0)  // length, patched below
-        w.u32(0)  // checksum, patched below
-        w.u64(t.seq)
-        w.u64(UInt64(bitPattern: t.time.milliseconds))
-        w.string(t.author, limit: Limits.stringBytesMax)
-        w.varint(t.changes.count)
+        var entry = EntryWriter(seq: t.seq, time: t.time, author: t.author, changeCount: t.changes.count)
         for (i, change) in t.changes.enumerated() {
-            if let values = encode(change, into: &w) { insertedValues(i, values) }
+            if let values = entry.append(change) { insertedValues(i, values) }
         }
-        precondition(w.count <= Limits.transactionBytesMax, "transaction of \(w.count) bytes exceeds the limit")
-        w.patchU32(at: lengthOffset, UInt32(w.count))
-        w.patchU32(at: checksumOffset, w.checksum(from: seqOffset))
-        return w.finish()
-    }
-
-    /// Writes one change; for an insert, returns the byte range of its object values.
-    @discardableResult
-    static func encode(_ change: Change, into w: inout ByteWriter) -> Range<Int>? {
-        switch change {
-        case let .insert(key, values):
-            w.u8(Kind.insert)
-            w.key(key)
-            let start = w.count
-            w.objectValues(values)
-            return start..<w.count
-        case let .update(key, values, previous):
-            w.u8(Kind.update)
-            w.key(key)
-            w.updatePairs(values, previous: previous)
-        case let .delete(key, previous):
-            w.u8(Kind.delete)
-            w.key(key)
-            w.objectValues(previous)
-        case let .schema(schema, previous):
-            w.u8(Kind.schema)
-            w.string(schema.json.text, limit: Limits.stringBytesMax)
-            w.string(previous.json.text, limit: Limits.stringBytesMax)
-        }
-        return nil
+        return entry.finish()
     }
 
     /// Decodes one log entry, checking in order: magic, version, flags, length, checksum, seq, then the body.

@@ -8,20 +8,38 @@ extension EntityDescription {
     ///   attribute, a string over `Limits/stringBytesMax`, or required attributes without a default that are
     ///   absent (all of them named).
     public func completeInsert(_ values: ObjectValues) throws(ObjectValuesError) -> ObjectValues {
-        // One pass over the attributes (one lookup each in `values`) instead of checking `values` into a new
-        // dictionary and then looking every attribute up again: a name of `values` that no attribute matched is
-        // unknown, found after the pass from the count alone.
+        var slots: [Value] = []
+        if try completeInsert(values, into: &slots) { return values }
         var complete = ObjectValues(minimumCapacity: attributes.count)
+        for (a, v) in zip(attributes, slots) { complete[a.name] = v }
+        return complete
+    }
+
+    /// The complete, checked values of an insert of `values`, as ``completeInsert(_:)`` makes them, written into
+    /// `slots` in attribute order (``attributes``: the order the log encodes them in) — what an append encodes,
+    /// without a dictionary built per object.
+    /// - Returns: `true` when `values` already is that object (every attribute given, none converted), so a
+    ///   caller can keep it instead of building a dictionary from `slots`.
+    /// - Throws: as ``completeInsert(_:)``, with the same error for the same input.
+    func completeInsert(_ values: ObjectValues, into slots: inout [Value]) throws(ObjectValuesError) -> Bool {
+        // One pass over the attributes (one lookup each in `values`): a name of `values` that no attribute matched
+        // is unknown, found after the pass from the count alone.
+        slots.removeAll(keepingCapacity: true)
         var matched = 0
+        var unchanged = true
         var missing: [String] = []
         for a in attributes {
             if let value = values[a.name] {
                 matched += 1
-                complete[a.name] = try checked(value, for: a)
+                let stored = try checked(value, for: a)
+                if a.type == .double, case .int = value { unchanged = false }  // the one conversion `coerce` makes
+                slots.append(stored)
             } else if let d = a.defaultValue {
-                complete[a.name] = d
+                slots.append(d)
+                unchanged = false
             } else if a.isOptional {
-                complete[a.name] = .null
+                slots.append(.null)
+                unchanged = false
             } else {
                 missing.append(a.name)
             }
@@ -32,7 +50,7 @@ extension EntityDescription {
             throw .unknownAttribute(entity: name, attribute: unknown ?? "")
         }
         guard missing.isEmpty else { throw .missingRequired(entity: name, attributes: missing) }
-        return complete
+        return unchanged
     }
 
     /// `values` checked against the attributes and converted to their stored types, as an update stores them.
