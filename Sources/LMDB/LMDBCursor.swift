@@ -49,6 +49,25 @@ public final class LMDBCursor {
         return try r.get()
     }
 
+    /// Stores an entry of `count` bytes under `key` whose bytes `write` fills in place (`MDB_RESERVE`): the value
+    /// is written once, into the page, instead of being built in a buffer and copied. A cursor that stays open
+    /// across puts of increasing keys finds each one's page without descending from the root when it is the page
+    /// of the last put.
+    /// - Throws: ``LMDBError/keyExists`` for `.noOverwrite` with a present key (nothing written, `write` not
+    ///   called, the transaction stays usable); ``LMDBError/mapFull`` when the map is full.
+    public func put(key: UnsafeRawBufferPointer, reserving count: Int, flags: PutFlags = [],
+                    write: (UnsafeMutableRawBufferPointer) -> Void) throws(LMDBError) {
+        guard let h = handle else { preconditionFailure("LMDB cursor used after it was closed") }
+        precondition(!transaction.isReadOnly, "put in a read-only transaction")
+        precondition(count >= 0, "a negative value size")
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val(mv_size: count, mv_data: nil)
+        let rc = viewlog_guarded_cursor_put(h, &k, &v, flags.rawValue | UInt32(MDB_RESERVE))
+        if rc == MDB_MAP_FULL { transaction.hitMapFull = true }
+        try LMDBError.check(rc, "cursor put")
+        write(UnsafeMutableRawBufferPointer(start: v.mv_data, count: count))
+    }
+
     /// Stores an entry through the cursor (`MDB_APPEND` is fastest for increasing keys).
     public func put(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags = []) throws(LMDBError) {
         guard let h = handle else { preconditionFailure("LMDB cursor used after it was closed") }

@@ -90,6 +90,44 @@ struct LMDBEnvironmentTests {
         #expect(fromFifty == [50, 51, 52])
     }
 
+    @Test func reservedPutsAreFilledInPlaceAndRefuseAPresentKeyWithoutWriting() throws {
+        let env = try LMDBEnvironment.open(path: try makeTemporaryDirectory())
+        let db = try env.database(named: "objects")
+        try env.write { txn in
+            try txn.put(db, key: bigEndian(500), value: [0xEE])
+            try txn.withCursor(db) { c in
+                // Increasing keys through one cursor, values of several sizes (one past a page: an overflow page).
+                for i in UInt64(1)...1000 where i != 500 {
+                    let n = i == 999 ? 5000 : Int(i % 7)
+                    try bigEndian(i).withUnsafeBytes { k in
+                        try c.put(key: k, reserving: n) { buffer in
+                            #expect(buffer.count == n)
+                            for j in 0..<n { buffer[j] = UInt8(truncatingIfNeeded: Int(i) &+ j) }
+                        }
+                    }
+                }
+                var called = false
+                #expect(throws: LMDBError.keyExists) {
+                    try bigEndian(500).withUnsafeBytes { k in
+                        try c.put(key: k, reserving: 3, flags: .noOverwrite) { _ in called = true }
+                    }
+                }
+                #expect(!called)
+                // The transaction stays usable after the refusal.
+                try bigEndian(1001).withUnsafeBytes { k in try c.put(key: k, reserving: 1, flags: .noOverwrite) { $0[0] = 9 } }
+            }
+        }
+        try env.read { txn throws in
+            #expect(try txn.value(db, for: bigEndian(500)) == [0xEE])
+            #expect(try txn.value(db, for: bigEndian(1001)) == [9])
+            for i in UInt64(1)...1000 where i != 500 {
+                let n = i == 999 ? 5000 : Int(i % 7)
+                #expect(try txn.value(db, for: bigEndian(i)) == (0..<n).map { UInt8(truncatingIfNeeded: Int(i) &+ $0) })
+            }
+            #expect(try txn.statistics(db).entries == 1001)
+        }
+    }
+
     @Test func mapGrowsByItselfWhenFull() throws {
         let options = EnvironmentOptions(mapSizeBytes: 64 * 1024, durable: false)
         let env = try LMDBEnvironment.open(path: try makeTemporaryDirectory(), options: options)

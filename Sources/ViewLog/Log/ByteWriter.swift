@@ -112,6 +112,19 @@ struct ByteWriter: ~Copyable {
         }
     }
 
+    /// Drops the bytes written after the first `count`.
+    mutating func truncate(to count: Int) {
+        precondition(count >= 0 && count <= self.count, "truncating outside the written bytes")
+        self.count = count
+    }
+
+    /// Calls `body` with the bytes written at `range` (valid only during the call: a later write may move them).
+    @inline(__always)
+    func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "bytes outside the written ones")
+        return try body(UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
+    }
+
     /// Overwrites four bytes at `offset` with `v`, little-endian (for length and checksum fields written last).
     mutating func patchU32(at offset: Int, _ v: UInt32) {
         precondition(offset >= 0 && offset + 4 <= count, "patch outside the written bytes")

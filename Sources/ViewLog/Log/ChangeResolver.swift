@@ -29,6 +29,11 @@ struct ChangeResolver {
         return e
     }
 
+    /// The refusal of an insert of `key`, which exists already.
+    static func existingIDRefusal(_ key: ObjectKey) -> Refusal {
+        Refusal(reason: "insert of \(key.entity) \(key.id.json.text): the id exists already")
+    }
+
     func checkID(_ id: ObjectID, of entity: EntityDescription) throws(Refusal) {
         do { try entity.checkID(id) } catch { throw Refusal(reason: error.description) }
     }
@@ -40,7 +45,7 @@ struct ChangeResolver {
         case let .insert(entityName, id, values):
             let entity = try entity(entityName)
             try checkID(id, of: entity)
-            guard current == nil else { throw Refusal(reason: "insert of \(entityName) \(id.json.text): the id exists already") }
+            guard current == nil else { throw Self.existingIDRefusal(ObjectKey(entity: entityName, id: id)) }
             let full: ObjectValues
             do {
                 // The request's own dictionary when it is the complete object already: nothing built per insert.

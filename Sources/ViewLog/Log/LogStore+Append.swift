@@ -41,14 +41,8 @@ extension LogStore {
         let currentSchema = try schema(at: UInt64.max, in: txn)
         var resolver = ChangeResolver(schema: newSchema ?? currentSchema)
         var head = try self.head(in: txn)
-        // The objects this write touches, in the order it first touches them, each with the state it leaves
-        // (values nil: absent) and the change that left it; `slots` finds an object's place in `touched`.
-        var touched: [AppendedObject] = []
-        var slots: [ObjectKey: Int] = [:]
-        // At most one object per change: sized once, not grown (rehashing was 5 % of a 100,000-insert write).
         let changeCount = requests.reduce(0) { $0 + $1.changes.count }
-        touched.reserveCapacity(changeCount)
-        slots.reserveCapacity(changeCount)
+        var objects = AppendedObjects(capacity: changeCount)
         // Each transaction's entry and, per change, the byte range of an insert's values in it (empty for other
         // changes; no array for an entry without inserts): an object whose last change is an insert gets a row
         // that copies those bytes.
@@ -60,12 +54,12 @@ extension LogStore {
             let seq = head + 1
             let time = request.time ?? time
             let schemaChange = ti == 0 ? newSchema : nil
+            let loggedCount = request.changes.count + (schemaChange == nil ? 0 : 1)
             var changes: [Change] = []
-            changes.reserveCapacity(request.changes.count + 1)
+            changes.reserveCapacity(loggedCount)
             // The entry is written as its changes are resolved: an insert's values go from their slots straight
             // into it, never through a dictionary sorted by name.
-            var entry = EntryWriter(seq: seq, time: time, author: request.author,
-                                    changeCount: request.changes.count + (schemaChange == nil ? 0 : 1))
+            var entry = EntryWriter(seq: seq, time: time, author: request.author, changeCount: loggedCount)
             var insertedValues: [Range<Int>] = []
             if let newSchema = schemaChange {
                 let change = Change.schema(newSchema, previous: currentSchema)
@@ -75,40 +69,40 @@ extension LogStore {
             }
             for (ci, changeRequest) in request.changes.enumerated() {
                 let key = changeRequest.key
-                let slot = Self.slot(of: key, in: &slots, next: touched.count)
+                let (slot, isNew) = objects.slot(of: key)
                 let current: ObjectValues?
-                if slot < touched.count {
-                    current = touched[slot].values
+                if !isNew {
+                    current = objects[slot].values
+                } else if case .insert = changeRequest {
+                    current = nil  // checked when its row is written
+                    objects[slot].assumedAbsent = (ti, ci)
                 } else {
-                    let rowKey = ObjectRecordCodec.key(key)
-                    current = try objectRecord(rowKey, of: key, format: format, in: txn)?.values
-                    touched.append(AppendedObject(rowKey: rowKey))
+                    current = try objects.withKey(of: slot) { k in try objectRecord(k, of: key, format: format, in: txn) }?.values
                 }
                 let change: Change
                 do { change = try resolver.resolve(changeRequest, current: current) } catch {
-                    throw StoreError.invalidChange(transaction: ti, change: ci, reason: error.reason)
+                    throw try refusal(of: objects, transaction: ti, change: ci, error.reason, in: txn)
                 }
                 if let expected = request.expected?[ci], expected != change {
-                    throw StoreError.invalidChange(transaction: ti, change: ci,
-                                                   reason: "\(key.entity) \(key.id.json.text): the store's state differs from the one this change was made on (its previous values do not match)")
+                    throw try refusal(of: objects, transaction: ti, change: ci,
+                                      "\(key.entity) \(key.id.json.text): the store's state differs from the one this change was made on (its previous values do not match)",
+                                      in: txn)
                 }
                 if case .insert = change {
-                    if insertedValues.isEmpty {
-                        insertedValues = Array(repeating: 0..<0, count: request.changes.count + (schemaChange == nil ? 0 : 1))
-                    }
+                    if insertedValues.isEmpty { insertedValues = Array(repeating: 0..<0, count: loggedCount) }
                     insertedValues[changes.count] = entry.appendInsert(key, names: resolver.insertNames,
                                                                        values: resolver.insertValues)
                 } else {
                     entry.append(change)
                 }
                 guard entry.count <= Limits.transactionBytesMax else {
-                    throw StoreError.invalidChange(transaction: ti, change: ci,
-                                                   reason: "the transaction encodes to more than \(Limits.transactionBytesMax) bytes")
+                    throw try refusal(of: objects, transaction: ti, change: ci,
+                                      "the transaction encodes to more than \(Limits.transactionBytesMax) bytes", in: txn)
                 }
-                touched[slot].values = ObjectValues.applying(change, to: current)
-                touched[slot].seq = seq
-                touched[slot].transaction = ti
-                touched[slot].change = changes.count
+                objects[slot].values = ObjectValues.applying(change, to: current)
+                objects[slot].seq = seq
+                objects[slot].transaction = ti
+                objects[slot].change = changes.count
                 changes.append(change)
             }
             let bytes = entry.finish()
@@ -117,39 +111,83 @@ extension LogStore {
             head = seq
             result.append(Transaction(seq: seq, time: time, author: request.author, changes: changes))
         }
-        // Write objects in key order: sequential B-tree access is much faster than random. A write that touches
-        // them in key order already (a bulk load of ascending ids) is not sorted; keys compare as bytes.
-        func precedes(_ a: AppendedObject, _ b: AppendedObject) -> Bool {
-            a.rowKey.withUnsafeBytes { x in b.rowKey.withUnsafeBytes { y in ByteReader.compare(x, y) < 0 } }
-        }
-        if touched.indices.dropFirst().contains(where: { !precedes(touched[$0 - 1], touched[$0]) }) {
-            touched.sort(by: precedes)
-        }
-        for object in touched {
-            guard let values = object.values else {
-                try txn.delete(objectsDB, key: object.rowKey)
-                continue
-            }
-            let entry = entries[object.transaction]
-            let inserted = entry.insertedValues.isEmpty ? 0..<0 : entry.insertedValues[object.change]
-            let record = inserted.isEmpty
-                ? ObjectRecordCodec.encode(values: values, seq: object.seq, key: object.rowKey, format: format)
-                : entry.bytes.withUnsafeBytes { b in
-                    ObjectRecordCodec.encode(valueBytes: UnsafeRawBufferPointer(rebasing: b[inserted]), seq: object.seq,
-                                             key: object.rowKey, format: format)
-                }
-            try txn.put(objectsDB, key: object.rowKey, value: record)
-        }
+        try writeRows(of: objects, entries: entries, format: format, in: txn)
         try putMeta(txn, MetaKey.head, bigEndianBytes(head), format: format)
         return result
     }
 
-    /// The place of `key` in an append's `touched` objects: its slot if the write touched it already, else `next`,
-    /// which becomes its slot. One hash of the key either way (the `default:` subscript's modify inserts `next`).
-    @inline(__always)
-    private static func slot(of key: ObjectKey, in slots: inout [ObjectKey: Int], next: Int) -> Int {
-        func read(_ slot: inout Int) -> Int { slot }
-        return read(&slots[key, default: next])
+    /// The refusal of change `change` of transaction `transaction` for `reason` — unless an insert before it was of
+    /// an id that exists (its absence is checked only when rows are written): the first change refused is named.
+    private func refusal(of objects: borrowing AppendedObjects, transaction: Int, change: Int, _ reason: String,
+                         in txn: LMDBTransaction) throws -> StoreError {
+        try existingInsert(of: objects, in: txn) ?? .invalidChange(transaction: transaction, change: change, reason: reason)
+    }
+
+    /// Writes the rows of the objects an append touched, in key order through one cursor (each put finds its page
+    /// from the last one's when it can). An inserted object's row copies the insert's value bytes from its log
+    /// entry into the space LMDB reserves for it; an object whose absence was assumed is put with
+    /// `MDB_NOOVERWRITE`, which checks it.
+    private func writeRows(of objects: borrowing AppendedObjects, entries: [(bytes: [UInt8], insertedValues: [Range<Int>])],
+                           format: Int, in txn: LMDBTransaction) throws {
+        let order = objects.keyOrder()
+        try txn.withSequentialPuts(objectsDB) { puts in
+            for (position, slot) in order.enumerated() {
+                let object = objects[slot]
+                let written = try objects.withKey(of: slot) { key throws -> Bool in
+                    guard let values = object.values else {
+                        // Absent after the write: a row to remove — or, for an object inserted and then deleted
+                        // within it, a row that must not exist (left as it is, to be named).
+                        if object.assumedAbsent != nil { return try txn.value(objectsDB, for: key) == nil }
+                        try txn.delete(objectsDB, key: Array(key))
+                        return true
+                    }
+                    let flags: PutFlags = object.assumedAbsent == nil ? [] : .noOverwrite
+                    let entry = entries[object.transaction]
+                    let inserted = entry.insertedValues.isEmpty ? 0..<0 : entry.insertedValues[object.change]
+                    do {
+                        if inserted.isEmpty {
+                            let record = ObjectRecordCodec.encode(values: values, seq: object.seq, key: Array(key), format: format)
+                            try record.withUnsafeBytes { try puts.put(key: key, value: $0, flags: flags) }
+                        } else {
+                            try entry.bytes.withUnsafeBytes { b in
+                                let valueBytes = UnsafeRawBufferPointer(rebasing: b[inserted])
+                                let size = ObjectRecordCodec.recordBytes(valueBytes: valueBytes.count, format: format)
+                                try puts.put(key: key, reserving: size, flags: flags) { out in
+                                    ObjectRecordCodec.write(into: out, valueBytes: valueBytes, seq: object.seq, key: key,
+                                                            format: format)
+                                }
+                            }
+                        }
+                    } catch let error as LMDBError where error == .keyExists && object.assumedAbsent != nil {
+                        return false
+                    }
+                    return true
+                }
+                guard !written else { continue }
+                // An insert of an id that exists: name the write's first such insert (the rows not written yet
+                // still hold the state before the write; those written were absent).
+                throw try existingInsert(of: objects, among: order[position...], in: txn)
+                    ?? StoreError.corrupt(seq: nil, reason: "an object row refused as present, then not found")
+            }
+        }
+    }
+
+    /// The refusal of the write's first insert (by transaction and change) of an object that exists in the store,
+    /// among `slots` (all the write's objects when `nil`), or `nil` when there is none. Reads the `objects`
+    /// database, so it holds only for rows the write has not written yet.
+    private func existingInsert(of objects: borrowing AppendedObjects, among slots: ArraySlice<Int>? = nil,
+                                in txn: LMDBTransaction) throws -> StoreError? {
+        var first: (transaction: Int, change: Int, key: ObjectKey)?
+        for slot in slots ?? ArraySlice(0..<objects.count) {
+            guard let at = objects[slot].assumedAbsent else { continue }
+            if let f = first, (f.transaction, f.change) < (at.transaction, at.change) { continue }
+            let key: ObjectKey? = try objects.withKey(of: slot) { k in
+                try txn.value(objectsDB, for: k) == nil ? nil : try ObjectRecordCodec.decodeKey(k)
+            }
+            if let key { first = (at.transaction, at.change, key) }
+        }
+        return first.map { .invalidChange(transaction: $0.transaction, change: $0.change,
+                                          reason: ChangeResolver.existingIDRefusal($0.key).reason) }
     }
 
     /// The object's record at the head: values and the seq that last changed it.
@@ -170,25 +208,15 @@ extension LogStore {
 
     /// The record stored under `k`, the LMDB key of `key` (``ObjectRecordCodec/key(_:)``).
     func objectRecord(_ k: [UInt8], of key: ObjectKey, format: Int? = nil, in txn: LMDBTransaction) throws -> (values: ObjectValues, seq: UInt64)? {
+        try k.withUnsafeBytes { kb in try objectRecord(kb, of: key, format: format, in: txn) }
+    }
+
+    /// The record stored under `k`, the LMDB key of `key`.
+    func objectRecord(_ k: UnsafeRawBufferPointer, of key: ObjectKey, format: Int? = nil, in txn: LMDBTransaction) throws -> (values: ObjectValues, seq: UInt64)? {
         let format = try format ?? self.format(in: txn)
-        return try k.withUnsafeBytes { kb in
-            guard let bytes = try txn.value(objectsDB, for: kb) else { return nil }
-            do { return try ObjectRecordCodec.decode(bytes, key: kb, format: format) } catch {
-                throw StoreError.corrupt(seq: nil, reason: "object \(key): \(error)")
-            }
+        guard let bytes = try txn.value(objectsDB, for: k) else { return nil }
+        do { return try ObjectRecordCodec.decode(bytes, key: k, format: format) } catch {
+            throw StoreError.corrupt(seq: nil, reason: "object \(key): \(error)")
         }
     }
-}
-
-/// An object an append touches: its LMDB key, the values the write leaves it (`nil`: absent), the seq that last
-/// changed it, and where that change is (`transaction` among the write's requests, `change` among that entry's
-/// changes).
-private struct AppendedObject {
-    let rowKey: [UInt8]
-    var values: ObjectValues?
-    var seq: UInt64 = 0
-    var transaction = 0
-    var change = 0
-
-    init(rowKey: [UInt8]) { self.rowKey = rowKey }
 }

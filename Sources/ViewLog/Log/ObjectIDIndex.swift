@@ -12,7 +12,7 @@ struct ObjectIDIndex {
     private var table: [Int64]
     private(set) var count = 0
 
-    private static let seed = UInt64.random(in: .min ... .max)
+    static let seed = UInt64.random(in: .min ... .max)
 
     /// An index with room for `capacity` ids before it grows.
     init(capacity: Int = 0) {
@@ -32,7 +32,7 @@ struct ObjectIDIndex {
             return Int(truncatingIfNeeded: h)
         case .string(let s):
             var s = s
-            return s.withUTF8 { RowSlab.hash(UnsafeRawBufferPointer($0)) } ^ Int(truncatingIfNeeded: seed)
+            return s.withUTF8 { RowSlab.hash(UnsafeRawBufferPointer($0), seed: seed) }
         }
     }
 

@@ -154,6 +154,29 @@
         encode(seq: seq, key: format >= 2 ? key : nil, capacity: valueBytes.count) { $0.raw(valueBytes) }
     }
 
+    /// The size of the record ``write(into:valueBytes:seq:key:format:)`` writes.
+    static func recordBytes(valueBytes: Int, format: Int) -> Int {
+        1 + 8 + valueBytes + (format >= 2 ? 4 : 0)
+    }
+
+    /// Writes into `out` (exactly ``recordBytes(valueBytes:format:)`` bytes; LMDB's reserved space for the row) the
+    /// record that ``encode(valueBytes:seq:key:format:)`` returns: the same bytes, with no buffer in between.
+    static func write(into out: UnsafeMutableRawBufferPointer, valueBytes: UnsafeRawBufferPointer, seq: UInt64,
+                      key: UnsafeRawBufferPointer, format: Int) {
+        precondition(seq >= 1 && seq <= UInt64(Int64.max), "seq \(seq) out of range")
+        precondition(out.count == recordBytes(valueBytes: valueBytes.count, format: format), "record size")
+        guard let base = out.baseAddress else { preconditionFailure("no space reserved for a record") }
+        base.storeBytes(of: format >= 2 ? checkedRecordVersion : recordVersion, as: UInt8.self)
+        (base + 1).storeBytes(of: seq.littleEndian, as: UInt64.self)
+        if let values = valueBytes.baseAddress, valueBytes.count > 0 {
+            (base + 9).copyMemory(from: values, byteCount: valueBytes.count)
+        }
+        guard format >= 2 else { return }
+        let body = 9 + valueBytes.count
+        let crc = CRC32C.checksum(UnsafeRawBufferPointer(start: base, count: body), seed: CRC32C.checksum(key))
+        (base + body).storeBytes(of: crc.littleEndian, as: UInt32.self)
+    }
+
     /// Decodes an object's record from an array; the same as the `UnsafeRawBufferPointer` overload.
     public static func decode(_ bytes: [UInt8]) throws(CodecError) -> (values: ObjectValues, seq: UInt64) {
         let result = bytes.withUnsafeBytes { raw in
@@ -169,6 +192,12 @@
     ///   ``Limits/idBytesMax`` bytes.
     public static func key(_ k: ObjectKey) -> [UInt8] {
         var w = ByteWriter(capacity: k.entity.utf8.count + 10 + (k.id.stringBytes ?? 0))
+        writeKey(k, into: &w)
+        return w.finish()
+    }
+
+    /// Writes the LMDB key of `k` (see ``key(_:)``) at the end of `w`.
+    static func writeKey(_ k: ObjectKey, into w: inout ByteWriter) {
         appendPrefix(k.entity, to: &w)
         switch k.id {
         case .int(let i):
@@ -179,7 +208,6 @@
             w.u8(IDTag.string)
             w.raw(s)
         }
-        return w.finish()
     }
 
     /// The bytes every key of `entity` starts with, and no key of another entity: its name and `0x00`. For range

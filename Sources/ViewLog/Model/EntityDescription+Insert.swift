@@ -22,8 +22,58 @@ extension EntityDescription {
     ///   caller can keep it instead of building a dictionary from `slots`.
     /// - Throws: as ``completeInsert(_:)``, with the same error for the same input.
     func completeInsert(_ values: ObjectValues, into slots: inout [Value]) throws(ObjectValuesError) -> Bool {
-        // One pass over the attributes (one lookup each in `values`): a name of `values` that no attribute matched
-        // is unknown, found after the pass from the count alone.
+        if let unchanged = completeValidInsert(values, into: &slots) { return unchanged }
+        // Refused: the pass in attribute order finds the error, so that which one is reported never depends on
+        // the dictionary's order.
+        return try completeInsertInAttributeOrder(values, into: &slots)
+    }
+
+    /// ``completeInsert(_:into:)`` of an insert the schema accepts, or `nil` when it refuses it: one walk over
+    /// `values` in the dictionary's own order, each name matched against the attribute names without hashing it
+    /// (an entity's attributes are few; a long list is searched by its index).
+    private func completeValidInsert(_ values: ObjectValues, into slots: inout [Value]) -> Bool? {
+        let m = attributes.count
+        guard values.count <= m else { return nil }
+        slots.removeAll(keepingCapacity: true)
+        slots.append(contentsOf: repeatElement(.null, count: m))
+        return withUnsafeTemporaryAllocation(of: Bool.self, capacity: m) { given -> Bool? in
+            given.initialize(repeating: false)
+            var unchanged = values.count == m
+            for (name, value) in values {
+                guard let i = slotIndex(ofAttribute: name), !given[i] else { return nil }
+                let a = attributes[i]
+                guard let stored = try? checked(value, for: a) else { return nil }
+                if a.type == .double, case .int = value { unchanged = false }  // the one conversion `coerce` makes
+                given[i] = true
+                slots[i] = stored
+            }
+            if !unchanged {
+                for i in 0..<m where !given[i] {
+                    let a = attributes[i]
+                    if let d = a.defaultValue {
+                        slots[i] = d
+                    } else if !a.isOptional {
+                        return nil  // a required attribute without a default is missing
+                    }  // else optional: `.null`, already there
+                }
+            }
+            return unchanged
+        }
+    }
+
+    /// The position of the attribute named `name` in ``attributes``, found by comparing names for the few
+    /// attributes most entities have (cheaper than hashing the name).
+    @inline(__always)
+    private func slotIndex(ofAttribute name: String) -> Int? {
+        guard attributes.count <= 16 else { return index(ofAttribute: name) }
+        let n = name.utf8.count
+        for i in attributes.indices where attributes[i].name.utf8.count == n && attributes[i].name == name { return i }
+        return nil
+    }
+
+    /// ``completeInsert(_:into:)`` in attribute order (one lookup each in `values`), throwing the first error in
+    /// that order; a name of `values` that no attribute matched is unknown, found after the pass from the count.
+    func completeInsertInAttributeOrder(_ values: ObjectValues, into slots: inout [Value]) throws(ObjectValuesError) -> Bool {
         slots.removeAll(keepingCapacity: true)
         var matched = 0
         var unchanged = true

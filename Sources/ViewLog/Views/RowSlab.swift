@@ -228,10 +228,10 @@ final class RowSlab {
 
     // MARK: - Index
 
-    /// A hash of an id's bytes (8 bytes at a time, multiply and fold).
+    /// A hash of an id's bytes (8 bytes at a time, multiply and fold), starting from `seed`.
     @inline(__always)
-    static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
-        var h: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(bytes.count)
+    static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> Int {
+        var h: UInt64 = 0x243F_6A88_85A3_08D3 ^ seed ^ UInt64(bytes.count)
         var i = 0
         while i + 8 <= bytes.count {
             h = (h ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
