@@ -76,6 +76,14 @@ if let what = ProcessInfo.processInfo.environment["BENCH_PROFILE"] {
         for r in plan.requests { try store.append(r) }
         let changes = reps * shape.changesPerWrite
         log("\(what) \(changes) changes, no flush: CPU \(Double(processCPUNanoseconds() - c0) / Double(changes)) ns per change (mean, user+sys; the plan's building excluded)")
+    case "append-durable":
+        // The report's durable 10,000-change row alone: ViewLog and raw LMDB interleaved in rounds.
+        let m = measureAppend(root: options.root, shape: .batch, durable: true, writes: reps)
+        let v = Timing(m.viewlog), r = Timing(m.raw)
+        log("append 10,000 changes per durable write: ViewLog median \(v.medianNs / 1e3) µs, raw \(r.medianNs / 1e3) µs per write; "
+            + "\(1e13 / v.medianNs / 1e3) k changes/s, \(100 * r.medianNs / v.medianNs) % of raw")
+        removeTree(options.root + "/append-viewlog-10000-1-d")
+        removeTree(options.root + "/append-raw-10000-1-d")
     case "e2e":
         let durable = ProcessInfo.processInfo.environment["BENCH_PROFILE_DURABLE"] == "1"
         let view = ViewLogLiveView(path: scratchPath(options.root, "profile"), items: Workload.items(n),
