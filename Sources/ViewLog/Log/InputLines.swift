@@ -24,15 +24,22 @@
     /// The next non-blank line: its 1-based number and its JSON document, or `nil` after the last line.
     /// - Throws: ``InputError`` for a line that is too long or not JSON.
     public mutating func next() throws(InputError) -> (line: Int, json: JSONValue)? {
-        let utf8 = text.utf8
-        while !finished {  // one step per line
-            let end = utf8[start...].firstIndex(of: 0x0A) ?? utf8.endIndex
-            lineNumber += 1
-            let line = Substring(utf8[start..<end])
-            if end < utf8.endIndex { start = utf8.index(after: end) } else { finished = true }
-            if let json = try InputLines.json(line, lineNumber: lineNumber) { return (lineNumber, json) }
+        while let (number, line) = nextLine() {  // one step per line
+            if let json = try InputLines.json(line, lineNumber: number) { return (number, json) }
         }
         return nil
+    }
+
+    /// The next line as it is (without its `\n`; blank lines included) and its 1-based number, or `nil` after the
+    /// last line.
+    mutating func nextLine() -> (line: Int, text: Substring)? {
+        guard !finished else { return nil }
+        let utf8 = text.utf8
+        let end = utf8[start...].firstIndex(of: 0x0A) ?? utf8.endIndex
+        lineNumber += 1
+        let line = Substring(utf8[start..<end])
+        if end < utf8.endIndex { start = utf8.index(after: end) } else { finished = true }
+        return (lineNumber, line)
     }
 
     /// The JSON document of one line (without its `\n`; a trailing `\r` is ignored), or `nil` for a blank line.

@@ -281,6 +281,13 @@ struct JSONParser {
             while index < bytes.count, (48...57).contains(bytes[index]) { index += 1 }
         }
         guard index - start <= 400 else { throw error("number too long") }
+        // An integer of at most 18 digits fits an Int64: read it from the digits, without a String.
+        let negative = bytes[start] == UInt8(ascii: "-")
+        if isInteger, index - start - (negative ? 1 : 0) <= 18 {
+            var magnitude: Int64 = 0
+            for b in bytes[(negative ? start + 1 : start)..<index] { magnitude = magnitude * 10 + Int64(b - 48) }
+            return .int(negative ? -magnitude : magnitude)
+        }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         if isInteger, let i = Int64(text) { return .int(i) }
         guard let d = Double(text), d.isFinite else { throw JSONError(message: "number out of range", offset: start) }
