@@ -9,8 +9,8 @@ struct ChangeResolver {
         let reason: String
     }
 
-    /// The entity the last request named, with its attribute names as UTF-8 (what the log writes for them): a
-    /// write's requests usually name one entity, so it is looked up and its names encoded once, not per change.
+    /// The entity the last request named, with its attribute names encoded as the log writes them: a write's
+    /// requests usually name one entity, so it is looked up and its names encoded once, not per change.
     private var last: (entity: EntityDescription, names: [[UInt8]])?
     /// After ``resolve(_:current:)`` of an insert: its complete values in the order of the entity's attributes,
     /// whose names are ``insertNames`` — what an append encodes (``EntryWriter/appendInsert(_:names:values:)``).
@@ -18,14 +18,19 @@ struct ChangeResolver {
 
     init(schema: Schema) { self.schema = schema }
 
-    /// The UTF-8 names of the attributes of the entity of the last request resolved, in the order of
-    /// ``insertValues``.
+    /// The names of the attributes of the entity of the last request resolved, each encoded as the log writes a name
+    /// (length, then UTF-8), in the order of ``insertValues``.
     var insertNames: [[UInt8]] { last?.names ?? [] }
 
     mutating func entity(_ name: String) throws(Refusal) -> EntityDescription {
         if let last, last.entity.name == name { return last.entity }
         guard let e = schema.entities[name] else { throw Refusal(reason: "unknown entity '\(name)'") }
-        last = (e, e.attributes.map { Array($0.name.utf8) })
+        // Each name as the log writes it: its length (a varint), then its UTF-8.
+        last = (e, e.attributes.map { a in
+            var w = ByteWriter(capacity: a.name.utf8.count + 5)
+            w.name(a.name)
+            return w.finish()
+        })
         return e
     }
 

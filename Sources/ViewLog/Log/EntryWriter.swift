@@ -62,8 +62,9 @@ struct EntryWriter: ~Copyable {
     }
 
     /// Writes the insert of `key` whose complete values are `values`, one per attribute named in `names` (the
-    /// entity's attribute names as UTF-8, in code-point order): the same bytes as ``append(_:)`` of that insert.
-    /// Returns the byte range of its object values in the entry.
+    /// entity's attribute names in code-point order, each encoded as the log writes a name: its length as a varint,
+    /// then its UTF-8): the same bytes as ``append(_:)`` of that insert. Returns the byte range of its object values
+    /// in the entry.
     /// - Precondition: `names` and `values` have the same count, at most ``Limits/attributesMax``; names strictly
     ///   increasing.
     @discardableResult
@@ -77,7 +78,7 @@ struct EntryWriter: ~Copyable {
         let start = w.count
         w.varint(values.count)
         for i in values.indices {
-            w.name(utf8: names[i])
+            names[i].withUnsafeBytes { w.raw($0) }
             w.value(values[i])
         }
         return start..<w.count

@@ -55,14 +55,6 @@ extension ByteWriter {
         string(n, limit: Limits.nameBytesMax)
     }
 
-    /// A name already in UTF-8 (an entity's attribute names, encoded once per write).
-    @inline(__always)
-    mutating func name(utf8 bytes: [UInt8]) {
-        precondition(!bytes.isEmpty && bytes.count <= Limits.nameBytesMax, "name of \(bytes.count) bytes in the log")
-        varint(bytes.count)
-        bytes.withUnsafeBytes { raw($0) }
-    }
-
     /// A tagged id.
     @inline(__always)
     mutating func id(_ id: ObjectID) {

@@ -34,8 +34,8 @@ extension EntityDescription {
     private func completeValidInsert(_ values: ObjectValues, into slots: inout [Value]) -> Bool? {
         let m = attributes.count
         guard values.count <= m else { return nil }
-        slots.removeAll(keepingCapacity: true)
-        slots.append(contentsOf: repeatElement(.null, count: m))
+        // Every slot is written below (a given value, a default or `null`): the array is reused as it is.
+        if slots.count != m { slots = Array(repeating: .null, count: m) }
         return withUnsafeTemporaryAllocation(of: Bool.self, capacity: m) { given -> Bool? in
             given.initialize(repeating: false)
             var unchanged = values.count == m
@@ -52,9 +52,11 @@ extension EntityDescription {
                     let a = attributes[i]
                     if let d = a.defaultValue {
                         slots[i] = d
-                    } else if !a.isOptional {
+                    } else if a.isOptional {
+                        slots[i] = .null
+                    } else {
                         return nil  // a required attribute without a default is missing
-                    }  // else optional: `.null`, already there
+                    }
                 }
             }
             return unchanged
