@@ -12,11 +12,11 @@ struct AppendedObjects: ~Copyable {
         let key: Range<Int>
         /// The values the write leaves it (`nil`: absent).
         var values: ObjectValues?
-        /// The seq of the transaction that last changed it, and where that change is: `transaction` among the
-        /// write's requests, `change` among that entry's logged changes.
+        /// The seq of the transaction that last changed it.
         var seq: UInt64 = 0
-        var transaction = 0
-        var change = 0
+        /// When that change is an insert: where its object values lie in the write's log entries (the bytes its
+        /// row copies); empty otherwise.
+        var insertedValues: Range<Int> = 0..<0
         /// When the write's first change of the object is an insert: that insert's transaction and change index
         /// among its request's changes. The store was not read for it, so the object's absence before the write
         /// is still to be checked.

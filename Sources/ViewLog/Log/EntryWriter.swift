@@ -1,43 +1,53 @@
-/// Writes one log entry change by change (byte layout in `schema/log-format.md`): the header and author when it
-/// is made, each change as it comes, the length and checksum when it is finished.
+/// Writes log entries (byte layout in `schema/log-format.md`) one after another into one buffer, change by
+/// change: an entry's header and author when it begins, each change as it comes, its length and checksum when it
+/// ends.
 ///
-/// ``TransactionCodec/encode(_:)`` writes a whole ``Transaction`` through it; an append writes its changes as it
-/// resolves them, and an insert's values straight from their slots (``appendInsert(_:names:values:)``), so no
-/// dictionary is built, iterated or sorted to encode them.
+/// ``TransactionCodec/encode(_:)`` writes one ``Transaction`` through it; an append writes all its entries into
+/// one writer as it resolves their changes — an insert's values straight from their slots
+/// (``appendInsert(_:names:values:)``), no dictionary built, iterated or sorted to encode them — and puts each
+/// entry from the buffer, with no array per entry. Byte ranges it returns are offsets in the whole buffer.
 struct EntryWriter: ~Copyable {
     private var w: ByteWriter
-    /// The changes the entry declares; ``finish()`` checks that exactly these were written.
-    private let changeCount: Int
+    /// Where the entry being written starts.
+    private var start = 0
+    /// The changes that entry declares, and how many were written; `nil` between entries.
+    private var declared: Int?
     private var written = 0
 
-    /// Starts the entry of transaction `seq`.
-    /// - Precondition: `seq` in `1...Int64.max`; 1…``Limits/transactionChangesMax`` changes.
-    init(seq: UInt64, time: Timestamp, author: String, changeCount: Int) {
+    /// Makes a writer whose buffer holds `capacity` bytes before it grows.
+    init(capacity: Int) {
+        w = ByteWriter(capacity: capacity)
+    }
+
+    /// Begins the entry of transaction `seq`.
+    /// - Precondition: no entry is open; `seq` in `1...Int64.max`; 1…``Limits/transactionChangesMax`` changes.
+    mutating func begin(seq: UInt64, time: Timestamp, author: String, changeCount: Int) {
+        precondition(declared == nil, "an entry is already open")
         precondition(seq >= 1 && seq <= UInt64(Int64.max), "seq \(seq) out of range")
         precondition(changeCount >= 1, "a transaction has at least one change")
         precondition(changeCount <= Limits.transactionChangesMax, "too many changes in one transaction")
-        self.changeCount = changeCount
-        w = ByteWriter(capacity: TransactionCodec.headerBytes + 8 + author.utf8.count + changeCount * 96)
+        declared = changeCount
+        written = 0
+        start = w.count
         for b in TransactionCodec.magic { w.u8(b) }
         w.u16(TransactionCodec.formatVersion)
         w.u16(0)  // flags: none defined in version 1
-        w.u32(0)  // length, patched by finish()
-        w.u32(0)  // checksum, patched by finish()
+        w.u32(0)  // length, patched by end()
+        w.u32(0)  // checksum, patched by end()
         w.u64(seq)
         w.u64(UInt64(bitPattern: time.milliseconds))
         w.string(author, limit: Limits.stringBytesMax)
         w.varint(changeCount)
     }
 
-    /// Bytes written so far.
-    var count: Int { w.count }
+    /// Bytes of the open entry so far.
+    var count: Int { w.count - start }
 
-    /// Writes one change; for an insert, returns the byte range of its object values in the entry.
+    /// Writes one change of the open entry; for an insert, returns the byte range of its object values.
     /// - Precondition: as ``TransactionCodec/encode(_:)`` requires of each change.
     @discardableResult
     mutating func append(_ change: Change) -> Range<Int>? {
-        precondition(written < changeCount, "more changes than the entry declares")
-        written += 1
+        countChange()
         switch change {
         case let .insert(key, values):
             w.u8(TransactionCodec.Kind.insert)
@@ -63,16 +73,14 @@ struct EntryWriter: ~Copyable {
 
     /// Writes the insert of `key` whose complete values are `values`, one per attribute named in `names` (the
     /// entity's attribute names in code-point order, each encoded as the log writes a name: its length as a varint,
-    /// then its UTF-8): the same bytes as ``append(_:)`` of that insert. Returns the byte range of its object values
-    /// in the entry.
+    /// then its UTF-8): the same bytes as ``append(_:)`` of that insert. Returns the byte range of its object values.
     /// - Precondition: `names` and `values` have the same count, at most ``Limits/attributesMax``; names strictly
     ///   increasing.
     @discardableResult
     mutating func appendInsert(_ key: ObjectKey, names: [[UInt8]], values: [Value]) -> Range<Int> {
-        precondition(written < changeCount, "more changes than the entry declares")
         precondition(names.count == values.count, "an insert needs one value per attribute")
         precondition(values.count <= Limits.attributesMax, "more than \(Limits.attributesMax) attributes")
-        written += 1
+        countChange()
         w.u8(TransactionCodec.Kind.insert)
         w.key(key)
         let start = w.count
@@ -84,13 +92,33 @@ struct EntryWriter: ~Copyable {
         return start..<w.count
     }
 
-    /// The finished entry: its length and checksum filled in.
+    private mutating func countChange() {
+        guard let declared else { preconditionFailure("no entry is open") }
+        precondition(written < declared, "more changes than the entry declares")
+        written += 1
+    }
+
+    /// Ends the open entry, filling in its length and checksum; returns its byte range.
     /// - Precondition: every declared change was written; at most ``Limits/transactionBytesMax`` bytes.
+    mutating func end() -> Range<Int> {
+        guard let declared else { preconditionFailure("no entry is open") }
+        precondition(written == declared, "the entry declares \(declared) changes, \(written) were written")
+        precondition(count <= Limits.transactionBytesMax, "transaction of \(count) bytes exceeds the limit")
+        w.patchU32(at: start + TransactionCodec.lengthOffset, UInt32(count))
+        w.patchU32(at: start + TransactionCodec.checksumOffset, w.checksum(from: start + TransactionCodec.seqOffset))
+        self.declared = nil
+        return start..<w.count
+    }
+
+    /// Calls `body` with the bytes at `range` (valid only during the call: a later write may move them).
+    func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try w.withBytes(range, body)
+    }
+
+    /// Every byte written, as an array.
+    /// - Precondition: no entry is open.
     consuming func finish() -> [UInt8] {
-        precondition(written == changeCount, "the entry declares \(changeCount) changes, \(written) were written")
-        precondition(w.count <= Limits.transactionBytesMax, "transaction of \(w.count) bytes exceeds the limit")
-        w.patchU32(at: TransactionCodec.lengthOffset, UInt32(w.count))
-        w.patchU32(at: TransactionCodec.checksumOffset, w.checksum(from: TransactionCodec.seqOffset))
+        precondition(declared == nil, "an entry is still open")
         return w.finish()
     }
 }

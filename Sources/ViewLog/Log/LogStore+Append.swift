@@ -43,11 +43,9 @@ extension LogStore {
         var head = try self.head(in: txn)
         let changeCount = requests.reduce(0) { $0 + $1.changes.count }
         var objects = AppendedObjects(capacity: changeCount)
-        // Each transaction's entry and, per change, the byte range of an insert's values in it (empty for other
-        // changes; no array for an entry without inserts): an object whose last change is an insert gets a row
-        // that copies those bytes.
-        var entries: [(bytes: [UInt8], insertedValues: [Range<Int>])] = []
-        entries.reserveCapacity(requests.count)
+        // The write's log entries, one after another in one buffer: an object whose last change is an insert gets
+        // a row that copies that insert's value bytes from it.
+        var entries = EntryWriter(capacity: changeCount * 64 + requests.count * 64)
         var result: [Transaction] = []
         result.reserveCapacity(requests.count)
         for (ti, request) in requests.enumerated() {
@@ -59,11 +57,10 @@ extension LogStore {
             changes.reserveCapacity(loggedCount)
             // The entry is written as its changes are resolved: an insert's values go from their slots straight
             // into it, never through a dictionary sorted by name.
-            var entry = EntryWriter(seq: seq, time: time, author: request.author, changeCount: loggedCount)
-            var insertedValues: [Range<Int>] = []
+            entries.begin(seq: seq, time: time, author: request.author, changeCount: loggedCount)
             if let newSchema = schemaChange {
                 let change = Change.schema(newSchema, previous: currentSchema)
-                entry.append(change)
+                entries.append(change)
                 changes.append(change)
                 try putMeta(txn, MetaKey.schema(at: seq), Array(newSchema.json.text.utf8), format: format)
             }
@@ -88,26 +85,25 @@ extension LogStore {
                                       "\(key.entity) \(key.id.json.text): the store's state differs from the one this change was made on (its previous values do not match)",
                                       in: txn)
                 }
+                var inserted = 0..<0
                 if case .insert = change {
-                    if insertedValues.isEmpty { insertedValues = Array(repeating: 0..<0, count: loggedCount) }
-                    insertedValues[changes.count] = entry.appendInsert(key, names: resolver.insertNames,
-                                                                       values: resolver.insertValues)
+                    inserted = entries.appendInsert(key, names: resolver.insertNames, values: resolver.insertValues)
                 } else {
-                    entry.append(change)
+                    entries.append(change)
                 }
-                guard entry.count <= Limits.transactionBytesMax else {
+                guard entries.count <= Limits.transactionBytesMax else {
                     throw try refusal(of: objects, transaction: ti, change: ci,
                                       "the transaction encodes to more than \(Limits.transactionBytesMax) bytes", in: txn)
                 }
                 objects[slot].values = ObjectValues.applying(change, to: current)
                 objects[slot].seq = seq
-                objects[slot].transaction = ti
-                objects[slot].change = changes.count
+                objects[slot].insertedValues = inserted
                 changes.append(change)
             }
-            let bytes = entry.finish()
-            try txn.put(logDB, key: bigEndianBytes(seq), value: bytes, flags: .append)
-            entries.append((bytes, insertedValues))
+            let entry = entries.end()
+            try withUnsafeBytes(of: seq.bigEndian) { key in
+                try entries.withBytes(entry) { try txn.put(logDB, key: key, value: $0, flags: .append) }
+            }
             head = seq
             result.append(Transaction(seq: seq, time: time, author: request.author, changes: changes))
         }
@@ -127,7 +123,7 @@ extension LogStore {
     /// from the last one's when it can). An inserted object's row copies the insert's value bytes from its log
     /// entry into the space LMDB reserves for it; an object whose absence was assumed is put with
     /// `MDB_NOOVERWRITE`, which checks it.
-    private func writeRows(of objects: borrowing AppendedObjects, entries: [(bytes: [UInt8], insertedValues: [Range<Int>])],
+    private func writeRows(of objects: borrowing AppendedObjects, entries: borrowing EntryWriter,
                            format: Int, in txn: LMDBTransaction) throws {
         let order = objects.keyOrder()
         try txn.withSequentialPuts(objectsDB) { puts in
@@ -142,15 +138,12 @@ extension LogStore {
                         return true
                     }
                     let flags: PutFlags = object.assumedAbsent == nil ? [] : .noOverwrite
-                    let entry = entries[object.transaction]
-                    let inserted = entry.insertedValues.isEmpty ? 0..<0 : entry.insertedValues[object.change]
                     do {
-                        if inserted.isEmpty {
+                        if object.insertedValues.isEmpty {
                             let record = ObjectRecordCodec.encode(values: values, seq: object.seq, key: Array(key), format: format)
                             try record.withUnsafeBytes { try puts.put(key: key, value: $0, flags: flags) }
                         } else {
-                            try entry.bytes.withUnsafeBytes { b in
-                                let valueBytes = UnsafeRawBufferPointer(rebasing: b[inserted])
+                            try entries.withBytes(object.insertedValues) { valueBytes in
                                 let size = ObjectRecordCodec.recordBytes(valueBytes: valueBytes.count, format: format)
                                 try puts.put(key: key, reserving: size, flags: flags) { out in
                                     ObjectRecordCodec.write(into: out, valueBytes: valueBytes, seq: object.seq, key: key,

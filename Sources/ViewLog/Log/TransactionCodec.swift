@@ -47,10 +47,12 @@
     /// `t.changes` and the byte range its object values take in the entry (the same bytes an object record of
     /// those values holds: see ``ObjectRecordCodec/encode(valueBytes:seq:key:format:)``).
     static func encode(_ t: Transaction, insertedValues: (Int, Range<Int>) -> Void) -> [UInt8] {
-        var entry = EntryWriter(seq: t.seq, time: t.time, author: t.author, changeCount: t.changes.count)
+        var entry = EntryWriter(capacity: headerBytes + 8 + t.author.utf8.count + t.changes.count * 96)
+        entry.begin(seq: t.seq, time: t.time, author: t.author, changeCount: t.changes.count)
         for (i, change) in t.changes.enumerated() {
             if let values = entry.append(change) { insertedValues(i, values) }
         }
+        _ = entry.end()
         return entry.finish()
     }
 

@@ -67,8 +67,8 @@ if let what = ProcessInfo.processInfo.environment["BENCH_PROFILE"] {
             log("apply \(kind) \(n) rows: median \(t.medianNs / 1e3) µs, p90 \(t.p90Ns / 1e3) µs wall per apply; "
                 + "CPU \(cpu[kind]! / Double(s.count) / 1e3) µs per apply (mean, user+sys)")
         }
-    case "append1", "append10k":
-        let shape: AppendShape = what == "append1" ? .one : .batch
+    case "append1", "append10k", "append-many":
+        let shape: AppendShape = what == "append1" ? .one : what == "append10k" ? .batch : .manyTransactions
         let store = try LogStore.create(at: scratchPath(options.root, "profile"), schema: Workload.schema(),
                                         options: StoreOptions(durable: false, mapSizeBytes: 1 << 30))
         let plan = AppendPlan(shape: shape, writes: reps, firstID: 1, firstSeq: 1)
