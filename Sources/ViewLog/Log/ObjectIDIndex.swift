@@ -2,7 +2,7 @@
 /// linear probing over a power-of-two table; the caller keeps the ids by row, which confirm a string id.
 ///
 /// A `[ObjectID: Int]` costs a seeded SipHash per lookup, about a fifth of a replay's time when measured. An int
-/// id is hashed here by one multiply-xorshift, a string id by ``RowSlab/hash(_:)`` of its UTF-8 (equality is
+/// id is hashed here by one seeded finalizer (two multiplies), a string id by ``RowSlab/hash(_:seed:)`` of its UTF-8 (equality is
 /// ``ObjectID``'s, by code point, so both agree). Both are mixed with a per-process random seed, so the layout
 /// of the table cannot be chosen by whoever wrote the ids.
 struct ObjectIDIndex {
@@ -12,7 +12,7 @@ struct ObjectIDIndex {
     private var table: [Int64]
     private(set) var count = 0
 
-    static let seed = UInt64.random(in: .min ... .max)
+    private static var seed: UInt64 { HashSeed.process }
 
     /// An index with room for `capacity` ids before it grows.
     init(capacity: Int = 0) {
@@ -27,9 +27,7 @@ struct ObjectIDIndex {
     static func hash(_ id: ObjectID) -> Int {
         switch id {
         case .int(let v):
-            var h = (UInt64(bitPattern: v) ^ seed) &* 0x9E37_79B9_7F4A_7C15
-            h ^= h >> 32
-            return Int(truncatingIfNeeded: h)
+            return RowSlab.mix(UInt64(bitPattern: v), seed: seed)
         case .string(let s):
             var s = s
             return s.withUTF8 { RowSlab.hash(UnsafeRawBufferPointer($0), seed: seed) }
