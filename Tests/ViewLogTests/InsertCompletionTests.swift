@@ -61,15 +61,15 @@ struct InsertCompletionTests {
                 try entity.completeInsertInAttributeOrder(values, into: &expectedSlots)
             }
             switch (result, expected) {
-            case let (.success(kept), .success(expectedKept)):
+            case let (.success(object), .success(expectedKept)):
                 accepted += 1
-                #expect(kept == expectedKept, "\(values)")
                 #expect(slots == expectedSlots, "\(values)")
-                // "Kept" means exactly: the given dictionary is the complete, checked object.
+                // The object is the slots by name; the given dictionary is kept exactly when it is that object.
                 let complete = Dictionary(uniqueKeysWithValues: zip(entity.attributes.map(\.name), slots))
-                #expect(kept == (complete == values), "\(values)")
+                #expect(object == complete, "\(values)")
+                #expect(expectedKept == (complete == values), "\(values)")
                 #expect((try? entity.completeInsert(values)) == complete)
-                if kept { unchanged += 1 }
+                if expectedKept { unchanged += 1 }
             case let (.failure(error), .failure(expectedError)):
                 refused += 1
                 #expect(error == expectedError, "\(values)")

@@ -30,14 +30,14 @@ import TestSupport
     }
 
     /// The ids' hashes are seeded: ids chosen to fall in one slot of a 1,024-slot table under one seed are spread
-    /// under another, so a process's random seed (`HashSeed.process`) keeps whoever writes the ids from making
+    /// under another, so a process's random seed (`IDHash.processSeed`) keeps whoever writes the ids from making
     /// every lookup of a view's or a fold's table walk one long chain. Both kinds of id: strings found by search,
     /// and ints that differ only in their high bits (which a seed xored in before a multiply would not separate).
     @Test func idsThatCollideUnderOneSeedSpreadUnderAnother() {
         let mask = 1023
         func slot(_ id: String, _ seed: UInt64) -> Int {
             var id = id
-            return id.withUTF8 { RowSlab.hash(UnsafeRawBufferPointer($0), seed: seed) } & mask
+            return id.withUTF8 { IDHash.hash(UnsafeRawBufferPointer($0), seed: seed) } & mask
         }
         var colliding: [String] = []
         var n = 0
@@ -48,10 +48,10 @@ import TestSupport
         }
         #expect(colliding.count == 64)
         let highBits = (0..<64).map { Int64($0) << 48 }
-        for seed: UInt64 in [1, 2, 0x9E37_79B9_7F4A_7C15, HashSeed.process | 1] {
+        for seed: UInt64 in [1, 2, 0x9E37_79B9_7F4A_7C15, IDHash.processSeed | 1] {
             let strings = Set(colliding.map { slot($0, seed) })
             #expect(strings.count > 40, "seed \(seed): \(strings.count) distinct slots of strings")
-            let ints = Set(highBits.map { RowSlab.mix(UInt64(bitPattern: $0), seed: seed) & mask })
+            let ints = Set(highBits.map { IDHash.mix(UInt64(bitPattern: $0), seed: seed) & mask })
             #expect(ints.count > 40, "seed \(seed): \(ints.count) distinct slots of ints")
         }
     }

@@ -56,7 +56,7 @@ struct AppendedObjects: ~Copyable {
         let mask = table.count - 1
         let (found, entry) = keys.withBytes(0..<end) { all -> (Int?, Int) in
             let bytes = UnsafeRawBufferPointer(rebasing: all[start..<end])
-            var i = RowSlab.hash(bytes, seed: HashSeed.process) & mask
+            var i = IDHash.hash(bytes) & mask
             while table[i] != 0 {  // bounded: the table is at most half full
                 let slot = table[i] - 1
                 let other = objects[slot].key

@@ -52,16 +52,7 @@ struct ChangeResolver {
             try checkID(id, of: entity)
             guard current == nil else { throw Self.existingIDRefusal(ObjectKey(entity: entityName, id: id)) }
             let full: ObjectValues
-            do {
-                // The request's own dictionary when it is the complete object already: nothing built per insert.
-                if try entity.completeInsert(values, into: &insertValues) {
-                    full = values
-                } else {
-                    var complete = ObjectValues(minimumCapacity: entity.attributes.count)
-                    for (a, v) in zip(entity.attributes, insertValues) { complete[a.name] = v }
-                    full = complete
-                }
-            } catch {
+            do { full = try entity.completeInsert(values, into: &insertValues) } catch {
                 throw Refusal(reason: "insert of \(entityName) \(id.json.text): \(error)")
             }
             return .insert(ObjectKey(entity: entityName, id: id), values: full)

@@ -2,7 +2,7 @@
 /// linear probing over a power-of-two table; the caller keeps the ids by row, which confirm a string id.
 ///
 /// A `[ObjectID: Int]` costs a seeded SipHash per lookup, about a fifth of a replay's time when measured. An int
-/// id is hashed here by one seeded finalizer (two multiplies), a string id by ``RowSlab/hash(_:seed:)`` of its UTF-8 (equality is
+/// id is hashed here by one seeded finalizer (two multiplies), a string id by ``IDHash/hash(_:seed:)`` of its UTF-8 (equality is
 /// ``ObjectID``'s, by code point, so both agree). Both are mixed with a per-process random seed, so the layout
 /// of the table cannot be chosen by whoever wrote the ids.
 struct ObjectIDIndex {
@@ -11,8 +11,6 @@ struct ObjectIDIndex {
     /// confirmed against them. The slot count is a power of two, at most half used.
     private var table: [Int64]
     private(set) var count = 0
-
-    private static var seed: UInt64 { HashSeed.process }
 
     /// An index with room for `capacity` ids before it grows.
     init(capacity: Int = 0) {
@@ -27,10 +25,10 @@ struct ObjectIDIndex {
     static func hash(_ id: ObjectID) -> Int {
         switch id {
         case .int(let v):
-            return RowSlab.mix(UInt64(bitPattern: v), seed: seed)
+            return IDHash.mix(UInt64(bitPattern: v))
         case .string(let s):
             var s = s
-            return s.withUTF8 { RowSlab.hash(UnsafeRawBufferPointer($0), seed: seed) }
+            return s.withUTF8 { IDHash.hash(UnsafeRawBufferPointer($0)) }
         }
     }
 

@@ -9,26 +9,31 @@ extension EntityDescription {
     ///   absent (all of them named).
     public func completeInsert(_ values: ObjectValues) throws(ObjectValuesError) -> ObjectValues {
         var slots: [Value] = []
-        if try completeInsert(values, into: &slots) { return values }
+        return try completeInsert(values, into: &slots)
+    }
+
+    /// The complete, checked values of an insert of `values`, as ``completeInsert(_:)`` makes them, also written
+    /// into `slots` in attribute order (``attributes``: the order the log encodes them in) — what an append
+    /// encodes. The object returned is `values` itself when it already is complete (every attribute given, none
+    /// converted): no dictionary is built for it.
+    /// - Throws: as ``completeInsert(_:)``, with the same error for the same input.
+    func completeInsert(_ values: ObjectValues, into slots: inout [Value]) throws(ObjectValuesError) -> ObjectValues {
+        // A refused insert is walked again in attribute order, which finds the error: which one is reported then
+        // never depends on the dictionary's order.
+        let unchanged: Bool
+        if let valid = completeValidInsert(values, into: &slots) {
+            unchanged = valid
+        } else {
+            unchanged = try completeInsertInAttributeOrder(values, into: &slots)
+        }
+        if unchanged { return values }
         var complete = ObjectValues(minimumCapacity: attributes.count)
         for (a, v) in zip(attributes, slots) { complete[a.name] = v }
         return complete
     }
 
-    /// The complete, checked values of an insert of `values`, as ``completeInsert(_:)`` makes them, written into
-    /// `slots` in attribute order (``attributes``: the order the log encodes them in) — what an append encodes,
-    /// without a dictionary built per object.
-    /// - Returns: `true` when `values` already is that object (every attribute given, none converted), so a
-    ///   caller can keep it instead of building a dictionary from `slots`.
-    /// - Throws: as ``completeInsert(_:)``, with the same error for the same input.
-    func completeInsert(_ values: ObjectValues, into slots: inout [Value]) throws(ObjectValuesError) -> Bool {
-        if let unchanged = completeValidInsert(values, into: &slots) { return unchanged }
-        // Refused: the pass in attribute order finds the error, so that which one is reported never depends on
-        // the dictionary's order.
-        return try completeInsertInAttributeOrder(values, into: &slots)
-    }
-
-    /// ``completeInsert(_:into:)`` of an insert the schema accepts, or `nil` when it refuses it: one walk over
+    /// Fills `slots` for an insert the schema accepts and says whether `values` is complete already, or returns
+    /// `nil` when the schema refuses it: one walk over
     /// `values` in the dictionary's own order, each name matched against the attribute names without hashing it
     /// (an entity's attributes are few; a long list is searched by its index).
     private func completeValidInsert(_ values: ObjectValues, into slots: inout [Value]) -> Bool? {
@@ -73,8 +78,8 @@ extension EntityDescription {
         return nil
     }
 
-    /// ``completeInsert(_:into:)`` in attribute order (one lookup each in `values`), throwing the first error in
-    /// that order; a name of `values` that no attribute matched is unknown, found after the pass from the count.
+    /// Fills `slots` as ``completeInsert(_:into:)`` does and says whether `values` is complete already, walking in
+    /// attribute order (one lookup each in `values`) and throwing the first error in that order; a name of `values` that no attribute matched is unknown, found after the pass from the count.
     func completeInsertInAttributeOrder(_ values: ObjectValues, into slots: inout [Value]) throws(ObjectValuesError) -> Bool {
         slots.removeAll(keepingCapacity: true)
         var matched = 0

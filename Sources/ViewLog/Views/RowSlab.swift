@@ -120,7 +120,7 @@ final class RowSlab {
     @inline(__always)
     private func probe(_ idBytes: UnsafeRawBufferPointer) -> (position: Int, found: Bool) {
         let mask = indexSize - 1
-        var i = RowSlab.hash(idBytes, seed: HashSeed.process) & mask
+        var i = IDHash.hash(idBytes) & mask
         while true {
             let raw = index[i]
             if raw == RowSlab.empty { return (i, false) }
@@ -228,43 +228,8 @@ final class RowSlab {
 
     // MARK: - Index
 
-    /// A hash of an id's bytes (8 bytes at a time, multiply and fold) mixed with `seed` (``HashSeed/process`` for
-    /// the tables of this process) by ``mix(_:seed:)``.
-    @inline(__always)
-    static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> Int {
-        var h: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(bytes.count)
-        var i = 0
-        while i + 8 <= bytes.count {
-            h = (h ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
-            h ^= h >> 29
-            i += 8
-        }
-        var tail: UInt64 = 0
-        while i < bytes.count {
-            tail = tail << 8 | UInt64(bytes[i])
-            i += 1
-        }
-        h = (h ^ tail) &* 0x9E37_79B9_7F4A_7C15
-        h ^= h >> 32
-        return mix(h, seed: seed)
-    }
-
-    /// `h` mixed with `seed` so that every bit of the result depends on every bit of both (MurmurHash3's 64-bit
-    /// finalizer): which values share a table slot then changes with the seed. A seed xored in before a multiply
-    /// would not do: values that agree in their low bits share the low bits of their products under every seed.
-    @inline(__always)
-    static func mix(_ h: UInt64, seed: UInt64) -> Int {
-        var h = h ^ seed
-        h ^= h >> 33
-        h &*= 0xFF51_AFD7_ED55_8CCD
-        h ^= h >> 33
-        h &*= 0xC4CE_B9FE_1A85_EC53
-        h ^= h >> 33
-        return Int(truncatingIfNeeded: h)
-    }
-
     private func idHash(_ raw: UInt32) -> Int {
-        withKey(raw) { key, idStart in RowSlab.hash(UnsafeRawBufferPointer(rebasing: key[idStart...]), seed: HashSeed.process) }
+        withKey(raw) { key, idStart in IDHash.hash(UnsafeRawBufferPointer(rebasing: key[idStart...])) }
     }
 
     /// Backward-shift deletion keeps every probe chain unbroken without tombstones.
