@@ -5,11 +5,6 @@
 public struct SequentialPuts {
     let cursor: LMDBCursor
 
-    /// Stores `value` under `key`; throws as ``LMDBCursor/put(key:value:flags:)``.
-    public func put(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags = []) throws(LMDBError) {
-        try cursor.put(key: key, value: value, flags: flags)
-    }
-
     /// Stores `count` bytes under `key`, filled in place by `write`; throws as
     /// ``LMDBCursor/put(key:reserving:flags:write:)``.
     public func put(key: UnsafeRawBufferPointer, reserving count: Int, flags: PutFlags = [],

@@ -1,7 +1,7 @@
 extension AppendInput {
     /// Reads a line of the common shape — one change, `{"insert"|"update"|"delete": ENTITY, "id": ID,
     /// "values": {NAME: SCALAR, …}}` with its keys in any order — straight from its bytes into a ``ChangeRequest``:
-    /// no `JSONValue` tree, no member lists filtered and searched, no key checks by name lists.
+    /// no tree of the whole line, no member lists filtered and searched, no key checks by name lists.
     ///
     /// It accepts a line only when the general reader (``InputLines/json(_:lineNumber:)`` then
     /// ``entry(_:line:schema:)``) accepts it too, and then gives the same entry; for anything else — another shape,
@@ -17,84 +17,71 @@ extension AppendInput {
     static func directEntry(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, schema: Schema) -> Entry? {
         var p = JSONParser(bytes: bytes)
         p.skipSpace()
-        guard p.index < bytes.count, bytes[p.index] == UInt8(ascii: "{") else { return nil }
-        p.index += 1
         var op: String?, entityName: String?
         var idJSON: JSONValue?
-        var valuesStart: Int?
-        // The top-level members (at most one each of the operation, "id" and "values"); "values" is read after
-        // them, once the entity is known, from where it starts.
-        while true {  // one member per step: bounded by the line's length
-            p.skipSpace()
-            guard p.index < bytes.count, bytes[p.index] == UInt8(ascii: "\""), let key = try? p.string() else { return nil }
-            p.skipSpace()
-            guard p.index < bytes.count, bytes[p.index] == UInt8(ascii: ":") else { return nil }
-            p.index += 1
-            p.skipSpace()
-            guard p.index < bytes.count else { return nil }
+        var valueMembers: [(String, JSONValue)]?
+        // At most one each of the operation, "id" and "values"; any other key declines the line.
+        let read = forEachMember(&p) { key, p in
             switch key {
             case "insert", "update", "delete":
-                guard op == nil, bytes[p.index] == UInt8(ascii: "\""), let name = try? p.string() else { return nil }
+                guard op == nil, p.bytes[p.index] == UInt8(ascii: "\""), let name = try? p.string() else { return false }
                 op = key
                 entityName = name
             case "id":
-                guard idJSON == nil, bytes[p.index] != UInt8(ascii: "{"), bytes[p.index] != UInt8(ascii: "["),
-                      let v = try? p.value(depth: 1) else { return nil }
+                guard idJSON == nil, let v = scalar(&p) else { return false }
                 idJSON = v
             case "values":
-                guard valuesStart == nil, bytes[p.index] == UInt8(ascii: "{") else { return nil }
-                valuesStart = p.index
-                guard skipFlatObject(&p) else { return nil }
+                guard valueMembers == nil else { return false }
+                var members: [(String, JSONValue)] = []
+                guard forEachMember(&p, { name, p in
+                    guard let v = scalar(&p) else { return false }
+                    members.append((name, v))
+                    return true
+                }) else { return false }
+                valueMembers = members
             default:
-                return nil
+                return false
             }
-            p.skipSpace()
-            guard p.index < bytes.count else { return nil }
-            if bytes[p.index] == UInt8(ascii: ",") { p.index += 1; continue }
-            guard bytes[p.index] == UInt8(ascii: "}") else { return nil }
-            p.index += 1
-            break
+            return true
         }
         p.skipSpace()
-        guard p.index == bytes.count, let op, let entityName, let idJSON,
+        guard read, p.index == bytes.count, let op, let entityName, let idJSON,
               let entity = schema.entities[entityName],
               let id = ObjectID(json: idJSON, type: entity.idType) else { return nil }
         if case .string(let s) = id, s.utf8.count > Limits.idBytesMax { return nil }
+        // The values as the general reader reads them; any error declines the line (the general reader names it).
+        func values() -> ObjectValues? {
+            guard let valueMembers else { return [:] }
+            return try? InputValues.values(.object(valueMembers), what: "values", entity: entity, line: line, context: "")
+        }
         switch op {
         case "delete":
-            guard valuesStart == nil else { return nil }
+            guard valueMembers == nil else { return nil }
             return Entry(line: line, author: nil, requests: [.delete(entity: entity.name, id: id)])
         case "insert":
-            var values: ObjectValues = [:]
-            if let start = valuesStart {
-                p.index = start
-                guard let v = flatValues(&p, entity: entity) else { return nil }
-                values = v
-            }
-            guard entity.missingRequired(in: values).isEmpty else { return nil }
+            guard let values = values(), entity.missingRequired(in: values).isEmpty else { return nil }
             return Entry(line: line, author: nil, requests: [.insert(entity: entity.name, id: id, values: values)])
         default:
-            guard let start = valuesStart else { return nil }
-            p.index = start
-            guard let values = flatValues(&p, entity: entity), !values.isEmpty else { return nil }
+            guard valueMembers != nil, let values = values(), !values.isEmpty else { return nil }
             return Entry(line: line, author: nil, requests: [.update(entity: entity.name, id: id, values: values)])
         }
     }
 
-    /// Steps over an object whose members are all scalars (no nested object or array); `false` for anything else.
-    private static func skipFlatObject(_ p: inout JSONParser) -> Bool {
+    /// Walks the members of the JSON object at the parser's position: each key is read, then `body` reads its
+    /// value (returning `false` to decline). `false` for anything but a well-formed object whose values `body` read.
+    private static func forEachMember(_ p: inout JSONParser, _ body: (String, inout JSONParser) -> Bool) -> Bool {
+        guard p.index < p.bytes.count, p.bytes[p.index] == UInt8(ascii: "{") else { return false }
         p.index += 1
         p.skipSpace()
         if p.index < p.bytes.count, p.bytes[p.index] == UInt8(ascii: "}") { p.index += 1; return true }
         while true {  // one member per step: bounded by the line's length
             p.skipSpace()
-            guard p.index < p.bytes.count, p.bytes[p.index] == UInt8(ascii: "\""), (try? p.string()) != nil else { return false }
+            guard p.index < p.bytes.count, p.bytes[p.index] == UInt8(ascii: "\""), let key = try? p.string() else { return false }
             p.skipSpace()
             guard p.index < p.bytes.count, p.bytes[p.index] == UInt8(ascii: ":") else { return false }
             p.index += 1
             p.skipSpace()
-            guard p.index < p.bytes.count, p.bytes[p.index] != UInt8(ascii: "{"), p.bytes[p.index] != UInt8(ascii: "["),
-                  (try? p.value(depth: 2)) != nil else { return false }
+            guard p.index < p.bytes.count, body(key, &p) else { return false }
             p.skipSpace()
             guard p.index < p.bytes.count else { return false }
             if p.bytes[p.index] == UInt8(ascii: ",") { p.index += 1; continue }
@@ -104,25 +91,9 @@ extension AppendInput {
         }
     }
 
-    /// The values of a flat object (checked by ``skipFlatObject(_:)`` already), each read by its attribute's type
-    /// as ``InputValues/values(_:what:entity:line:context:nullAlways:)`` reads it; `nil` where that would throw.
-    private static func flatValues(_ p: inout JSONParser, entity: EntityDescription) -> ObjectValues? {
-        var values = ObjectValues(minimumCapacity: entity.attributes.count)
-        p.index += 1
-        p.skipSpace()
-        if p.bytes[p.index] == UInt8(ascii: "}") { return values }
-        while true {  // one member per step: bounded by the line's length
-            p.skipSpace()
-            guard let name = try? p.string() else { return nil }
-            p.skipSpace()
-            p.index += 1  // ':'
-            p.skipSpace()
-            guard let json = try? p.value(depth: 2), let attribute = entity.attribute(named: name), values[name] == nil,
-                  let value = try? attribute.value(fromJSON: json) else { return nil }
-            values[name] = value
-            p.skipSpace()
-            if p.bytes[p.index] == UInt8(ascii: ",") { p.index += 1; continue }
-            return values  // '}'
-        }
+    /// A scalar value (not an object or an array), or `nil`.
+    private static func scalar(_ p: inout JSONParser) -> JSONValue? {
+        guard p.bytes[p.index] != UInt8(ascii: "{"), p.bytes[p.index] != UInt8(ascii: "[") else { return nil }
+        return try? p.value(depth: 2)
     }
 }

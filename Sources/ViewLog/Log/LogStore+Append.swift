@@ -120,12 +120,14 @@ extension LogStore {
     }
 
     /// Writes the rows of the objects an append touched, in key order through one cursor (each put finds its page
-    /// from the last one's when it can). An inserted object's row copies the insert's value bytes from its log
-    /// entry into the space LMDB reserves for it; an object whose absence was assumed is put with
+    /// from the last one's when it can), each into the space LMDB reserves for it. An inserted object's row copies
+    /// the insert's value bytes from its log entry; an object whose absence was assumed is put with
     /// `MDB_NOOVERWRITE`, which checks it.
     private func writeRows(of objects: borrowing AppendedObjects, entries: borrowing EntryWriter,
                            format: Int, in txn: LMDBTransaction) throws {
         let order = objects.keyOrder()
+        // The values of a row whose last change is not an insert, encoded here (reused from row to row).
+        var encoded = ByteWriter(capacity: 256)
         try txn.withSequentialPuts(objectsDB) { puts in
             for (position, slot) in order.enumerated() {
                 let object = objects[slot]
@@ -138,18 +140,19 @@ extension LogStore {
                         return true
                     }
                     let flags: PutFlags = object.assumedAbsent == nil ? [] : .noOverwrite
+                    func put(_ valueBytes: UnsafeRawBufferPointer) throws {
+                        let size = ObjectRecordCodec.recordBytes(valueBytes: valueBytes.count, format: format)
+                        try puts.put(key: key, reserving: size, flags: flags) { out in
+                            ObjectRecordCodec.write(into: out, valueBytes: valueBytes, seq: object.seq, key: key, format: format)
+                        }
+                    }
                     do {
                         if object.insertedValues.isEmpty {
-                            let record = ObjectRecordCodec.encode(values: values, seq: object.seq, key: Array(key), format: format)
-                            try record.withUnsafeBytes { try puts.put(key: key, value: $0, flags: flags) }
+                            encoded.truncate(to: 0)
+                            encoded.objectValues(values)
+                            try encoded.withBytes(0..<encoded.count, put)
                         } else {
-                            try entries.withBytes(object.insertedValues) { valueBytes in
-                                let size = ObjectRecordCodec.recordBytes(valueBytes: valueBytes.count, format: format)
-                                try puts.put(key: key, reserving: size, flags: flags) { out in
-                                    ObjectRecordCodec.write(into: out, valueBytes: valueBytes, seq: object.seq, key: key,
-                                                            format: format)
-                                }
-                            }
+                            try entries.withBytes(object.insertedValues, put)
                         }
                     } catch let error as LMDBError where error == .keyExists && object.assumedAbsent != nil {
                         return false

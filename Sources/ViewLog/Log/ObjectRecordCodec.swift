@@ -18,7 +18,7 @@
     /// - Precondition: the limits of ``TransactionCodec/encode(_:)`` hold for `values`, and `seq` is in
     ///   `1...Int64.max`.
     public static func encode(values: ObjectValues, seq: UInt64) -> [UInt8] {
-        encode(seq: seq, key: nil, capacity: values.count * 24) { $0.objectValues(values) }
+        encode(values: values, seq: seq, key: [], format: 1)
     }
 
     /// Decodes an object's record.
@@ -32,22 +32,7 @@
     /// or copied under another key, fails its check.
     /// - Precondition: as ``encode(values:seq:)``.
     public static func encode(values: ObjectValues, seq: UInt64, key: [UInt8]) -> [UInt8] {
-        encode(seq: seq, key: key, capacity: values.count * 24) { $0.objectValues(values) }
-    }
-
-    /// The one writing of a record's frame: the version byte (2 with a `key` to checksum under, else 1), the seq,
-    /// the values written by `values`, and for format 2 the CRC-32C of `key` and everything before it.
-    @inline(__always)
-    private static func encode(seq: UInt64, key: [UInt8]?, capacity: Int, values writeValues: (inout ByteWriter) -> Void) -> [UInt8] {
-        precondition(seq >= 1 && seq <= UInt64(Int64.max), "seq \(seq) out of range")
-        var w = ByteWriter(capacity: 16 + capacity)
-        w.u8(key == nil ? recordVersion : checkedRecordVersion)
-        w.u64(seq)
-        writeValues(&w)
-        if let key {
-            w.u32(w.checksum(from: 0, seed: CRC32C.checksum(key)))
-        }
-        return w.finish()
+        encode(values: values, seq: seq, key: key, format: 2)
     }
 
     /// Decodes an object's record of log format 2 stored under `key`, checking its checksum first.
@@ -142,16 +127,20 @@
         format >= 2 ? try decode(bytes, key: key) : try decode(bytes)
     }
 
-    /// Encodes a record for a store of log format `format`.
+    /// Encodes a record for a store of log format `format` (1: no checksum; 2: checksummed under `key`).
     static func encode(values: ObjectValues, seq: UInt64, key: [UInt8], format: Int) -> [UInt8] {
-        format >= 2 ? encode(values: values, seq: seq, key: key) : encode(values: values, seq: seq)
-    }
-
-    /// Encodes a record for a store of log format `format` whose values are already encoded: `valueBytes` is the
-    /// object-values encoding (as ``TransactionCodec`` writes an insert's values, byte for byte the same as
-    /// ``encode(values:seq:key:format:)`` would write them), so an append writes each inserted object's values once.
-    static func encode(valueBytes: UnsafeRawBufferPointer, seq: UInt64, key: [UInt8], format: Int) -> [UInt8] {
-        encode(seq: seq, key: format >= 2 ? key : nil, capacity: valueBytes.count) { $0.raw(valueBytes) }
+        var w = ByteWriter(capacity: values.count * 24)
+        w.objectValues(values)
+        return w.withBytes(0..<w.count) { valueBytes in
+            key.withUnsafeBytes { k in
+                let n = recordBytes(valueBytes: valueBytes.count, format: format)
+                return [UInt8](unsafeUninitializedCapacity: n) { buffer, initialized in
+                    write(into: UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[0..<n]),
+                          valueBytes: valueBytes, seq: seq, key: k, format: format)
+                    initialized = n
+                }
+            }
+        }
     }
 
     /// The size of the record ``write(into:valueBytes:seq:key:format:)`` writes.
@@ -159,8 +148,10 @@
         1 + 8 + valueBytes + (format >= 2 ? 4 : 0)
     }
 
-    /// Writes into `out` (exactly ``recordBytes(valueBytes:format:)`` bytes; LMDB's reserved space for the row) the
-    /// record that ``encode(valueBytes:seq:key:format:)`` returns: the same bytes, with no buffer in between.
+    /// The one writing of a record's frame, into `out` (exactly ``recordBytes(valueBytes:format:)`` bytes: an
+    /// array, or LMDB's reserved space for the row): the version byte (2 for format 2, else 1), the seq,
+    /// `valueBytes` (object values as the log encodes them: an insert's value bytes are copied from its entry), and
+    /// for format 2 the CRC-32C of `key` and everything before it.
     static func write(into out: UnsafeMutableRawBufferPointer, valueBytes: UnsafeRawBufferPointer, seq: UInt64,
                       key: UnsafeRawBufferPointer, format: Int) {
         precondition(seq >= 1 && seq <= UInt64(Int64.max), "seq \(seq) out of range")

@@ -40,18 +40,9 @@
     ///   at most ``Limits/transactionBytesMax`` bytes in all. The store checks these before it encodes; a
     ///   violation is a programmer error and traps rather than writing an entry that could not be read back.
     public static func encode(_ t: Transaction) -> [UInt8] {
-        encode(t) { _, _ in }
-    }
-
-    /// Encodes `t` as ``encode(_:)`` does, calling `insertedValues` with the index of each insert among
-    /// `t.changes` and the byte range its object values take in the entry (the same bytes an object record of
-    /// those values holds: see ``ObjectRecordCodec/encode(valueBytes:seq:key:format:)``).
-    static func encode(_ t: Transaction, insertedValues: (Int, Range<Int>) -> Void) -> [UInt8] {
         var entry = EntryWriter(capacity: headerBytes + 8 + t.author.utf8.count + t.changes.count * 96)
         entry.begin(seq: t.seq, time: t.time, author: t.author, changeCount: t.changes.count)
-        for (i, change) in t.changes.enumerated() {
-            if let values = entry.append(change) { insertedValues(i, values) }
-        }
+        for change in t.changes { entry.append(change) }
         _ = entry.end()
         return entry.finish()
     }
