@@ -28,9 +28,13 @@ struct AppendedObjects: ~Copyable {
     private(set) var objects: [Object] = []
     /// The objects' keys, one after another.
     private var keys: ByteWriter
-    /// Open addressing with linear probing over the keys' bytes: `slot + 1`, `0` where empty. Sized once for
-    /// `capacity` objects at most half full, so a probe always ends at an empty entry.
-    private var table: [Int]
+    /// Open addressing with linear probing over the keys' bytes: `slot + 1`, `0` where empty. Made (sized for
+    /// `capacity` objects at most half full, so a probe always ends at an empty entry) only once a key comes that
+    /// is not above the keys before it; empty until then.
+    private var table: [Int] = []
+    /// Whether every key so far is above the one before it. Then a key above the last one is new without a look-up
+    /// (as LMDB's `MDB_APPEND` trusts order): a bulk load of ascending ids probes no table, and needs no sort.
+    private var ascending = true
     /// Objects this write was sized for.
     let capacity: Int
 
@@ -40,9 +44,6 @@ struct AppendedObjects: ~Copyable {
         self.capacity = capacity
         objects.reserveCapacity(capacity)
         keys = ByteWriter(capacity: capacity * 16)
-        var size = 16
-        while size < 2 * capacity { size *= 2 }  // bounded: doubles up to twice the capacity
-        table = Array(repeating: 0, count: size)
     }
 
     var count: Int { objects.count }
@@ -53,28 +54,68 @@ struct AppendedObjects: ~Copyable {
         let start = keys.count
         ObjectRecordCodec.writeKey(key, into: &keys)
         let end = keys.count
+        if ascending {
+            let order = objects.last.map { last in
+                keys.withBytes(0..<end) { all in
+                    ByteReader.compare(UnsafeRawBufferPointer(rebasing: all[start..<end]),
+                                       UnsafeRawBufferPointer(rebasing: all[last.key]))
+                }
+            } ?? 1
+            if order > 0 { return (add(start..<end, at: nil), true) }
+            if order == 0 {
+                keys.truncate(to: start)
+                return (objects.count - 1, false)
+            }
+            ascending = false
+            makeTable()
+        }
         let mask = table.count - 1
         let (found, entry) = keys.withBytes(0..<end) { all -> (Int?, Int) in
             let bytes = UnsafeRawBufferPointer(rebasing: all[start..<end])
-            var i = IDHash.hash(bytes) & mask
-            while table[i] != 0 {  // bounded: the table is at most half full
-                let slot = table[i] - 1
-                let other = objects[slot].key
-                if other.count == bytes.count, ByteReader.compare(UnsafeRawBufferPointer(rebasing: all[other]), bytes) == 0 {
-                    return (slot, i)
-                }
-                i = (i + 1) & mask
-            }
-            return (nil, i)
+            return probe(bytes, in: all, mask: mask)
         }
         if let found {
             keys.truncate(to: start)
             return (found, false)
         }
+        return (add(start..<end, at: entry), true)
+    }
+
+    /// Appends the object whose key lies at `key`, entered in the table at `entry` (`nil` while ascending).
+    private mutating func add(_ key: Range<Int>, at entry: Int?) -> Int {
         precondition(objects.count < capacity, "more objects than the append was sized for")
-        table[entry] = objects.count + 1
-        objects.append(Object(key: start..<end))
-        return (objects.count - 1, true)
+        if let entry { table[entry] = objects.count + 1 }
+        objects.append(Object(key: key))
+        return objects.count - 1
+    }
+
+    /// The slot holding `bytes` and its table entry, or `nil` and the empty entry where it would go.
+    private func probe(_ bytes: UnsafeRawBufferPointer, in all: UnsafeRawBufferPointer, mask: Int) -> (Int?, Int) {
+        var i = IDHash.hash(bytes) & mask
+        while table[i] != 0 {  // bounded: the table is at most half full
+            let slot = table[i] - 1
+            let other = objects[slot].key
+            if other.count == bytes.count, ByteReader.compare(UnsafeRawBufferPointer(rebasing: all[other]), bytes) == 0 {
+                return (slot, i)
+            }
+            i = (i + 1) & mask
+        }
+        return (nil, i)
+    }
+
+    /// Makes the table and enters the objects so far (distinct keys: each probe ends at an empty entry).
+    private mutating func makeTable() {
+        var size = 16
+        while size < 2 * capacity { size *= 2 }  // bounded: doubles up to twice the capacity
+        table = Array(repeating: 0, count: size)
+        let mask = size - 1
+        keys.withBytes(0..<keys.count) { all in
+            for slot in objects.indices {  // bounded: the objects so far
+                let (found, entry) = probe(UnsafeRawBufferPointer(rebasing: all[objects[slot].key]), in: all, mask: mask)
+                precondition(found == nil, "a key twice among ascending keys")
+                table[entry] = slot + 1
+            }
+        }
     }
 
     subscript(slot: Int) -> Object {
@@ -91,6 +132,7 @@ struct AppendedObjects: ~Copyable {
     /// in key order already (a bulk load of ascending ids) is not sorted.
     func keyOrder() -> [Int] {
         var order = Array(objects.indices)
+        guard !ascending else { return order }
         keys.withBytes(0..<keys.count) { all in
             func precedes(_ a: Int, _ b: Int) -> Bool {
                 ByteReader.compare(UnsafeRawBufferPointer(rebasing: all[objects[a].key]),

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The JSON lines of an input, read the one way `append` and `import` both read them.
 ///
 /// Lines end with `\n` or `\r\n`; blank lines (empty or only spaces, tabs and `\r`) are skipped but still count
@@ -35,7 +41,19 @@
     mutating func nextLine() -> (line: Int, text: Substring)? {
         guard !finished else { return nil }
         let utf8 = text.utf8
-        let end = utf8[start...].firstIndex(of: 0x0A) ?? utf8.endIndex
+        let from = utf8.distance(from: utf8.startIndex, to: start)
+        // memchr over the contiguous bytes: the generic `firstIndex(of:)` was a twentieth of a bulk load.
+        let newline = utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+            guard let base = bytes.baseAddress, from < bytes.count,
+                  let found = memchr(base + from, 0x0A, bytes.count - from) else { return nil }
+            return UnsafeRawPointer(found) - UnsafeRawPointer(base)
+        }
+        let end: String.UTF8View.Index
+        if let newline {
+            end = newline.map { utf8.index(utf8.startIndex, offsetBy: $0) } ?? utf8.endIndex
+        } else {
+            end = utf8[start...].firstIndex(of: 0x0A) ?? utf8.endIndex  // a string without contiguous storage
+        }
         lineNumber += 1
         let line = Substring(utf8[start..<end])
         if end < utf8.endIndex { start = utf8.index(after: end) } else { finished = true }

@@ -65,14 +65,23 @@ struct InitCommand: ParsableCommand {
 func readTextFile(_ path: String) throws -> String {
     guard let file = fopen(path, "rb") else { throw CLIError("cannot read \(path): \(String(cString: strerror(errno)))") }
     defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65_536)
-    while true {
-        let n = fread(&chunk, 1, chunk.count, file)
-        if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
-        if n < chunk.count { break }
+    // Sized by the file's length (one read into one buffer, not a growing array): a bulk load's input is
+    // megabytes, and every copy of it is page faults before the first line is read.
+    var info = stat()
+    let size = fstat(fileno(file), &info) == 0 && info.st_size > 0 ? Int(info.st_size) : 0
+    var bytes = [UInt8](repeating: 0, count: size + 1)  // one byte more: a file that grew since fstat shows it
+    var count = 0
+    while true {  // bounded: each step reads at least one byte or ends
+        if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(65_536, count))) }
+        let n = bytes.withUnsafeMutableBytes { fread($0.baseAddress! + count, 1, $0.count - count, file) }
+        count += n
+        if n == 0 {
+            guard ferror(file) == 0 else { throw CLIError("cannot read \(path): \(String(cString: strerror(errno)))") }
+            break
+        }
     }
-    guard let text = String(validating: bytes, as: UTF8.self) else { throw CLIError("\(path) is not UTF-8 text") }
+    let text = bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[..<count]), as: UTF8.self) }
+    guard let text else { throw CLIError("\(path) is not UTF-8 text") }
     return text
 }
 
