@@ -61,4 +61,36 @@ struct CrossProcessTests {
         #expect(chunked.stderr == "error: line 6: insert of TestDummy 2: the id exists already; seqs 1…4 (the input before line 5) were committed, nothing from line 5 on\n")
         #expect(try box.run(["verify", "lab"]).status == 0)
     }
+
+    /// An input longer than one batch of lines (`append` reads it into its one write a batch at a time): the
+    /// first bad line is named by its number whether its JSON or its change is wrong and whichever batch it is in,
+    /// nothing is appended; a good input prints every seq.
+    @Test func anInputOfManyBatchesIsOneWriteNamingItsFirstBadLine() throws {
+        let box = try Sandbox()
+        try box.exampleSchema("testdummy.json")
+        try #require(box.run(["init", "lab", "--schema", "testdummy.json"]).status == 0)
+        let count = 10_000  // more than two batches of 4,096 lines
+        let good = (0..<count).map { #"{"insert": "TestDummy", "id": \#($0), "values": {"value": \#($0)}}"# }
+        var updateOfAbsent = good
+        updateOfAbsent[9_000] = #"{"update": "TestDummy", "id": 123456, "values": {"value": 1}}"#
+        updateOfAbsent[9_500] = #"{"insert": "TestDummy", "id": oops}"#
+        let refused = try box.run(["append", "lab"], input: updateOfAbsent.joined(separator: "\n"))
+        #expect(refused.status != 0)
+        #expect(refused.stderr.hasPrefix("error: line 9001: update of TestDummy 123456:"), "\(refused.stderr)")
+        #expect(refused.stderr.hasSuffix("; nothing appended\n"))
+        var reinserted = good
+        reinserted[8_500] = #"{"insert": "TestDummy", "id": 17, "values": {}}"#  // inserted 8,483 lines before
+        let existing = try box.run(["append", "lab"], input: reinserted.joined(separator: "\n"))
+        #expect(existing.stderr == "error: line 8501: insert of TestDummy 17: the id exists already; nothing appended\n")
+        var badJSON = good
+        badJSON[5_000] = #"{"insert": "TestDummy", "id": 1"#
+        let malformed = try box.run(["append", "lab"], input: badJSON.joined(separator: "\n"))
+        #expect(malformed.stderr.hasPrefix("error: line 5001: "), "\(malformed.stderr)")
+        #expect(try box.run(["log", "lab", "--json"]).stdout.isEmpty)
+
+        let appended = try box.run(["append", "lab"], input: good.joined(separator: "\n") + "\n")
+        #expect(appended.status == 0)
+        #expect(appended.stdout == (1...count).map { "\($0)\n" }.joined())
+        #expect(try box.run(["verify", "lab"]).status == 0)
+    }
 }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension AppendInput {
     /// Reads a line of the common shape — one change, `{"insert"|"update"|"delete": ENTITY, "id": ID,
     /// "values": {NAME: SCALAR, …}}` with its keys in any order — straight from its bytes into a ``ChangeRequest``:
@@ -15,68 +21,108 @@ extension AppendInput {
     }
 
     static func directEntry(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, schema: Schema) -> Entry? {
+        enum Operation { case insert, update, delete }
         var p = JSONParser(bytes: bytes)
         p.skipSpace()
-        var op: String?, entityName: String?
+        var op: Operation?
+        var entity: EntityDescription?
         var idJSON: JSONValue?
-        var valueMembers: [(String, JSONValue)]?
+        var values: (values: ObjectValues, given: UInt64)?
+        var valuesAt: Int?  // where "values" is, when it came before the operation (its entity not known yet)
         // At most one each of the operation, "id" and "values"; any other key declines the line.
         let read = forEachMember(&p) { key, p in
-            switch key {
-            case "insert", "update", "delete":
-                guard op == nil, p.bytes[p.index] == UInt8(ascii: "\""), let name = try? p.string() else { return false }
-                op = key
-                entityName = name
-            case "id":
+            if let keyOp: Operation = matches(key, "insert") ? .insert : matches(key, "update") ? .update
+                : matches(key, "delete") ? .delete : nil {
+                guard op == nil, p.bytes[p.index] == UInt8(ascii: "\""), let name = try? p.string(),
+                      let e = schema.entities[name] else { return false }
+                op = keyOp
+                entity = e
+            } else if matches(key, "id") {
                 guard idJSON == nil, let v = scalar(&p) else { return false }
                 idJSON = v
-            case "values":
-                guard valueMembers == nil else { return false }
-                var members: [(String, JSONValue)] = []
-                guard forEachMember(&p, { name, p in
-                    guard let v = scalar(&p) else { return false }
-                    members.append((name, v))
-                    return true
-                }) else { return false }
-                valueMembers = members
-            default:
+            } else if matches(key, "values") {
+                guard values == nil, valuesAt == nil else { return false }
+                if let entity {
+                    guard let v = directValues(&p, entity: entity) else { return false }
+                    values = v
+                } else {
+                    valuesAt = p.index
+                    guard forEachMember(&p, { _, p in scalar(&p) != nil }) else { return false }
+                }
+            } else {
                 return false
             }
             return true
         }
         p.skipSpace()
-        guard read, p.index == bytes.count, let op, let entityName, let idJSON,
-              let entity = schema.entities[entityName],
+        guard read, p.index == bytes.count, let op, let entity, let idJSON,
               let id = ObjectID(json: idJSON, type: entity.idType) else { return nil }
         if case .string(let s) = id, s.utf8.count > Limits.idBytesMax { return nil }
-        // The values as the general reader reads them; any error declines the line (the general reader names it).
-        func values() -> ObjectValues? {
-            guard let valueMembers else { return [:] }
-            return try? InputValues.values(.object(valueMembers), what: "values", entity: entity, line: line, context: "")
+        if let valuesAt {
+            var q = JSONParser(bytes: bytes)
+            q.index = valuesAt
+            guard let v = directValues(&q, entity: entity) else { return nil }
+            values = v
         }
         switch op {
-        case "delete":
-            guard valueMembers == nil else { return nil }
+        case .delete:
+            guard values == nil else { return nil }
             return Entry(line: line, author: nil, requests: [.delete(entity: entity.name, id: id)])
-        case "insert":
-            guard let values = values(), entity.missingRequired(in: values).isEmpty else { return nil }
-            return Entry(line: line, author: nil, requests: [.insert(entity: entity.name, id: id, values: values)])
-        default:
-            guard valueMembers != nil, let values = values(), !values.isEmpty else { return nil }
-            return Entry(line: line, author: nil, requests: [.update(entity: entity.name, id: id, values: values)])
+        case .insert:
+            let given = values?.given ?? 0
+            for (i, a) in entity.attributes.enumerated() where !a.isOptional && a.defaultValue == nil && given & (1 << i) == 0 {
+                return nil  // a required attribute missing: the general reader names it
+            }
+            return Entry(line: line, author: nil, requests: [.insert(entity: entity.name, id: id, values: values?.values ?? [:])])
+        case .update:
+            guard let values, !values.values.isEmpty else { return nil }
+            return Entry(line: line, author: nil, requests: [.update(entity: entity.name, id: id, values: values.values)])
         }
     }
 
-    /// Walks the members of the JSON object at the parser's position: each key is read, then `body` reads its
-    /// value (returning `false` to decline). `false` for anything but a well-formed object whose values `body` read.
-    private static func forEachMember(_ p: inout JSONParser, _ body: (String, inout JSONParser) -> Bool) -> Bool {
+    /// The values of the JSON object at the parser's position, read as the general reader reads them
+    /// (``InputValues/values(_:what:entity:line:context:nullAlways:)``, each by ``Attribute/value(fromJSON:)``),
+    /// with the set of attributes given (bit `i`: `entity.attributes[i]`); `nil` for anything the general reader
+    /// would refuse or that this one does not read (an escaped name, more than 64 attributes).
+    private static func directValues(_ p: inout JSONParser, entity: EntityDescription) -> (values: ObjectValues, given: UInt64)? {
+        let attributes = entity.attributes
+        guard attributes.count <= 64 else { return nil }
+        var values = ObjectValues(minimumCapacity: attributes.count)
+        var given: UInt64 = 0
+        let read = forEachMember(&p) { key, p in
+            // Names compared as bytes, in the schema's order: no String made and hashed per value.
+            guard let i = attributes.firstIndex(where: { matches(key, $0.name) }), given & (1 << i) == 0,
+                  let json = scalar(&p), let value = try? attributes[i].value(fromJSON: json) else { return false }
+            given |= 1 << i
+            values[attributes[i].name] = value
+            return true
+        }
+        return read ? (values, given) : nil
+    }
+
+    /// Whether a key's bytes are those of `word`.
+    private static func matches(_ key: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
+        key.count == word.utf8CodeUnitCount && (key.isEmpty || memcmp(key.baseAddress!, word.utf8Start, key.count) == 0)
+    }
+
+    /// Whether a key's bytes are the UTF-8 of `name`.
+    private static func matches(_ key: UnsafeBufferPointer<UInt8>, _ name: String) -> Bool {
+        name.utf8.count == key.count && (name.utf8.withContiguousStorageIfAvailable { n in
+            key.isEmpty || memcmp(key.baseAddress!, n.baseAddress!, key.count) == 0
+        } ?? name.utf8.elementsEqual(key))
+    }
+
+    /// Walks the members of the JSON object at the parser's position: each key's bytes are read (a key with an
+    /// escape declines), then `body` reads its value (returning `false` to decline). `false` for anything but a
+    /// well-formed object whose values `body` read.
+    private static func forEachMember(_ p: inout JSONParser, _ body: (UnsafeBufferPointer<UInt8>, inout JSONParser) -> Bool) -> Bool {
         guard p.index < p.bytes.count, p.bytes[p.index] == UInt8(ascii: "{") else { return false }
         p.index += 1
         p.skipSpace()
         if p.index < p.bytes.count, p.bytes[p.index] == UInt8(ascii: "}") { p.index += 1; return true }
         while true {  // one member per step: bounded by the line's length
             p.skipSpace()
-            guard p.index < p.bytes.count, p.bytes[p.index] == UInt8(ascii: "\""), let key = try? p.string() else { return false }
+            guard let key = p.plainStringBytes() else { return false }
             p.skipSpace()
             guard p.index < p.bytes.count, p.bytes[p.index] == UInt8(ascii: ":") else { return false }
             p.index += 1

@@ -35,18 +35,55 @@
     /// - Returns: one entry per non-blank line, in order.
     /// - Throws: ``InputError`` for the first bad line, or ``InputError/noLines`` when no line is non-blank.
     public static func parse(_ text: String, schema: Schema) throws(InputError) -> [Entry] {
+        var reader = Reader(text, schema: schema)
         var entries: [Entry] = []
-        var lines = InputLines(text)
-        while let (number, line) = lines.nextLine() {  // one step per line: bounded by the text's length
-            // The common one-change line straight from its bytes; any other line, and every error, the general way.
-            if let entry = directEntry(line, line: number, schema: schema) {
-                entries.append(entry)
-            } else if let json = try InputLines.json(line, lineNumber: number) {
-                entries.append(try entry(json, line: number, schema: schema))
-            }
-        }
-        guard !entries.isEmpty else { throw .noLines }
+        while let batch = try reader.next(upTo: Int.max) { entries += batch }  // two steps: the lines, then the end
         return entries
+    }
+
+    /// Reads the lines of a text a batch at a time, so that a caller can write each batch before reading the next
+    /// (a bulk load then holds one batch of requests in memory, not the whole input's).
+    public struct Reader {
+        private var lines: InputLines
+        private let schema: Schema
+        /// Entries read so far.
+        public private(set) var entryCount = 0
+        /// The error of a bad line read after some good ones, thrown by the next call (after the caller has
+        /// checked the good ones: the first bad line is named whatever is wrong with it).
+        private var pending: InputError?
+
+        /// Reads `text` against `schema`.
+        public init(_ text: String, schema: Schema) {
+            self.lines = InputLines(text)
+            self.schema = schema
+        }
+
+        /// The entries of the next non-blank lines, at most `limit` (at least 1), or `nil` after the last. A batch
+        /// ends before a bad line; the next call throws its error.
+        /// - Throws: ``InputError`` for a bad line; ``InputError/noLines`` at the end when no line was non-blank.
+        public mutating func next(upTo limit: Int) throws(InputError) -> [Entry]? {
+            precondition(limit > 0, "a batch of no entries")
+            if let pending { throw pending }
+            var entries: [Entry] = []
+            while entries.count < limit, let (number, line) = lines.nextLine() {  // one step per line: bounded by the text
+                do {
+                    // The common one-change line straight from its bytes; any other line, and every error, the general way.
+                    if let entry = directEntry(line, line: number, schema: schema) {
+                        entries.append(entry)
+                    } else if let json = try InputLines.json(line, lineNumber: number) {
+                        entries.append(try AppendInput.entry(json, line: number, schema: schema))
+                    }
+                } catch {
+                    pending = error
+                    if entries.isEmpty { throw error }
+                    break
+                }
+            }
+            entryCount += entries.count
+            guard entries.isEmpty else { return entries }
+            if entryCount == 0 { throw .noLines }
+            return nil
+        }
     }
 
     /// Reads one line (without its `\n`; a trailing `\r` is ignored), for callers that stream a large input.

@@ -15,6 +15,55 @@ extension LogStore {
     @discardableResult
     public func append(_ requests: [TransactionRequest]) throws(StoreError) -> [Transaction] {
         guard !requests.isEmpty else { throw .emptyInput }
+        try Self.checkShape(of: requests)
+        let time = Timestamp.now
+        let appended = try perform { txn in try self.appendInTransaction(txn, requests, time: time) }
+        if let last = appended.last { notifyHead(last.seq) }
+        return appended
+    }
+
+    /// Appends the transactions `next` gives, batch after batch until it returns `nil`, as consecutive
+    /// transactions in **one** LMDB write: all or nothing, as ``append(_:)-([TransactionRequest])`` with all the
+    /// batches at once, but holding one batch in memory at a time (a bulk load reads its input batch by batch).
+    /// - Returns: the seqs appended, in order.
+    /// - Throws: what `next` throws, as it is (nothing is appended); otherwise a ``StoreError`` as
+    ///   ``append(_:)-([TransactionRequest])`` throws it, its transaction index counted over all the batches.
+    public func append(batches next: () throws -> [TransactionRequest]?) throws -> [UInt64] {
+        let time = Timestamp.now
+        var seqs: [UInt64] = []
+        var producerError: (any Error)?
+        do {
+            try perform { txn in
+                while true {  // bounded by `next`: one batch per step
+                    let batch: [TransactionRequest]
+                    do {
+                        guard let b = try next() else { break }
+                        batch = b
+                    } catch {
+                        producerError = error
+                        throw error  // aborts the write
+                    }
+                    let before = seqs.count
+                    do {
+                        try Self.checkShape(of: batch)
+                        let appended = try self.appendInTransaction(txn, batch, time: time)
+                        seqs.reserveCapacity(before + appended.count)
+                        for t in appended { seqs.append(t.seq) }
+                    } catch let error as StoreError {
+                        throw error.countingTransactions(from: before)
+                    }
+                }
+                guard !seqs.isEmpty else { throw StoreError.emptyInput }
+            }
+        } catch {
+            throw producerError ?? error
+        }
+        if let last = seqs.last { notifyHead(last) }
+        return seqs
+    }
+
+    /// Refuses an empty transaction or one with too many changes.
+    private static func checkShape(of requests: [TransactionRequest]) throws(StoreError) {
         for (i, r) in requests.enumerated() {
             guard !r.changes.isEmpty else { throw .emptyTransaction(transaction: i) }
             guard r.changes.count <= Limits.transactionChangesMax else {
@@ -22,10 +71,6 @@ extension LogStore {
                                      reason: "more than \(Limits.transactionChangesMax) changes in one transaction")
             }
         }
-        let time = Timestamp.now
-        let appended = try perform { txn in try self.appendInTransaction(txn, requests, time: time) }
-        if let last = appended.last { notifyHead(last.seq) }
-        return appended
     }
 
     /// Appends `requests` inside `txn`. With `newSchema`, the first transaction starts with the schema change

@@ -101,3 +101,15 @@ extension StoreError {
         }
     }
 }
+
+extension StoreError {
+    /// The error with its transaction index counted from `first`: an error of one batch of a write that appends
+    /// several, named by its place in the whole write.
+    func countingTransactions(from first: Int) -> StoreError {
+        switch self {
+        case let .invalidChange(t, c, reason): return .invalidChange(transaction: first + t, change: c, reason: reason)
+        case let .emptyTransaction(t): return .emptyTransaction(transaction: first + t)
+        default: return self
+        }
+    }
+}

@@ -120,6 +120,20 @@ struct JSONParser {
         }
     }
 
+    /// The bytes of the JSON string at the position, when it has no escapes and no control characters, and the
+    /// position after it; `nil` (the position unchanged) otherwise. The bytes are as written: not checked as UTF-8,
+    /// so they are for comparing with known names, not for making text.
+    mutating func plainStringBytes() -> UnsafeBufferPointer<UInt8>? {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        var end = index + 1
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+            end += 1
+        }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
+        defer { index = end + 1 }
+        return UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end])
+    }
+
     mutating func literal(_ word: StaticString) throws(JSONError) {
         let n = word.utf8CodeUnitCount
         guard index + n <= bytes.count else { throw error("unexpected end of input") }

@@ -55,6 +55,10 @@ struct AppendCommand: ParsableCommand {
         if change.isEmpty {
             let text = try file.map(readTextFile) ?? readStandardInput()
             bytes = text.utf8.count
+            if try store.replicaLink == nil, !chunked, bytes <= Limits.singleWriteInputBytesMax {
+                guard chunkSize > 0 else { throw CLIError("--chunk-size must be positive") }
+                return try appendInOneWrite(store, text: text, schema: schema)
+            }
             let entries: [AppendInput.Entry]
             do { entries = try AppendInput.parse(text, schema: schema) } catch {
                 throw CLIError("\(error); nothing appended")
@@ -85,7 +89,7 @@ struct AppendCommand: ParsableCommand {
         if !change.isEmpty {
             let seq: UInt64
             do { seq = try store.append(requests)[0].seq } catch { throw CLIError("\(Self.withoutPosition(error)); nothing appended") }
-            Output.standard.line(format.json ? JSONValue.object([("seq", .int(Int64(seq)))]).text : String(seq))
+            printSeq(seq)
             return
         }
         guard chunkSize > 0 else { throw CLIError("--chunk-size must be positive") }
@@ -95,11 +99,61 @@ struct AppendCommand: ParsableCommand {
         let items = zip(lines, requests).map { (line: $0, item: $1, changes: $1.changes.count) }
         try writer.commit(items, write: { (group) throws(StoreError) -> [UInt64] in try store.append(group).map(\.seq) },
                           committed: { seqs in
-                              for seq in seqs {
-                                  Output.standard.line(format.json ? JSONValue.object([("seq", .int(Int64(seq)))]).text : String(seq))
-                              }
+                              seqs.forEach(printSeq)
                               Output.standard.flush()
                           })
+    }
+
+    /// Lines read per batch of a one-write append: enough that a batch's fixed costs vanish, few enough that the
+    /// batch's requests stay in cache and their memory is reused by the next.
+    static let linesPerBatch = 4096
+
+    /// Appends all of `text` in one LMDB write, reading it a batch of lines at a time into the write (a bulk load
+    /// never holds the whole input's requests). Lines are checked in order: the first bad one is named, whether
+    /// its JSON or its change is wrong, and nothing is appended.
+    func appendInOneWrite(_ store: LogStore, text: String, schema: Schema) throws {
+        struct TooManyChanges: Error {}
+        var reader = AppendInput.Reader(text, schema: schema)
+        var lines: [Int] = []
+        var changes = 0
+        let writer = ChunkedWriter(store: store, chunked: false, verb: "appended")
+        let seqs: [UInt64]
+        do {
+            seqs = try store.append(batches: { () throws -> [TransactionRequest]? in
+                guard let entries = try reader.next(upTo: Self.linesPerBatch) else { return nil }
+                var batch: [TransactionRequest] = []
+                batch.reserveCapacity(entries.count)
+                for entry in entries {
+                    lines.append(entry.line)
+                    changes += entry.requests.count
+                    batch.append(TransactionRequest(author: entry.author ?? author, changes: entry.requests))
+                }
+                guard changes <= Limits.singleWriteChangesMax else { throw TooManyChanges() }
+                return batch
+            })
+        } catch let error as InputError {
+            throw CLIError("\(error); nothing appended")
+        } catch is TooManyChanges {
+            // Count the rest, to say how big the input is (a bad line in it is named, as any bad line is).
+            do {
+                while let entries = try reader.next(upTo: Self.linesPerBatch) {  // bounded by the text
+                    changes += entries.reduce(0) { $0 + $1.requests.count }
+                }
+            } catch {
+                throw CLIError("\(error); nothing appended")
+            }
+            try writer.checkSize(changes: changes, bytes: text.utf8.count)
+            preconditionFailure("an input over the limit passed the size check")
+        } catch let error as StoreError {
+            throw CLIError(writer.describe(error, lines: lines, committed: []))
+        }
+        seqs.forEach(printSeq)
+        Output.standard.flush()
+    }
+
+    /// Prints a new seq as the output format wants it.
+    func printSeq(_ seq: UInt64) {
+        Output.standard.line(format.json ? JSONValue.object([("seq", .int(Int64(seq)))]).text : String(seq))
     }
 
     /// Appends through the replica's stream, transaction by transaction, printing each seq once committed.
@@ -107,7 +161,7 @@ struct AppendCommand: ParsableCommand {
         let replica = try Replica.open(store)
         do {
             try replica.append(requests) { seq in
-                Output.standard.line(format.json ? JSONValue.object([("seq", .int(Int64(seq)))]).text : String(seq))
+                printSeq(seq)
                 Output.standard.flush()
             }
         } catch {
