@@ -81,4 +81,33 @@ import TestSupport
             #expect("[" + String(decoding: w.bytes, as: UTF8.self) + "]" == "[\(Self.referenceText(of: s)), \(i)]")
         }
     }
+
+    /// Integers of every length of digits, both signs, against Swift's own decimal text.
+    @Test func integersOfEveryLength() {
+        var g = SeededGenerator(seed: 7)
+        var samples: [Int64] = [0, 9, 10, 99, 100, .max, .min, .max - 1, .min + 1]
+        for digits in 1...18 {
+            let p = (0..<digits).reduce(Int64(1)) { r, _ in r * 10 }
+            samples += [p - 1, p, p + 1, -p, Int64.random(in: (p / 10)..<p, using: &g)]
+        }
+        for i in samples {
+            var w = JSONWriter()
+            w.int(i)
+            #expect(String(decoding: w.bytes, as: UTF8.self) == String(i))
+        }
+    }
+
+    /// Member keys written once are the keys ``JSONWriter/key(_:first:)`` writes, escapes included.
+    @Test func memberKeysAreTheKeysWrittenByName() {
+        let names = ["a", "", "é\"q\"", "tab\t", "name", "😀"]
+        let keys = JSONWriter.MemberKeys(names)
+        var byName = JSONWriter(), byIndex = JSONWriter()
+        for (j, name) in names.enumerated() {
+            byName.key(name, first: j == 0)
+            byName.int(Int64(j))
+            byIndex.key(j, of: keys)
+            byIndex.int(Int64(j))
+        }
+        #expect(byIndex.bytes == byName.bytes)
+    }
 }

@@ -38,12 +38,17 @@ extension Context {
     /// `member`, when given, is called with each object that belongs to the view and its whole values' stored bytes
     /// (valid only during the call).
     private func headController(_ plan: ViewPlan, _ entity: EntityDescription,
+                                reserve: ((_ rows: Int, _ bytes: Int) -> Void)? = nil,
                                 member: ((ObjectID, UnsafeRawBufferPointer) -> Void)? = nil) throws -> ResultsController? {
         guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
         let position = self.position
         let attributes = plan.attributesRead(of: entity)
         return try store.perform(read: true) { txn -> ResultsController? in
             guard try store.head(in: txn) == position else { return nil }
+            if let reserve {
+                let objects = try txn.statistics(store.objectsDB)
+                reserve(objects.entries, objects.bytes)
+            }
             return try ResultsController(plan: plan, entity: entity, position: position) { visit in
                 try store.forEachHeadObject(of: entity.name, reading: attributes, in: txn) { id, fetched, values in
                     if visit(id, fetched), let member { member(id, values) }
@@ -70,7 +75,9 @@ extension Context {
         guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
         let plan = try ViewPlan(request, for: entity)
         var rows = ViewRowRecords(entity: entity)
-        if let controller = try headController(plan, entity, member: { id, values in rows.append(id, values: values) }) {
+        // Room for every object row (an upper bound, reserved, not touched): the rows kept are never copied to grow.
+        let reserve = { (count: Int, bytes: Int) in rows.reserve(rows: count, bytes: bytes) }
+        if let controller = try headController(plan, entity, reserve: reserve, member: { id, values in rows.append(id, values: values) }) {
             return (adopt(controller), rows)
         }
         let position = self.position

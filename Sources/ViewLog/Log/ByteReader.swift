@@ -139,6 +139,12 @@ struct ByteReader {
         return s
     }
 
+    /// Checks that `raw` is valid UTF-8 without making a `String` of it (ASCII needs no more than a look).
+    static func checkUTF8(_ raw: UnsafeRawBufferPointer, _ field: StaticString, at offset: Int) throws(CodecError) {
+        if isASCII(raw) { return }
+        _ = try utf8(raw, field, at: offset)
+    }
+
     /// Whether every byte is below 0x80.
     @inline(__always)
     static func isASCII(_ raw: UnsafeRawBufferPointer) -> Bool {

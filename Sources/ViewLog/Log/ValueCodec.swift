@@ -243,7 +243,11 @@ extension ByteReader {
     /// Reads object values into `fetched`: each of its attributes' slots gets the record's value, `null` when the
     /// record lacks it; other names are dropped. The same checks and errors as ``objectValues()``.
     mutating func objectValues(into fetched: inout FetchedValues) throws(CodecError) {
-        try walkValues(of: fetched.attributes) { j, v in fetched.slots[j] = v ?? .null }
+        // Only the attributes asked for are decoded: a view reads its predicate and key attributes, not every
+        // value of every row (the others are stepped over, their framing checked; the row's checksum covers them).
+        try walkValues(of: fetched.attributes, reading: { r throws(CodecError) in try r.value() }, decodingDropped: false) { j, v in
+            fetched.slots[j] = v ?? .null
+        }
     }
 
     /// Reads object values, calling `body(j, value)` for every attribute `j` of `attributes` (sorted by name) in
@@ -257,10 +261,11 @@ extension ByteReader {
         try walkValues(of: attributes, reading: { r throws(CodecError) in try r.value() }, body)
     }
 
-    /// ``walkValues(of:_:)`` with each value read by `read` (which reads exactly one tagged value).
+    /// ``walkValues(of:_:)`` with each value read by `read` (which reads exactly one tagged value). Unless
+    /// `decodingDropped`, the value of a name the attributes lack is stepped over, not read.
     @inline(__always)
     private mutating func walkValues<V>(of attributes: [Attribute], reading read: (inout ByteReader) throws(CodecError) -> V,
-                                        _ body: (Int, V?) -> Void) throws(CodecError) {
+                                        decodingDropped: Bool = true, _ body: (Int, V?) -> Void) throws(CodecError) {
         let n = try count("attribute count", limit: Limits.attributesMax, bytesEach: EncodedSize.namedValueMin)
         var previousName = UnsafeRawBufferPointer(start: nil, count: 0)
         var j = 0
@@ -278,13 +283,18 @@ extension ByteReader {
                     break
                 }
             }
-            if matched == nil { _ = try ByteReader.utf8(raw, "attribute name", at: start) }
+            if matched == nil { try ByteReader.checkUTF8(raw, "attribute name", at: start) }
             guard i == 0 || ByteReader.precedes(previousName, raw) else {
                 throw .invalid(field: "attribute name", offset: at, reason: "names not in strictly increasing order")
             }
             previousName = raw
-            let v = try read(&self)
-            if let matched { body(matched, v) }
+            if let matched {
+                body(matched, try read(&self))
+            } else if decodingDropped {
+                _ = try read(&self)
+            } else {
+                try skipValue()
+            }
         }
         while j < attributes.count {
             body(j, nil)
@@ -296,9 +306,10 @@ extension ByteReader {
     /// name, without repeats): `"name": value` for each, `null` where the values lack it, separated by `", "`, other
     /// names dropped — the same text as writing ``objectValues(canonicalFor:)`` member by member, without the
     /// dictionary. The same checks and errors.
-    mutating func writeJSONMembers(canonicalFor attributes: [Attribute], into w: inout JSONWriter) throws(CodecError) {
+    mutating func writeJSONMembers(canonicalFor attributes: [Attribute], keys: JSONWriter.MemberKeys,
+                                   into w: inout JSONWriter) throws(CodecError) {
         try walkValues(of: attributes, reading: { r throws(CodecError) in try r.valueForJSON() }) { j, v in
-            w.key(attributes[j].name, first: j == 0)
+            w.key(j, of: keys)
             switch v {
             case .string(let utf8)?: w.string(utf8: utf8)
             case .other(let value)?: w.value(value)

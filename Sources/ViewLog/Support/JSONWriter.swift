@@ -25,6 +25,34 @@
         raw(": ")
     }
 
+    /// The keys of an object's members written once as bytes (`"name": `), for a caller that writes many
+    /// objects with the same members: no name is escaped again per object.
+    public struct MemberKeys: Sendable {
+        private var bytes: [UInt8] = []
+        private var ends: [Int] = []
+
+        /// The keys of members named `names`, in order.
+        public init(_ names: [String]) {
+            var w = JSONWriter()
+            for name in names {
+                w.key(name, first: true)
+                ends.append(w.bytes.count)
+            }
+            bytes = w.bytes
+        }
+
+        func withKey<R>(_ j: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+            bytes.withUnsafeBufferPointer { all in body(UnsafeBufferPointer(rebasing: all[(j == 0 ? 0 : ends[j - 1])..<ends[j]])) }
+        }
+    }
+
+    /// Appends the key of member `j` of `keys`, after `", "` unless `j` is 0 (the object's first member).
+    @inline(__always)
+    public mutating func key(_ j: Int, of keys: MemberKeys) {
+        if j > 0 { raw(", ") }
+        keys.withKey(j) { bytes.append(contentsOf: $0) }
+    }
+
     /// Appends `null`.
     public mutating func null() { raw("null") }
 
@@ -40,18 +68,17 @@
 
     private mutating func unsigned(_ u: UInt64) {
         if u < 10 { bytes.append(48 + UInt8(u)); return }
-        var digits: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
-                     UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var n = 0
-        var v = u
+        // The digits right to left into a buffer on the stack (20 holds any UInt64), then appended at once.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
         withUnsafeMutableBytes(of: &digits) { d in
-            while v > 0 {
+            var n = d.count
+            var v = u
+            while v > 0 {  // bounded: at most 20 digits
+                n -= 1
                 d[n] = 48 + UInt8(v % 10)
                 v /= 10
-                n += 1
             }
-            for k in stride(from: n - 1, through: 0, by: -1) { bytes.append(d[k]) }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: d[n...]))
         }
     }
 

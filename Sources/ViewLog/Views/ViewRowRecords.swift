@@ -17,8 +17,19 @@
     private var ids: [ObjectID] = []
     private var index = ObjectIDIndex()
 
+    /// The JSON keys of the entity's attributes, written once.
+    private let keys: JSONWriter.MemberKeys
+
     init(entity: EntityDescription) {
         self.entity = entity
+        keys = JSONWriter.MemberKeys(entity.attributes.map(\.name))
+    }
+
+    /// Makes room for `rows` rows of `bytes` bytes in all, so that keeping them copies nothing to grow.
+    mutating func reserve(rows: Int, bytes count: Int) {
+        bytes.reserveCapacity(count)
+        ends.reserveCapacity(rows)
+        ids.reserveCapacity(rows)
     }
 
     /// The number of rows kept.
@@ -85,12 +96,12 @@
         let attributes = entity.attributes
         if keptAsValues {
             guard let r = index.row(of: id, in: ids) else { return false }
-            for (i, (a, v)) in zip(attributes, slots(ofRow: r)).enumerated() {
-                w.key(a.name, first: i == 0)
+            for (j, v) in slots(ofRow: r).enumerated() {
+                w.key(j, of: keys)
                 w.value(v)
             }
             return true
         }
-        return try withValues(of: id) { r throws(CodecError) in try r.writeJSONMembers(canonicalFor: attributes, into: &w) } != nil
+        return try withValues(of: id) { r throws(CodecError) in try r.writeJSONMembers(canonicalFor: attributes, keys: keys, into: &w) } != nil
     }
 }

@@ -25,7 +25,7 @@ struct QueryCommand: ParsableCommand {
         let position = try store.checkedPosition(at)
         let materialized = try MaterializedView(store: store, options: view, at: position)
         if format.json {
-            Output.standard.line(bytes: try materialized.jsonBytes())
+            try materialized.printJSON()
         } else {
             for line in try materialized.textLines() { Output.standard.line(line) }
         }

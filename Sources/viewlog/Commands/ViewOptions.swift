@@ -128,17 +128,41 @@ final class MaterializedView: ContextObserver {
         return (changes, before)
     }
 
-    /// The `query` document, `{"position": 9, "sections": [{"name": "A", "rows": [{"id": "e1", "values": {…}}]}]}`,
-    /// written straight from the values (no ``JSONValue`` tree), or from the rows' stored bytes.
-    func jsonBytes() throws -> [UInt8] {
-        var w = JSONWriter()
-        w.bytes.reserveCapacity(64 + controller.fetchedObjects.count * 64)
+    /// Prints the `query` document as one line (``writeJSON(into:every:_:)``), in pieces: a view of many rows is
+    /// never held whole in memory.
+    func printJSON() throws {
+        try Output.standard.line(streaming: { bytes, drain in
+            var w = JSONWriter()
+            swap(&w.bytes, &bytes)
+            defer { swap(&w.bytes, &bytes) }
+            try writeJSON(into: &w, every: Output.standard.pieceBytes) { drain(&$0.bytes) }
+        })
+    }
+
+    /// Writes the `query` document, `{"position": 9, "sections": [{"name": "A", "rows": [{"id": "e1", "values":
+    /// {…}}]}]}`, into `w` straight from the values (no ``JSONValue`` tree) or from the rows' stored bytes,
+    /// calling `drain` after a row whenever `w` holds `pieceBytes` or more (`drain` may take the bytes so far).
+    func writeJSON(into w: inout JSONWriter, every pieceBytes: Int, _ drain: (inout JSONWriter) -> Void) throws {
         w.raw("{\"position\": ")
         w.int(Int64(controller.position))
         w.raw(", \"sections\": [")
         var row = 0
         let ids = controller.fetchedObjects
         let attributes = entity.attributes
+        // Chosen once: `records` read from the class per row would copy the whole struct (its arrays retained).
+        let writeValues: (ObjectID, inout JSONWriter) throws -> Void
+        if let records {
+            writeValues = { id, w in try records.writeJSONMembers(of: id, into: &w) }
+        } else {
+            let values = self.values
+            writeValues = { id, w in
+                let v = values[id] ?? [:]
+                for (i, a) in attributes.enumerated() {
+                    w.key(a.name, first: i == 0)
+                    w.value(v[a.name] ?? .null)
+                }
+            }
+        }
         for (s, info) in controller.sections.enumerated() {
             if s > 0 { w.raw(", ") }
             w.raw("{\"name\": ")
@@ -150,22 +174,14 @@ final class MaterializedView: ContextObserver {
                 w.raw("{\"id\": ")
                 w.id(id)
                 w.raw(", \"values\": {")
-                if let records {
-                    try records.writeJSONMembers(of: id, into: &w)
-                } else {
-                    let v = values[id] ?? [:]
-                    for (i, a) in attributes.enumerated() {
-                        w.key(a.name, first: i == 0)
-                        w.value(v[a.name] ?? .null)
-                    }
-                }
+                try writeValues(id, &w)
                 w.raw("}}")
+                if w.bytes.count >= pieceBytes { drain(&w) }
             }
             row += info.numberOfObjects
             w.raw("]}")
         }
         w.raw("]}")
-        return w.bytes
     }
 
     /// Aligned text: one table whose columns line up across sections; when sectioned, a heading per section

@@ -43,7 +43,7 @@ struct WatchCommand: AsyncParsableCommand {
         let start = try store.head
         let materialized = try MaterializedView(store: store, options: view, at: start)
         if format.json {
-            Output.standard.line(bytes: try materialized.jsonBytes())
+            try materialized.printJSON()
         } else {
             for line in try materialized.textLines() { Output.standard.line(line) }
         }

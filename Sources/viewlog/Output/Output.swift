@@ -29,15 +29,30 @@ final class Output: Sendable {
         buffer.withLock { buffer in
             if buffer.count + line.count >= flushBytes { Output.writeOut(&buffer) }
             if line.count >= flushBytes {
-                var whole = line
-                whole.append(0x0A)
-                Output.writeOut(&whole)
-                return
+                Output.writeOut(line)  // as it is: a copy to add the newline would cost as much as the line
+            } else {
+                buffer.append(contentsOf: line)
             }
-            buffer.append(contentsOf: line)
             buffer.append(0x0A)
         }
     }
+
+    /// Writes one line that `body` makes in pieces (a query's document of megabytes), then a newline: `body`
+    /// appends to the bytes it is given and calls `drain` whenever it likes, which writes them out and empties
+    /// them; what is left when it returns is written after. The line is written whole, as ``line(_:)`` writes.
+    func line(streaming body: (inout [UInt8], _ drain: (inout [UInt8]) -> Void) throws -> Void) rethrows {
+        try buffer.withLock { buffer in
+            Output.writeOut(&buffer)
+            var piece: [UInt8] = []
+            piece.reserveCapacity(flushBytes + flushBytes / 4)
+            try body(&piece) { Output.writeOut(&$0) }
+            Output.writeOut(&piece)
+            buffer.append(0x0A)
+        }
+    }
+
+    /// The number of bytes after which a streamed line's piece is best drained (the buffer's size).
+    var pieceBytes: Int { flushBytes }
 
     /// Writes everything buffered to standard output.
     func flush() {
@@ -47,15 +62,20 @@ final class Output: Sendable {
     /// Writes `buffer` to file descriptor 1 and empties it.
     private static func writeOut(_ buffer: inout [UInt8]) {
         guard !buffer.isEmpty else { return }
-        buffer.withUnsafeBytes { b in
+        writeOut(buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes `bytes` to file descriptor 1.
+    private static func writeOut(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { b in
             var offset = 0
-            while offset < b.count {
+            while offset < b.count {  // bounded: each step writes at least one byte or stops
                 let n = write(1, b.baseAddress! + offset, b.count - offset)
                 if n <= 0 { break }
                 offset += n
             }
         }
-        buffer.removeAll(keepingCapacity: true)
     }
 
     /// Prints `error: message` on standard error, as one line.
