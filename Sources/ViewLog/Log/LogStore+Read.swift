@@ -226,8 +226,9 @@ extension LogStore {
                            _ body: (ObjectID, FetchedValues, UnsafeRawBufferPointer) -> Void) throws {
         let format = try self.format(in: txn)
         var fetched = FetchedValues(attributes: attributes)
+        let names = AttributeNames(attributes)
         try forEachHeadRecord(of: entity, in: txn, format: format) { id, key, value throws(CodecError) in
-            let range = try ObjectRecordCodec.decode(value, key: key, format: format, into: &fetched)
+            let range = try ObjectRecordCodec.decode(value, key: key, format: format, into: &fetched, names: names)
             body(id, fetched, UnsafeRawBufferPointer(rebasing: value[range]))
         }
     }

@@ -57,10 +57,10 @@
     ///   a caller that keeps them (``ViewRowRecords``).
     @discardableResult
     static func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, format: Int,
-                       into fetched: inout FetchedValues) throws(CodecError) -> Range<Int> {
+                       into fetched: inout FetchedValues, names: AttributeNames? = nil) throws(CodecError) -> Range<Int> {
         try decode(bytes, key: key, format: format) { r throws(CodecError) in
             let start = r.offset
-            try r.objectValues(into: &fetched)
+            try r.objectValues(into: &fetched, names: names)
             return start..<r.offset
         }.values
     }

@@ -242,11 +242,20 @@ extension ByteReader {
 
     /// Reads object values into `fetched`: each of its attributes' slots gets the record's value, `null` when the
     /// record lacks it; other names are dropped. The same checks and errors as ``objectValues()``.
-    mutating func objectValues(into fetched: inout FetchedValues) throws(CodecError) {
+    /// `names`, when given, are `fetched.attributes`' names as bytes (made once for a scan of many records).
+    mutating func objectValues(into fetched: inout FetchedValues, names: AttributeNames? = nil) throws(CodecError) {
         // Only the attributes asked for are decoded: a view reads its predicate and key attributes, not every
         // value of every row (the others are stepped over, their framing checked; the row's checksum covers them).
-        try walkValues(of: fetched.attributes, reading: { r throws(CodecError) in try r.value() }, decodingDropped: false) { j, v in
-            fetched.slots[j] = v ?? .null
+        if let names {
+            precondition(names.count == fetched.attributes.count, "names of other attributes")
+            try walkValues(count: names.count, comparing: { raw, j in names.compare(raw, toNameOf: j) },
+                           reading: { r throws(CodecError) in try r.value() }, decodingDropped: false) { j, v in
+                fetched.slots[j] = v ?? .null
+            }
+        } else {
+            try walkValues(of: fetched.attributes, reading: { r throws(CodecError) in try r.value() }, decodingDropped: false) { j, v in
+                fetched.slots[j] = v ?? .null
+            }
         }
     }
 
@@ -266,6 +275,16 @@ extension ByteReader {
     @inline(__always)
     private mutating func walkValues<V>(of attributes: [Attribute], reading read: (inout ByteReader) throws(CodecError) -> V,
                                         decodingDropped: Bool = true, _ body: (Int, V?) -> Void) throws(CodecError) {
+        try walkValues(count: attributes.count, comparing: { raw, j in ByteReader.compare(raw, attributes[j].name) },
+                       reading: read, decodingDropped: decodingDropped, body)
+    }
+
+    /// ``walkValues(of:reading:decodingDropped:_:)`` over `attributeCount` attributes whose names `compareName`
+    /// compares with a record's (`compareName(raw, j)`: the byte order of `raw` against attribute `j`'s name).
+    @inline(__always)
+    private mutating func walkValues<V>(count attributeCount: Int, comparing compareName: (UnsafeRawBufferPointer, Int) -> Int,
+                                        reading read: (inout ByteReader) throws(CodecError) -> V,
+                                        decodingDropped: Bool = true, _ body: (Int, V?) -> Void) throws(CodecError) {
         let n = try count("attribute count", limit: Limits.attributesMax, bytesEach: EncodedSize.namedValueMin)
         var previousName = UnsafeRawBufferPointer(start: nil, count: 0)
         var j = 0
@@ -273,8 +292,8 @@ extension ByteReader {
             let at = offset
             let (raw, start) = try rawName("attribute name")
             var matched: Int?
-            while j < attributes.count {  // bounded: j only grows
-                let order = ByteReader.compare(raw, attributes[j].name)
+            while j < attributeCount {  // bounded: j only grows
+                let order = compareName(raw, j)
                 if order > 0 {
                     body(j, nil)
                     j += 1
@@ -296,7 +315,7 @@ extension ByteReader {
                 try skipValue()
             }
         }
-        while j < attributes.count {
+        while j < attributeCount {
             body(j, nil)
             j += 1
         }
@@ -306,9 +325,10 @@ extension ByteReader {
     /// name, without repeats): `"name": value` for each, `null` where the values lack it, separated by `", "`, other
     /// names dropped — the same text as writing ``objectValues(canonicalFor:)`` member by member, without the
     /// dictionary. The same checks and errors.
-    mutating func writeJSONMembers(canonicalFor attributes: [Attribute], keys: JSONWriter.MemberKeys,
+    mutating func writeJSONMembers(canonicalFor names: AttributeNames, keys: JSONWriter.MemberKeys,
                                    into w: inout JSONWriter) throws(CodecError) {
-        try walkValues(of: attributes, reading: { r throws(CodecError) in try r.valueForJSON() }) { j, v in
+        try walkValues(count: names.count, comparing: names.compare,
+                       reading: { r throws(CodecError) in try r.valueForJSON() }) { j, v in
             w.key(j, of: keys)
             switch v {
             case .string(let utf8)?: w.string(utf8: utf8)

@@ -19,10 +19,13 @@
 
     /// The JSON keys of the entity's attributes, written once.
     private let keys: JSONWriter.MemberKeys
+    /// The entity's attribute names as bytes, matched against the stored rows' names.
+    private let names: AttributeNames
 
     init(entity: EntityDescription) {
         self.entity = entity
         keys = JSONWriter.MemberKeys(entity.attributes.map(\.name))
+        names = AttributeNames(entity.attributes)
     }
 
     /// Makes room for `rows` rows of `bytes` bytes in all, so that keeping them copies nothing to grow.
@@ -93,7 +96,6 @@
     /// `false`, writing nothing, when the row is not kept.
     @discardableResult
     public func writeJSONMembers(of id: ObjectID, into w: inout JSONWriter) throws(StoreError) -> Bool {
-        let attributes = entity.attributes
         if keptAsValues {
             guard let r = index.row(of: id, in: ids) else { return false }
             for (j, v) in slots(ofRow: r).enumerated() {
@@ -102,6 +104,15 @@
             }
             return true
         }
-        return try withValues(of: id) { r throws(CodecError) in try r.writeJSONMembers(canonicalFor: attributes, keys: keys, into: &w) } != nil
+        // Straight over the bytes, not through `withValues` and its closures: they copied this struct per row.
+        guard let r = index.row(of: id, in: ids) else { return false }
+        let range = (r == 0 ? 0 : ends[r - 1])..<ends[r]
+        let failure = bytes.withUnsafeBytes { all -> CodecError? in
+            var reader = ByteReader(UnsafeRawBufferPointer(rebasing: all[range]))
+            do throws(CodecError) { try reader.writeJSONMembers(canonicalFor: names, keys: keys, into: &w) } catch { return error }
+            return nil
+        }
+        if let failure { throw StoreError.corrupt(seq: nil, reason: "object \(entity.name) \(id): \(failure)") }
+        return true
     }
 }
