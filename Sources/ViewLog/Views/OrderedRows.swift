@@ -228,7 +228,7 @@ final class OrderedRows {
         var slots = staged
         staged = []
         slab.index(slots.lazy.map(\.raw))
-        slots.sort { compare($0, $1) < 0 }
+        RowSlot.sort(&slots) { compare($0, $1) < 0 }
         tree.load(slots)
         var runs: [SectionEntry] = []
         var previous: UInt32? = nil
