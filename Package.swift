@@ -23,8 +23,10 @@ let package = Package(
         .target(name: "CLMDBGuard", dependencies: ["CLMDB"]),
         // Safe Swift layer over LMDB. Knows nothing of events.
         .target(name: "LMDB", dependencies: ["CLMDB", "CLMDBGuard"]),
+        // CRC-32C by the CPU's instruction (SSE 4.2, ARMv8 CRC) where it has one; the engine's checksums.
+        .target(name: "CCRC32C"),
         // The engine: model, log, query, views, context.
-        .target(name: "ViewLog", dependencies: ["LMDB"]),
+        .target(name: "ViewLog", dependencies: ["LMDB", "CCRC32C"]),
         // Debian's libnats-dev (the NATS C client). Only the ViewLogReplication target imports this module.
         .systemLibrary(
             name: "CNATS",
