@@ -55,4 +55,45 @@ import TestSupport
             #expect(ints.count > 40, "seed \(seed): \(ints.count) distinct slots of ints")
         }
     }
+
+    /// Ascending int ids fill the dense array; the first id that does not fit it (below the first, too far above,
+    /// a string) moves everything to the hash table. Either way, every id is found at its row and no other id is.
+    @Test func denseIdsAndTheMoveToHashingFindWhatADictionaryFinds() {
+        var g = SeededGenerator(stream: 64)
+        for round in 0..<60 {
+            var index = ObjectIDIndex(capacity: Int.random(in: 0...100, using: &g))
+            var ids: [ObjectID] = [], model: [ObjectID: Int] = [:]
+            var next = Int64.random(in: -5...5, using: &g) * (round % 5 == 0 ? Int64.max / 8 : 1)
+            let ascending = Int.random(in: 0...3000, using: &g)
+            func add(_ id: ObjectID) {
+                guard model[id] == nil else { return }
+                #expect(index.row(of: id, in: ids) == nil, "round \(round): \(id) absent")
+                model[id] = ids.count
+                ids.append(id)
+                index.insert(id, row: ids.count - 1)
+            }
+            for _ in 0..<ascending {
+                add(.int(next))
+                next += Int64.random(in: 1...(round % 3 == 0 ? 9 : 2), using: &g)
+            }
+            // Probes around and inside the range, present or not.
+            for _ in 0..<200 {
+                let probe = ObjectID.int(next - Int64.random(in: -20...(Int64(ascending) * 3 + 20), using: &g))
+                #expect(index.row(of: probe, in: ids) == model[probe], "round \(round): \(probe)")
+            }
+            switch round % 4 {
+            case 0: add(.int(next - Int64(ascending) * 10 - 1_000))  // below the first
+            case 1: add(.int(next + 1_000_000))                       // far above
+            case 2: add(.string("s\(round)"))
+            default: break                                            // stays dense
+            }
+            for _ in 0..<Int.random(in: 0...500, using: &g) {
+                add(Bool.random(using: &g) ? .int(Int64.random(in: -3000...9000, using: &g)) : .string("x\(Int.random(in: 0..<300, using: &g))"))
+            }
+            #expect(index.count == model.count)
+            for (id, r) in model { #expect(index.row(of: id, in: ids) == r, "round \(round): \(id)") }
+            #expect(index.row(of: .int(Int64.min), in: ids) == model[.int(Int64.min)])
+            #expect(index.row(of: .int(Int64.max), in: ids) == model[.int(Int64.max)])
+        }
+    }
 }

@@ -176,7 +176,9 @@ struct LogVerifier {
         for change in t.changes {
             if case .schema(let schema, _) = change { logSchemas[t.seq] = schema }
             guard let key = change.key else { continue }
-            let current = replayed[key]?.values
+            // Taken out and put back, so that an update changes the values in place: read through the dictionary
+            // and written back, they were held twice and copied by every update.
+            var current = replayed.removeValue(forKey: key)?.values
             switch change {
             case .insert:
                 if current != nil { problem("seq \(t.seq): insert of \(key), which exists") }
@@ -194,11 +196,8 @@ struct LogVerifier {
                 else if current != previous { problem("seq \(t.seq): delete of \(key): previous values do not match the replay") }
             case .schema: break
             }
-            if let next = ObjectValues.applying(change, to: current) {
-                replayed[key] = (next, t.seq)
-            } else {
-                replayed[key] = nil
-            }
+            ObjectValues.apply(change, to: &current)
+            if let current { replayed[key] = (current, t.seq) }
         }
     }
 }
