@@ -1,13 +1,13 @@
 extension RowSlot {
     /// Rows below this count are sorted by comparisons: a radix sort's fixed cost (its counts) is not worth it.
-    static let radixSortMinimum = 2048
+    static let radixSortMinimum = 512
 
     /// Sorts `slots` as ``OrderedRows``' order sorts them: by their 12-byte key prefixes, then — where two rows
     /// share them — by `precedes` (their whole keys).
     ///
-    /// An initial load of many rows sorts them by prefix with a least-significant-digit radix sort (16-bit digits,
-    /// a pass skipped where every row has the same digit), then sorts each run of equal prefixes by comparison:
-    /// O(n) passes instead of O(n log n) comparisons through a closure.
+    /// An initial load of many rows sorts them by prefix with a least-significant-digit radix sort (a byte per
+    /// pass, a pass skipped where every row has the same byte there), then sorts each run of equal prefixes by
+    /// comparison: O(n) passes instead of O(n log n) comparisons through a closure.
     static func sort(_ slots: inout [RowSlot], precedes: (RowSlot, RowSlot) -> Bool) {
         guard slots.count >= radixSortMinimum else {
             slots.sort { a, b in
@@ -17,26 +17,29 @@ extension RowSlot {
             }
             return
         }
+        // Least significant byte first: prefix1's four bytes, then prefix0's eight. One pass counts every byte
+        // position's values (12 × 256 counts, small enough to stay in cache at any row count); a position where
+        // every row has the same byte needs no pass.
+        var counts = [Int](repeating: 0, count: 12 * 256)
+        for s in slots {
+            for k in 0..<4 { counts[k * 256 + Int((s.prefix1 >> (8 * UInt32(k))) & 0xFF)] += 1 }
+            for k in 0..<8 { counts[(4 + k) * 256 + Int((s.prefix0 >> (8 * UInt64(k))) & 0xFF)] += 1 }
+        }
+        @inline(__always) func byte(_ s: RowSlot, _ k: Int) -> Int {
+            k < 4 ? Int((s.prefix1 >> (8 * UInt32(k))) & 0xFF) : Int((s.prefix0 >> (8 * UInt64(k - 4))) & 0xFF)
+        }
         var scratch = slots
-        var counts = [Int](repeating: 0, count: 1 << 16)
-        // Least significant first: prefix1's two digits, then prefix0's four.
-        let digits: [(RowSlot) -> Int] = [
-            { Int($0.prefix1 & 0xFFFF) }, { Int($0.prefix1 >> 16) },
-            { Int($0.prefix0 & 0xFFFF) }, { Int(($0.prefix0 >> 16) & 0xFFFF) },
-            { Int(($0.prefix0 >> 32) & 0xFFFF) }, { Int($0.prefix0 >> 48) },
-        ]
-        for digit in digits {  // six stable counting passes
-            for i in counts.indices { counts[i] = 0 }
-            for s in slots { counts[digit(s)] += 1 }
-            if counts[digit(slots[0])] == slots.count { continue }  // one digit for all: already in order by it
+        for k in 0..<12 {  // twelve stable counting passes at most
+            let base = k * 256
+            if counts[base + byte(slots[0], k)] == slots.count { continue }  // one value for all: in order by it
             var total = 0
-            for i in counts.indices {
-                let c = counts[i]
-                counts[i] = total
+            for d in 0..<256 {
+                let c = counts[base + d]
+                counts[base + d] = total
                 total += c
             }
             for s in slots {
-                let d = digit(s)
+                let d = base + byte(s, k)
                 scratch[counts[d]] = s
                 counts[d] += 1
             }
