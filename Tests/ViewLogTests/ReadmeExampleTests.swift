@@ -17,6 +17,13 @@ struct ReadmeExampleTests {
         let store = try LogStore.create(at: newStorePath(), schema: schema)
         try store.append([.insert(entity: "Employee", id: .string("e1"), values: ["name": .string("Ann"), "height": .int(180)])],
                          author: "import")
+        var batches: [[TransactionRequest]] = (2...5).map { i in
+            [TransactionRequest(author: "import", changes: [.insert(entity: "Employee", id: .string("imported-\(i)"), values: ["name": .string("N\(i)")])])]
+        }
+        func nextBatchOfRequests() -> [TransactionRequest]? { batches.isEmpty ? nil : batches.removeFirst() }
+        var pending = nextBatchOfRequests()
+        let seqs = try store.append(batches: { defer { pending = nextBatchOfRequests() }; return pending })
+        #expect(seqs == [2, 3, 4, 5])
         let context = try Context(store: store, name: "ui")
         let tall = try context.makeResultsController(
             FetchRequest(entity: "Employee", predicate: try ViewPredicate("height > 170"),

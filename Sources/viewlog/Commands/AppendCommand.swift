@@ -14,7 +14,8 @@ struct AppendCommand: ParsableCommand {
         abstract: "Append transactions: JSON lines from a file or stdin, or one change from the arguments.",
         discussion: """
         Each input line is one transaction; the whole input is validated in order and committed in one LMDB \
-        write: all lines or none. Prints each new seq.
+        write: all lines or none. Prints each new seq. The input is read into the write a batch of lines at a \
+        time; the first bad line is named, whether its JSON or its change is wrong.
 
         On a replica (init --nats), each line is validated against the replica caught up to its stream, \
         published, and committed under the stream's sequence, line by line (as --chunked): on an error, the \
