@@ -2,13 +2,11 @@
 /// buffer, made once for a scan: a record's names are matched against these bytes, so no attribute's `String` is
 /// retained or copied per name of every record read.
 struct AttributeNames: Sendable {
-    let attributes: [Attribute]
     private let bytes: [UInt8]
     /// Where each name ends in `bytes` (it starts where the previous one ends).
     private let ends: [Int]
 
     init(_ attributes: [Attribute]) {
-        self.attributes = attributes
         var bytes: [UInt8] = [], ends: [Int] = []
         for a in attributes {
             bytes.append(contentsOf: a.name.utf8)
