@@ -110,4 +110,21 @@ import TestSupport
         }
         #expect(byIndex.bytes == byName.bytes)
     }
+
+    /// The reservations of the unchecked writer hold the worst cases: a string whose every byte is escaped to six,
+    /// and the longest texts of doubles and dates (it would trap past them).
+    @Test func reservationsHoldTheWorstCases() {
+        let worst = [UInt8](repeating: 0x01, count: 1000)
+        var w = JSONWriter()
+        worst.withUnsafeBytes { w.string(utf8: $0) }
+        #expect(w.bytes.count == JSONWriter.Unchecked.stringBytesMax(worst.count))
+        let extremes: [Value] = [.double(-1.7976931348623157e308), .double(-Double.leastNonzeroMagnitude), .double(-2.2250738585072014e-308),
+                                 .double(-0.0), .double(.nan), .double(-.infinity), .int(.min), .bool(false), .null,
+                                 .date(Timestamp(milliseconds: .min)), .date(Timestamp(milliseconds: .max))]
+        for value in extremes {
+            var u = JSONWriter()
+            u.appendUnchecked(atMost: JSONWriter.Unchecked.scalarBytesMax) { $0.value(value) }
+            #expect(String(decoding: u.bytes, as: UTF8.self) == value.json.text, "\(value)")
+        }
+    }
 }

@@ -325,8 +325,9 @@ extension ByteReader {
     /// name, without repeats): `"name": value` for each, `null` where the values lack it, separated by `", "`, other
     /// names dropped — the same text as writing ``objectValues(canonicalFor:)`` member by member, without the
     /// dictionary. The same checks and errors.
+    /// `w` must have room for ``jsonMembersBytesMax(keys:attributeCount:valueBytes:)`` of these values.
     mutating func writeJSONMembers(canonicalFor names: AttributeNames, keys: JSONWriter.MemberKeys,
-                                   into w: inout JSONWriter) throws(CodecError) {
+                                   into w: inout JSONWriter.Unchecked) throws(CodecError) {
         try walkValues(count: names.count, comparing: names.compare,
                        reading: { r throws(CodecError) in try r.valueForJSON() }) { j, v in
             w.key(j, of: keys)
@@ -336,6 +337,13 @@ extension ByteReader {
             case nil: w.null()
             }
         }
+    }
+
+    /// The most bytes ``writeJSONMembers(canonicalFor:keys:into:)`` writes for object values of `valueBytes`
+    /// bytes: the keys and separators, each string escaped at worst six bytes per byte, any other value at most
+    /// ``JSONWriter/Unchecked/scalarBytesMax``.
+    static func jsonMembersBytesMax(keys: JSONWriter.MemberKeys, attributeCount: Int, valueBytes: Int) -> Int {
+        keys.byteCount + attributeCount * (4 + JSONWriter.Unchecked.scalarBytesMax) + 6 * valueBytes
     }
 
     /// A tagged value as JSON writes it: a string as its checked UTF-8 bytes in place (no `String` made), any

@@ -41,6 +41,9 @@
             bytes = w.bytes
         }
 
+        /// The bytes of all the keys together.
+        public var byteCount: Int { bytes.count }
+
         func withKey<R>(_ j: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
             bytes.withUnsafeBufferPointer { all in body(UnsafeBufferPointer(rebasing: all[(j == 0 ? 0 : ends[j - 1])..<ends[j]])) }
         }
@@ -58,28 +61,7 @@
 
     /// Appends an integer in decimal.
     public mutating func int(_ i: Int64) {
-        if i < 0 {
-            bytes.append(UInt8(ascii: "-"))
-            unsigned(i.magnitude)
-        } else {
-            unsigned(UInt64(i))
-        }
-    }
-
-    private mutating func unsigned(_ u: UInt64) {
-        if u < 10 { bytes.append(48 + UInt8(u)); return }
-        // The digits right to left into a buffer on the stack (20 holds any UInt64), then appended at once.
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { d in
-            var n = d.count
-            var v = u
-            while v > 0 {  // bounded: at most 20 digits
-                n -= 1
-                d[n] = 48 + UInt8(v % 10)
-                v /= 10
-            }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: d[n...]))
-        }
+        appendUnchecked(atMost: Unchecked.intBytesMax) { $0.int(i) }
     }
 
     /// Appends a JSON string: `\"`, `\\`, `\n`, `\r`, `\t`,
@@ -91,35 +73,24 @@
 
     /// Appends a JSON string given as valid UTF-8 bytes, escaped as ``string(_:)`` escapes.
     public mutating func string(utf8: UnsafeRawBufferPointer) {
-        bytes.append(UInt8(ascii: "\""))
-        var start = 0
-        for (i, b) in utf8.enumerated() where b < 0x20 || b == 0x22 || b == 0x5C || b == 0x7F {
-            if start < i { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[start..<i])) }
-            escape(b)
-            start = i + 1
-        }
-        if start < utf8.count { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[start...])) }
-        bytes.append(UInt8(ascii: "\""))
+        appendUnchecked(atMost: Unchecked.stringBytesMax(utf8.count)) { $0.string(utf8: utf8) }
     }
 
-    private mutating func escape(_ b: UInt8) {
-        switch b {
-        case 0x22: raw("\\\"")
-        case 0x5C: raw("\\\\")
-        case 0x0A: raw("\\n")
-        case 0x0D: raw("\\r")
-        case 0x09: raw("\\t")
-        default:
-            raw("\\u00")
-            bytes.append(JSONWriter.hexDigit(b >> 4))
-            bytes.append(JSONWriter.hexDigit(b & 0xF))
-        }
-    }
-
-    /// The lower-case hex digit of `nibble` (0…15).
+    /// Appends at most `maxBytes` bytes that `body` writes through an ``Unchecked`` writer straight into the
+    /// buffer's spare capacity: one capacity check for a whole piece (a string, a number, an object's members)
+    /// instead of one per byte or run. The writer traps past `maxBytes`.
     @inline(__always)
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+    public mutating func appendUnchecked<E: Error>(atMost maxBytes: Int, _ body: (inout Unchecked) throws(E) -> Void) throws(E) {
+        var failure: E?
+        bytes.append(addingCapacity: maxBytes) { out in
+            out.withUnsafeMutableBufferPointer { buffer, count in
+                let start = buffer.baseAddress! + count
+                var w = Unchecked(start: start, capacity: buffer.count - count)
+                do throws(E) { try body(&w) } catch { failure = error }
+                count += w.written(since: start)
+            }
+        }
+        if let failure { throw failure }
     }
 
     /// Appends a value as ``Value/json`` gives it: dates as ISO-8601 strings, doubles in their shortest text.

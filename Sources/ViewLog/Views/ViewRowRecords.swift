@@ -107,9 +107,15 @@
         // Straight over the bytes, not through `withValues` and its closures: they copied this struct per row.
         guard let r = index.row(of: id, in: ids) else { return false }
         let range = (r == 0 ? 0 : ends[r - 1])..<ends[r]
+        // Into memory reserved once for the whole object (its size bounded by its stored bytes).
+        let bound = ByteReader.jsonMembersBytesMax(keys: keys, attributeCount: names.count, valueBytes: range.count)
         let failure = bytes.withUnsafeBytes { all -> CodecError? in
             var reader = ByteReader(UnsafeRawBufferPointer(rebasing: all[range]))
-            do throws(CodecError) { try reader.writeJSONMembers(canonicalFor: names, keys: keys, into: &w) } catch { return error }
+            do throws(CodecError) {
+                try w.appendUnchecked(atMost: bound) { (u: inout JSONWriter.Unchecked) throws(CodecError) in
+                    try reader.writeJSONMembers(canonicalFor: names, keys: keys, into: &u)
+                }
+            } catch { return error }
             return nil
         }
         if let failure { throw StoreError.corrupt(seq: nil, reason: "object \(entity.name) \(id): \(failure)") }
