@@ -95,13 +95,11 @@
 
     /// Appends a value as ``Value/json`` gives it: dates as ISO-8601 strings, doubles in their shortest text.
     public mutating func value(_ v: Value) {
-        switch v {
-        case .null: null()
-        case .string(let s): string(s)
-        case .int(let i): int(i)
-        case .double(let d): bytes.append(contentsOf: d.shortestText.utf8)
-        case .bool(let b): if b { raw("true") } else { raw("false") }
-        case .date(let t): string(t.iso8601)
+        // The one rule of how a value is written is the unchecked writer's; only a string's room depends on it.
+        if case .string(let s) = v {
+            string(s)
+        } else {
+            appendUnchecked(atMost: Unchecked.scalarBytesMax) { $0.value(v) }
         }
     }
 
