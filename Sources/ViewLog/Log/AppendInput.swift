@@ -67,12 +67,7 @@
             var entries: [Entry] = []
             while entries.count < limit, let (number, line) = lines.nextLine() {  // one step per line: bounded by the text
                 do {
-                    // The common one-change line straight from its bytes; any other line, and every error, the general way.
-                    if let entry = directEntry(line, line: number, schema: schema) {
-                        entries.append(entry)
-                    } else if let json = try InputLines.json(line, lineNumber: number) {
-                        entries.append(try AppendInput.entry(json, line: number, schema: schema))
-                    }
+                    if let entry = try AppendInput.parseLine(line, lineNumber: number, schema: schema) { entries.append(entry) }
                 } catch {
                     pending = error
                     if entries.isEmpty { throw error }
@@ -91,6 +86,7 @@
     /// - Returns: the transaction of the line, or `nil` for a blank line.
     /// - Throws: ``InputError`` at `lineNumber`.
     public static func parseLine(_ text: Substring, lineNumber: Int, schema: Schema) throws(InputError) -> Entry? {
+        // The common one-change line straight from its bytes; any other line, and every error, the general way.
         if let entry = directEntry(text, line: lineNumber, schema: schema) { return entry }
         guard let json = try InputLines.json(text, lineNumber: lineNumber) else { return nil }
         return try entry(json, line: lineNumber, schema: schema)

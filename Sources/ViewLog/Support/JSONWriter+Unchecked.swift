@@ -127,7 +127,7 @@ extension JSONWriter {
         @inline(__always)
         public mutating func key(_ j: Int, of keys: MemberKeys) {
             if j > 0 { raw(", ") }
-            keys.withKey(j) { raw(bytes: UnsafeRawBufferPointer($0)) }
+            keys.withKey(j) { raw(bytes: $0) }
         }
     }
 }

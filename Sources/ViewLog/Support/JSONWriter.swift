@@ -28,25 +28,21 @@
     /// The keys of an object's members written once as bytes (`"name": `), for a caller that writes many
     /// objects with the same members: no name is escaped again per object.
     public struct MemberKeys: Sendable {
-        private var bytes: [UInt8] = []
-        private var ends: [Int] = []
+        private var keys = PackedBytes()
 
         /// The keys of members named `names`, in order.
         public init(_ names: [String]) {
-            var w = JSONWriter()
             for name in names {
+                var w = JSONWriter()
                 w.key(name, first: true)
-                ends.append(w.bytes.count)
+                keys.append(w.bytes)
             }
-            bytes = w.bytes
         }
 
         /// The bytes of all the keys together.
-        public var byteCount: Int { bytes.count }
+        public var byteCount: Int { keys.byteCount }
 
-        func withKey<R>(_ j: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-            bytes.withUnsafeBufferPointer { all in body(UnsafeBufferPointer(rebasing: all[(j == 0 ? 0 : ends[j - 1])..<ends[j]])) }
-        }
+        func withKey<R>(_ j: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R { keys.withPiece(j, body) }
     }
 
     /// Appends the key of member `j` of `keys`, after `", "` unless `j` is 0 (the object's first member).

@@ -2,19 +2,15 @@ extension RowSlot {
     /// Rows below this count are sorted by comparisons: a radix sort's fixed cost (its counts) is not worth it.
     static let radixSortMinimum = 512
 
-    /// Sorts `slots` as ``OrderedRows``' order sorts them: by their 12-byte key prefixes, then — where two rows
-    /// share them — by `precedes` (their whole keys).
+    /// Sorts `slots` by `precedes`, the order of their whole keys (whose first 12 bytes are the rows' prefixes, so
+    /// that the order of the prefixes agrees with it).
     ///
     /// An initial load of many rows sorts them by prefix with a least-significant-digit radix sort (a byte per
     /// pass, a pass skipped where every row has the same byte there), then sorts each run of equal prefixes by
     /// comparison: O(n) passes instead of O(n log n) comparisons through a closure.
     static func sort(_ slots: inout [RowSlot], precedes: (RowSlot, RowSlot) -> Bool) {
         guard slots.count >= radixSortMinimum else {
-            slots.sort { a, b in
-                if a.prefix0 != b.prefix0 { return a.prefix0 < b.prefix0 }
-                if a.prefix1 != b.prefix1 { return a.prefix1 < b.prefix1 }
-                return precedes(a, b)
-            }
+            slots.sort(by: precedes)  // the whole keys' order is the prefixes' order, ties broken
             return
         }
         // Least significant byte first: prefix1's four bytes, then prefix0's eight. One pass counts every byte

@@ -69,18 +69,25 @@ func readTextFile(_ path: String) throws -> String {
     // megabytes, and every copy of it is page faults before the first line is read.
     var info = stat()
     let size = fstat(fileno(file), &info) == 0 && info.st_size > 0 ? Int(info.st_size) : 0
-    var bytes = [UInt8](repeating: 0, count: size + 1)  // one byte more: a file that grew since fstat shows it
-    var count = 0
+    var bytes: [UInt8] = []
+    var capacity = size + 1  // one byte more: a file that grew since fstat shows it
     while true {  // bounded: each step reads at least one byte or ends
-        if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(65_536, count))) }
-        let n = bytes.withUnsafeMutableBytes { fread($0.baseAddress! + count, 1, $0.count - count, file) }
-        count += n
+        // Read straight into spare capacity: no zeroed buffer written twice.
+        var n = 0
+        bytes.reserveCapacity(capacity)
+        bytes.append(addingCapacity: capacity - bytes.count) { out in
+            out.withUnsafeMutableBufferPointer { buffer, count in
+                n = fread(buffer.baseAddress! + count, 1, buffer.count - count, file)
+                count += n
+            }
+        }
         if n == 0 {
             guard ferror(file) == 0 else { throw CLIError("cannot read \(path): \(String(cString: strerror(errno)))") }
             break
         }
+        if bytes.count == capacity { capacity += max(65_536, capacity) }
     }
-    let text = bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[..<count]), as: UTF8.self) }
+    let text = bytes.withUnsafeBufferPointer { String(validating: $0, as: UTF8.self) }
     guard let text else { throw CLIError("\(path) is not UTF-8 text") }
     return text
 }
