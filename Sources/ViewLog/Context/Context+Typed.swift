@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 extension Context {
     /// Stages the insert of a typed object (see ``EntityType``).
     public func insert<T: EntityType>(_ object: T) throws {

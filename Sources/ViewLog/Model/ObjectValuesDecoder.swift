@@ -1,4 +1,8 @@
-import Foundation  // Date: typed models may hold Foundation dates.
+#if canImport(FoundationEssentials)
+import FoundationEssentials  // Date: typed models may hold Foundation dates.
+#else
+import Foundation
+#endif
 
 /// Turns the id and attribute values of an object back into a value of an ``EntityType``, checking each
 /// property against the entity's ``EntityDescription``.

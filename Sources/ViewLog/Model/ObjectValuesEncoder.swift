@@ -1,4 +1,8 @@
-import Foundation  // Date: typed models may hold Foundation dates.
+#if canImport(FoundationEssentials)
+import FoundationEssentials  // Date: typed models may hold Foundation dates.
+#else
+import Foundation
+#endif
 
 /// Turns a value of an ``EntityType`` into the id and attribute values of an object of its entity, checking
 /// each property against the entity's ``EntityDescription``.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Timestamp {
     /// The timestamp of a `Date`, truncated toward the past to whole milliseconds (the log's precision), so

@@ -1,7 +1,9 @@
-// Canonical decomposition (NFD) through Foundation's supported, locale-independent
-// `decomposedStringWithCanonicalMapping` (not the standard library's `_nfd` SPI, which may change with a
-// toolchain). Foundation's `folding(options:locale:)` is not used: it depends on a locale.
-import Foundation
+// Canonical decomposition (NFD) through the standard library's `_nfd` (the decomposition its own String
+// comparison uses), so the engine needs no full Foundation: on Linux, Foundation brings ICU, whose loading and
+// conformance tables cost every CLI start about 4 ms (bench/RESULTS-notes.md, session 9). It is SPI, so a
+// toolchain may change it; StringFoldingTests pin its results. Foundation's `folding(options:locale:)` is not
+// used: it depends on a locale.
+@_spi(_Unicode) import Swift
 
 /// The string folding of the `[c]` and `[d]` modifiers, independent of any locale.
 ///
@@ -32,7 +34,7 @@ struct StringFolding: Sendable, Hashable {
         }
         var out = String.UnicodeScalarView()
         if options.contains(.diacriticInsensitive) {
-            for u in s.decomposedStringWithCanonicalMapping.unicodeScalars where u.properties.generalCategory != .nonspacingMark {
+            for u in s._nfd where u.properties.generalCategory != .nonspacingMark {
                 out.append(caseless ? StringFolding.caseFold(u) : u)
             }
         } else {

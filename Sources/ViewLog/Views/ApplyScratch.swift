@@ -1,4 +1,8 @@
-import Foundation  // IndexPath
+#if canImport(FoundationEssentials)
+import FoundationEssentials  // IndexPath
+#else
+import Foundation
+#endif
 
 /// A key copied into an ``ApplyScratch``'s byte arena: bytes `[start, end)`, the id from `start + idStart`, the
 /// section value in `[start, start + sectionEnd)`.

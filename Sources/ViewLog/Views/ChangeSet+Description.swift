@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 extension ChangeSet: CustomStringConvertible {
     /// A readable summary for logs and test failures, one change per line:
     /// `ChangeSet 3→5: 1 section change, 2 row changes` then e.g. `  + section 0 "A"`, `  > e4 [0,3] → [1,1]

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 extension ChangeSet {
     /// The `diff` document of the CLI contract:
     /// `{"from": 3, "to": 9, "sections": [{"type": "delete", "index": 2, "name": "C"}, …],

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 /// One step of a batch in sequential form: its index is valid in the view as the steps before it left it
 /// (AppKit's NSTableView, array replays).
 public enum SequentialStep: Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,10 @@
+// Where it exists (Linux), the engine imports FoundationEssentials, which holds `IndexPath` and `Date`, not all
+// of Foundation: Foundation brings ICU, whose loading cost every CLI start about 4 ms (see StringFolding.swift).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // ViewLog reports row places as Foundation's `IndexPath` (`[section, row]`, the change-set rules), the type UIKit's and
 // AppKit's table and collection views take, so a change set feeds them without conversion and a file that

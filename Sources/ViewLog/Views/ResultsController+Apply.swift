@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension ResultsController {
     /// Computes one batch and updates the rows. O(k log n) for k touched objects of the entity.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 /// A section of a controller's view, as a table needs it.
 public struct SectionInfo: Sendable, Hashable {
     /// The section's value (`null` for the one section of a view without a section key).

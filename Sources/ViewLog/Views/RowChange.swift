@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 /// One row change of a batch.
 public struct RowChange: Sendable, Hashable, CustomStringConvertible {
     /// What happened to the row.

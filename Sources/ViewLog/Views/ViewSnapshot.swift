@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 /// The rows of a view at one position, by section, like a diffable data source's snapshot: section values
 /// (names) and row ids in view order.
 public struct ViewSnapshot: Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 @_spi(Engine) import ViewLog
 
 /// Human text of a change set: `+` insert, `-` delete, `>` move, `~` update, with index paths and
