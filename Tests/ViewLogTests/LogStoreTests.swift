@@ -26,6 +26,22 @@ func employee(_ id: String) -> ObjectKey { ObjectKey(entity: "Employee", id: .st
 
 @Suite("LogStore")
 struct LogStoreTests {
+    /// The automatic time travel folds forwards unless the entries before the position outnumber those after it
+    /// by more than a third (an undo entry costs more than a fold entry): the middle of a log folds forwards.
+    @Test func automaticTimeTravelFoldsUpToFourThirdsOfTheEntriesAfter() {
+        let automatic = LogStore.TimeTravel.automatic
+        #expect(automatic.foldsForward(entriesBefore: 250_000, entriesAfter: 250_000))
+        #expect(automatic.foldsForward(entriesBefore: 400, entriesAfter: 300))
+        #expect(!automatic.foldsForward(entriesBefore: 401, entriesAfter: 300))
+        #expect(!automatic.foldsForward(entriesBefore: 1, entriesAfter: 0))
+        #expect(automatic.foldsForward(entriesBefore: 0, entriesAfter: 0))
+        // No overflow at the ends of the range.
+        #expect(automatic.foldsForward(entriesBefore: .max, entriesAfter: .max))
+        #expect(!automatic.foldsForward(entriesBefore: .max, entriesAfter: .max / 2))
+        #expect(LogStore.TimeTravel.undoFromHead.foldsForward(entriesBefore: 0, entriesAfter: 9) == false)
+        #expect(LogStore.TimeTravel.foldFromStart.foldsForward(entriesBefore: 9, entriesAfter: 0))
+    }
+
     @Test func appendReadAndReopen() throws {
         let store = try makeStore()
         #expect(try store.head == 0)

@@ -4,7 +4,8 @@ extension LogStore {
     /// The move of a position from `from` to `to` (either direction), reduced to the objects it touched —
     /// each once, with its full values at both ends (the change-set rules: a batch compares before with after).
     ///
-    /// Reads one short read transaction. The states come from the log, whichever way reads fewer entries:
+    /// Reads one short read transaction. The states come from the log, whichever way costs less (it folds
+    /// unless the entries before outnumber those after by more than a third):
     /// folding the touched objects' changes forwards from the empty store (entries 1 … the later end), or undoing
     /// them from the object rows at the head (entries after the earlier end).
     /// - Parameters:

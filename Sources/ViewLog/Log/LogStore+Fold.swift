@@ -9,8 +9,11 @@ import LMDB
 extension LogStore {
     /// How a state at an older position is computed.
     enum TimeTravel {
-        /// Whichever reads fewer log entries: fold from the start when fewer entries lie before the position than
-        /// after it, else undo from the head.
+        /// Whichever costs less: fold from the start unless the entries before the position outnumber those after
+        /// it by more than a third, else undo from the head. An undo entry costs more than a fold entry (it decodes
+        /// the previous values, and an entity's undo first reads every row at the head): on the bench's log (an
+        /// insert per four updates) the two ways cost the same at 57 % of the log, and the middle folds 15 % faster
+        /// than it undoes (`bench/RESULTS-notes.md`, session 9).
         case automatic
         /// Start from the object rows at the head and undo every change after the position.
         case undoFromHead
@@ -21,7 +24,7 @@ extension LogStore {
         /// log entries before the position (read by a fold) and after it (read by an undo).
         func foldsForward(entriesBefore: UInt64, entriesAfter: UInt64) -> Bool {
             switch self {
-            case .automatic: return entriesBefore < entriesAfter
+            case .automatic: return entriesBefore.multipliedFullWidth(by: 3) <= entriesAfter.multipliedFullWidth(by: 4)
             case .undoFromHead: return false
             case .foldFromStart: return true
             }
