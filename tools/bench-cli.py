@@ -15,8 +15,9 @@ flushed, as LMDB's durable commit is) and has an index `item_score(score)` match
   `sqlite3` running the same 500,000 statements with a COMMIT every 10,000.
 - time travel: `viewlog query --at` the middle of the log against the same query at the head.
 
-Every timing is the median of a few runs of the whole process (start-up included on both sides); the data is
-made once from a fixed seed.
+Every timing is the median of a few runs of the whole process (start-up included on both sides), the two sides of
+each ratio run in turn, round after round, so that a load that comes and goes (another build on the machine) slows
+both rather than one; the data is made once from a fixed seed.
 """
 import json
 import os
@@ -50,9 +51,15 @@ def run(args, stdin=None):
     return elapsed, p.stdout
 
 
-def median_of(n, make):
-    times = [make() for _ in range(n)]
-    return {"median_s": statistics.median(times), "runs_s": times}
+def interleaved(n, makes):
+    """Runs each of `makes` (name -> function returning seconds) once per round, in turn, for `n` rounds, so both
+    sides of a ratio see the same machine load (a build starting mid-measurement slows both, not one); returns
+    name -> {median_s, runs_s}."""
+    runs = {name: [] for name in makes}
+    for _ in range(n):
+        for name, make in makes.items():
+            runs[name].append(make())
+    return {name: {"median_s": statistics.median(t), "runs_s": t} for name, t in runs.items()}
 
 
 def main():
@@ -122,7 +129,7 @@ def main():
         db = fresh_sqlite("load.sqlite")
         return sqlite_script(db, path("inserts.sql"))
 
-    result["load"] = {"viewlog": median_of(reps, viewlog_load), "sqlite": median_of(reps, sqlite_load)}
+    result["load"] = interleaved(reps, {"viewlog": viewlog_load, "sqlite": sqlite_load})
 
     # The full log (500,000 changes) and the same final state in sqlite.
     store = fresh_viewlog("log-viewlog")
@@ -138,8 +145,8 @@ def main():
     vl_rows = len(json.loads(vl_out.decode().splitlines()[0]).get("sections", [{}])[0].get("rows", []))
     sq_rows = len(json.loads(sq_out.decode() or "[]"))
     result["query"] = {
-        "viewlog": median_of(reps + 2, lambda: run([viewlog, "query", store] + view)[0]),
-        "sqlite": median_of(reps + 2, lambda: run(["sqlite3", "-json", db, SELECT])[0]),
+        **interleaved(reps + 2, {"viewlog": lambda: run([viewlog, "query", store] + view)[0],
+                                 "sqlite": lambda: run(["sqlite3", "-json", db, SELECT])[0]}),
         "viewlog_rows": vl_rows, "sqlite_rows": sq_rows,
         "plan": run(["sqlite3", db, "EXPLAIN QUERY PLAN " + SELECT])[1].decode().strip(),
     }
@@ -148,8 +155,8 @@ def main():
     middle = (rows + updates) // 2
     result["time_travel"] = {
         "position": middle,
-        "at": median_of(reps, lambda: run([viewlog, "query", store, "--at", str(middle)] + view)[0]),
-        "head": median_of(reps, lambda: run([viewlog, "query", store] + view)[0]),
+        **interleaved(reps + 2, {"at": lambda: run([viewlog, "query", store, "--at", str(middle)] + view)[0],
+                                 "head": lambda: run([viewlog, "query", store] + view)[0]}),
     }
 
     # Replay the log into a new store, against sqlite3 running the same changes.
@@ -162,8 +169,7 @@ def main():
         return sqlite_script(fresh_sqlite("replay.sqlite"), path("replay.sql"))
 
     replay_reps = 1 if quick else 2
-    result["replay"] = {"viewlog": median_of(replay_reps, viewlog_replay),
-                        "sqlite": median_of(replay_reps, sqlite_replay)}
+    result["replay"] = interleaved(replay_reps, {"viewlog": viewlog_replay, "sqlite": sqlite_replay})
     with open(out, "w") as f:
         json.dump(result, f, indent=1)
 
