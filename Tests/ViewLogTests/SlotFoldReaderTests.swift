@@ -36,8 +36,9 @@ import TestSupport
         }
     }
 
-    /// What it must give: the decoded entry's changes of `entity` (their inverses for an undo), each value of a
-    /// kept attribute in its slot; `nil` when one of them names an attribute the layout lacks.
+    /// What it must give: the decoded entry's changes of `entity` (for an undo their inverses, last first: the
+    /// order an undo applies them in), each value of a kept attribute in its slot; `nil` when one of them names an
+    /// attribute the layout lacks.
     static func expected(_ t: Transaction, entity: String, layout: SlotLayout, undo: Bool) -> [Flat]? {
         var out: [Flat] = []
         for change in t.changes {
@@ -59,7 +60,7 @@ import TestSupport
             pairs.sort { $0.0 < $1.0 }
             out.append(Flat(kind: kind, id: key.id, values: pairs.map { text($0.0, $0.1) }))
         }
-        return out
+        return undo ? out.reversed() : out
     }
 
     @Test func givesEachChangeBySlotAndTheInversesForAnUndo() throws {

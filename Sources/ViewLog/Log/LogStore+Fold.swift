@@ -95,6 +95,8 @@ extension LogStore {
                   onlyKnown: Bool = false, into rows: inout SlotRows) throws -> Bool {
         guard from <= through else { return true }
         let name = Array(entity.utf8)
+        // Entries are decoded into a batch of about `slotFoldBatchChanges` changes, then applied at once (see
+        // `SlotRows.apply`: the batch's cache misses overlap).
         var changes = SlotChanges()
         var expected = undo ? through : from, done = false, resolved = true
         let start: LMDBTransaction.ScanStart = undo ? .below(bigEndianBytes(through + 1)) : .atLeast(bigEndianBytes(from))
@@ -107,15 +109,23 @@ extension LogStore {
                 throw StoreError.corrupt(seq: expected, reason: "\(error)")
             }
             guard resolved else { return .stop }
-            rows.apply(changes, seq: expected, reversed: undo, onlyKnown: onlyKnown)
+            if changes.changes.count >= Self.slotFoldBatchChanges {
+                rows.apply(changes, onlyKnown: onlyKnown)
+                changes.removeAll()
+            }
             if expected == (undo ? from : through) { done = true; return .stop }
             if undo { expected -= 1 } else { expected += 1 }
             return .next
         }
         guard resolved else { return false }
         if !done { throw StoreError.corrupt(seq: expected, reason: "missing from the log") }
+        rows.apply(changes, onlyKnown: onlyKnown)
         return true
     }
+
+    /// The changes a fold by slot decodes before it applies them: enough for their cache misses to overlap, few
+    /// enough for the batch's values to stay in cache.
+    static let slotFoldBatchChanges = 256
 
     /// Throws unless a log key is the 8-byte big-endian `expected`.
     static func checkLogKey(_ key: UnsafeRawBufferPointer, expected: UInt64) throws {

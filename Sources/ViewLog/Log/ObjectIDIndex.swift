@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// Row numbers by object id, for a fold that touches an object per change (``SlotRows``): open addressing with
 /// linear probing over a power-of-two table; the caller keeps the ids by row, which confirm a string id.
 ///
@@ -90,6 +92,22 @@ struct ObjectIDIndex {
             }
             i = (i + 1) & mask
         }
+    }
+
+    /// Asks the CPU to bring in the entry `row(of:in:)` reads first for `id`, without waiting for it: a caller
+    /// that looks up a batch of ids prefetches them all first, so their cache misses overlap.
+    @inline(__always)
+    func prefetch(_ id: ObjectID) {
+        if isDense {
+            guard case .int(let v) = id else { return }
+            let (offset, overflow) = v.subtractingReportingOverflow(denseBase)
+            guard !overflow, offset >= 0, offset < Int64(dense.count) else { return }
+            dense.withUnsafeBufferPointer { viewlog_prefetch($0.baseAddress! + Int(offset)) }
+            return
+        }
+        guard !table.isEmpty else { return }
+        let i = Self.hash(id) & slotMask
+        table.withUnsafeBufferPointer { viewlog_prefetch($0.baseAddress! + 2 * i) }
     }
 
     /// Records that `id` (not yet in the index) is at `row`.

@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// Which attributes of one entity a fold by slot resolves and keeps.
 ///
 /// A fold by slot (replay, time travel, a delta of one entity) keeps each object's values in an array indexed by
@@ -44,8 +46,10 @@ struct SlotValue {
     var value: Value
 }
 
-/// The changes of one entity in one log entry, decoded by slot: what a fold applies, in the entry's order (an undo
-/// holds each change's inverse and applies them last first). Reused from entry to entry.
+/// The changes of one entity in a run of log entries, decoded by slot, in the order a fold applies them: an entry's
+/// changes in its order, or for an undo each change's inverse, the entry's last change first. A fold decodes a
+/// batch of entries into it, then ``SlotRows/apply(_:onlyKnown:)`` applies the batch at once. Reused from batch to
+/// batch.
 struct SlotChanges {
     enum Kind {
         /// The object exists with exactly these values (an insert; the inverse of a delete).
@@ -59,29 +63,38 @@ struct SlotChanges {
     struct Change {
         var kind: Kind
         var id: ObjectID
-        /// The end of its values in ``SlotChanges/values`` (they start where the previous change's end).
-        var end: Int
+        /// The seq of the entry that made it.
+        var seq: UInt64
+        /// Its values in ``SlotChanges/values``.
+        var values: Range<Int>
     }
 
     private(set) var changes: [Change] = []
     private(set) var values: [SlotValue] = []
+    /// Where the values of the change being decoded start.
+    private var valuesStart = 0
 
     mutating func removeAll() {
         changes.removeAll(keepingCapacity: true)
         values.removeAll(keepingCapacity: true)
+        valuesStart = 0
     }
 
     mutating func append(_ value: SlotValue) { values.append(value) }
 
-    /// Ends a change whose values were appended since the previous one ended.
-    mutating func end(_ kind: Kind, id: ObjectID) {
-        changes.append(Change(kind: kind, id: id, end: values.count))
+    /// Ends a change, made at `seq`, whose values were appended since the previous one ended.
+    mutating func end(_ kind: Kind, id: ObjectID, seq: UInt64) {
+        changes.append(Change(kind: kind, id: id, seq: seq, values: valuesStart..<values.count))
+        valuesStart = values.count
+    }
+
+    /// Reverses the order of the changes from `first` on (an undo applies an entry's inverses last first).
+    mutating func reverseChanges(from first: Int) {
+        changes[first...].reverse()
     }
 
     /// The values of change `i`.
-    func valueRange(of i: Int) -> Range<Int> {
-        (i == 0 ? 0 : changes[i - 1].end)..<changes[i].end
-    }
+    func valueRange(of i: Int) -> Range<Int> { changes[i].values }
 }
 
 /// The objects of one entity while a fold by slot runs: rows in the order first seen, with an index by id, each
@@ -97,6 +110,8 @@ struct SlotRows {
     /// Per row, the seq of the last change applied to it (0 for a row read from the head and not changed since)
     /// shifted left by one, or 1 when the object exists: one array, so a change touches one cache line less.
     private var marks: [UInt64] = []
+    /// The rows of the batch being applied (`-1` for a change left out), reused from batch to batch.
+    private var batchRows: [Int] = []
 
     init(layout: SlotLayout, capacity: Int = 0) {
         self.layout = layout
@@ -135,31 +150,45 @@ struct SlotRows {
         return r
     }
 
-    /// Applies the changes of one entry (`reversed`: last first, as an undo does) made at `seq`. With
-    /// `onlyKnown`, changes of objects not yet in the state are left out.
-    mutating func apply(_ entry: SlotChanges, seq: UInt64, reversed: Bool, onlyKnown: Bool = false) {
-        let n = entry.changes.count
-        for k in 0..<n {
-            let i = reversed ? n - 1 - k : k
-            let change = entry.changes[i]
+    /// Applies a batch of changes in their order, each made at its seq. With `onlyKnown`, changes of objects not
+    /// yet in the state are left out.
+    ///
+    /// A fold of random changes waits on memory, twice per change: the row's index entry, then its values (a cache
+    /// miss each on a state larger than the cache). So the batch is applied in three passes: prefetch every
+    /// change's index entry; find (or make) every row, prefetching its values and mark; apply. The misses of a
+    /// batch overlap instead of queueing, and the result is the same as applying the changes one by one.
+    mutating func apply(_ batch: SlotChanges, onlyKnown: Bool = false) {
+        let changes = batch.changes
+        for change in changes { index.prefetch(change.id) }
+        batchRows.removeAll(keepingCapacity: true)
+        let width = layout.width
+        for change in changes {
             let r: Int
             if let found = index.row(of: change.id, in: ids) {
                 r = found
             } else if onlyKnown {
+                batchRows.append(-1)
                 continue
             } else {
                 r = newRow(change.id)
             }
-            let base = r * layout.width
+            batchRows.append(r)
+            marks.withUnsafeBufferPointer { viewlog_prefetch($0.baseAddress! + r) }
+            if width > 0 { cells.withUnsafeBufferPointer { viewlog_prefetch($0.baseAddress! + r * width) } }
+        }
+        for (k, change) in changes.enumerated() {
+            let r = batchRows[k]
+            guard r >= 0 else { continue }
+            let base = r * width
             switch change.kind {
             case .remove, .set:
-                for j in 0..<layout.width { cells[base + j] = nil }
-                marks[r] = seq << 1 | (change.kind == .set ? 1 : 0)
+                for j in 0..<width { cells[base + j] = nil }
+                marks[r] = change.seq << 1 | (change.kind == .set ? 1 : 0)
             case .merge:
-                marks[r] = seq << 1 | 1  // an update of an absent object makes it, as `ObjectValues.apply` does
+                marks[r] = change.seq << 1 | 1  // an update of an absent object makes it, as `ObjectValues.apply` does
             }
             if change.kind != .remove {
-                for v in entry.values[entry.valueRange(of: i)] { cells[base + v.slot] = v.value }
+                for v in batch.values[change.values] { cells[base + v.slot] = v.value }
             }
         }
     }

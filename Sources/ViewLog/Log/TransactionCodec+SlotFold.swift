@@ -7,29 +7,32 @@
 /// forwards never decodes a delete's values, an undo never decodes an insert's, and neither decodes an attribute
 /// the layout does not keep.
 extension TransactionCodec {
-    /// Decodes the insert, update and delete changes of `entity` in one entry into `out` (emptied first), in the
-    /// entry's order; with `undo`, each change's inverse, with the values it takes the object back to.
+    /// Decodes the insert, update and delete changes of `entity` in one entry and appends them to `out`, in the
+    /// entry's order; with `undo`, each change's inverse, with the values it takes the object back to, last change
+    /// first (the order an undo applies them in).
     /// - Returns: `false` when a change names an attribute `layout` does not resolve (a log written under a
     ///   schema that is not additive): the caller folds by name instead. `out` is then incomplete.
     /// - Throws: ``CodecError`` naming what is wrong and at which byte offset.
     static func slotChanges(_ bytes: UnsafeRawBufferPointer, expectedSeq: UInt64, entity: [UInt8],
                             layout: SlotLayout, undo: Bool, into out: inout SlotChanges) throws(CodecError) -> Bool {
-        out.removeAll()
-        return try walkChanges(bytes, expectedSeq: expectedSeq, entity: entity) { kind, _, _, r throws(CodecError) in
+        let first = out.changes.count
+        let resolved = try walkChanges(bytes, expectedSeq: expectedSeq, entity: entity) { kind, _, _, r throws(CodecError) in
             let id = try r.id()
             switch (kind, undo) {
             case (Kind.insert, false), (Kind.delete, true):
                 guard try r.slotValues(layout, pairs: false, takeNew: true, into: &out) else { return false }
-                out.end(.set, id: id)
+                out.end(.set, id: id, seq: expectedSeq)
             case (Kind.insert, true), (Kind.delete, false):
                 try r.skipObjectValues()
-                out.end(.remove, id: id)
+                out.end(.remove, id: id, seq: expectedSeq)
             default:
                 guard try r.slotValues(layout, pairs: true, takeNew: !undo, into: &out) else { return false }
-                out.end(.merge, id: id)
+                out.end(.merge, id: id, seq: expectedSeq)
             }
             return true
         }
+        if resolved, undo { out.reverseChanges(from: first) }
+        return resolved
     }
 }
 
