@@ -174,7 +174,13 @@ struct SlotRows {
             }
             batchRows.append(r)
             marks.withUnsafeBufferPointer { viewlog_prefetch($0.baseAddress! + r) }
-            if width > 0 { cells.withUnsafeBufferPointer { viewlog_prefetch($0.baseAddress! + r * width) } }
+            if width > 0 {
+                // A row's values may span two cache lines: both are brought in.
+                cells.withUnsafeBufferPointer { c in
+                    viewlog_prefetch(c.baseAddress! + r * width)
+                    viewlog_prefetch(c.baseAddress! + (r * width + width - 1))
+                }
+            }
         }
         for (k, change) in changes.enumerated() {
             let r = batchRows[k]
