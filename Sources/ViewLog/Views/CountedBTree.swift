@@ -35,12 +35,15 @@ struct ChildSize {
 final class CountedBTree<Element: CountedTreeElement> {
     final class Node {
         let isLeaf: Bool
+        // The tree's storage is unchecked for exclusivity at run time: every access is within one method of the
+        // tree, which its owner calls from one thread (a controller is not Sendable), and the dynamic check was
+        // about a tenth of `apply` at 1M rows (`swift_beginAccess`, `AccessSet::insert`; RESULTS-notes, session 9).
         /// Leaf only: the elements, in order.
-        var elements: [Element] = []
+        @exclusivity(unchecked) var elements: [Element] = []
         /// Inner only: the children, and per child its first element, element count and weight.
-        var children: [Node] = []
-        var firsts: [Element] = []
-        var sizes: [ChildSize] = []
+        @exclusivity(unchecked) var children: [Node] = []
+        @exclusivity(unchecked) var firsts: [Element] = []
+        @exclusivity(unchecked) var sizes: [ChildSize] = []
 
         init(isLeaf: Bool) { self.isLeaf = isLeaf }
 
@@ -67,13 +70,13 @@ final class CountedBTree<Element: CountedTreeElement> {
     let capacity: Int
     /// A non-root node with fewer slots than this is merged with or refilled from a sibling.
     var minimumFill: Int { capacity / 4 }
-    private(set) var root: Node
+    @exclusivity(unchecked) private(set) var root: Node
     /// Number of elements.
-    private(set) var count = 0
+    @exclusivity(unchecked) private(set) var count = 0
     /// Sum of the elements' weights.
-    private(set) var totalWeight = 0
+    @exclusivity(unchecked) private(set) var totalWeight = 0
     /// Work done so far; reset by tests.
-    var counters = TreeCounters()
+    @exclusivity(unchecked) var counters = TreeCounters()
 
     /// Makes an empty tree whose nodes hold at most `capacity` (≥ 4) slots.
     init(capacity: Int = 64) {

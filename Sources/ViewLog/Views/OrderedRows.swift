@@ -10,10 +10,11 @@ final class OrderedRows {
     private let tree: CountedBTree<RowSlot>
     /// Non-empty sections of all rows (one `null` section when the view has no section key).
     let sections: SectionCounts
+    // Unchecked for exclusivity at run time, as the tree's storage (``CountedBTree``).
     /// Scratch bytes for encoding an id to look it up (reused: a lookup allocates nothing).
-    private var idScratch: [UInt8] = []
+    @exclusivity(unchecked) private var idScratch: [UInt8] = []
     /// Rows staged by ``stage(_:idStart:)`` for ``finishLoad()``.
-    private var staged: [RowSlot] = []
+    @exclusivity(unchecked) private var staged: [RowSlot] = []
 
     /// Makes an empty set of rows ordered by `order`; `capacity` is the tree's node size (small in tests).
     init(order: RowOrder, capacity: Int = 64) {

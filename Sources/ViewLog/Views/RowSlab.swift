@@ -41,6 +41,7 @@ struct RowSlot: CountedTreeElement, Hashable {
 /// move: growing the slab copies only the small array of chunk addresses, never the rows. Ids are found by
 /// their bytes, so two ids are the same row only when their code points are.
 final class RowSlab {
+    // Its storage is unchecked for exclusivity at run time, as the tree's (``CountedBTree``).
     /// Rows per chunk.
     static let chunkRows = 4096
     /// Marks a slot whose key is kept in ``overflow``.
@@ -51,17 +52,17 @@ final class RowSlab {
     private let slotBytes: Int
     /// Chunk addresses (`chunkCapacity` of them allocated, one per `chunkRows` slots in use). Raw storage: a
     /// lookup reads it without the exclusivity check and retain of an array held by a class.
-    private var chunks: UnsafeMutablePointer<UnsafeMutableRawPointer>
-    private var chunkCapacity = 0
-    private var overflow: [UInt32: RowKey] = [:]
-    private var free: [UInt32] = []
-    private var slotCount = 0
+    @exclusivity(unchecked) private var chunks: UnsafeMutablePointer<UnsafeMutableRawPointer>
+    @exclusivity(unchecked) private var chunkCapacity = 0
+    @exclusivity(unchecked) private var overflow: [UInt32: RowKey] = [:]
+    @exclusivity(unchecked) private var free: [UInt32] = []
+    @exclusivity(unchecked) private var slotCount = 0
     /// Open addressing, linear probing: slot numbers, `empty` where none; `indexSize` (a power of two) entries.
-    private var index: UnsafeMutablePointer<UInt32>
-    private var indexSize: Int
+    @exclusivity(unchecked) private var index: UnsafeMutablePointer<UInt32>
+    @exclusivity(unchecked) private var indexSize: Int
     private static var empty: UInt32 { .max }
     /// Number of rows.
-    private(set) var count = 0
+    @exclusivity(unchecked) private(set) var count = 0
 
     /// Makes an empty slab keeping up to `inlineKeyBytes` of each key inline.
     init(inlineKeyBytes: Int) {
