@@ -93,4 +93,32 @@ struct CrossProcessTests {
         #expect(appended.stdout == (1...count).map { "\($0)\n" }.joined())
         #expect(try box.run(["verify", "lab"]).status == 0)
     }
+
+    /// An input of more changes than one all-or-nothing write holds (`Limits.singleWriteChangesMax`) is refused
+    /// whole, saying how big it is, once its batches cross the limit: five lines of 200,001 inserts each (a line
+    /// holds at most 16 MiB), 1,000,005 changes in about 40 MB.
+    @Test func anInputOverOneWritesChangeLimitIsRefusedWhole() throws {
+        let box = try Sandbox()
+        _ = try box.write("one.json", #"{"entities": {"Item": {"id": "int", "attributes": {"n": {"type": "int", "default": 0}}}}}"#)
+        try #require(box.run(["init", "lab", "--schema", "one.json"]).status == 0)
+        let perLine = 200_001, lines = 5
+        var text = ""
+        text.reserveCapacity(lines * perLine * 40)
+        for line in 0..<lines {
+            text += #"{"author": "t", "changes": ["#
+            for k in 0..<perLine {
+                if k > 0 { text += ", " }
+                text += #"{"insert": "Item", "id": \#(line * perLine + k + 1), "values": {}}"#
+            }
+            text += "]}\n"
+        }
+        let input = try box.write("big.jsonl", text)
+        let refused = try box.run(["append", "lab", "--file", input])
+        #expect(refused.status != 0)
+        #expect(refused.stderr == "error: the input has \(lines * perLine) changes in \(text.utf8.count) bytes, more than one "
+            + "all-or-nothing write holds (1000000 changes, 268435456 bytes); use --chunked to commit it in chunks; "
+            + "nothing appended\n", "\(refused.stderr)")
+        #expect(try box.run(["log", "lab", "--json"]).stdout.isEmpty)
+        #expect(try box.run(["verify", "lab"]).status == 0)
+    }
 }
