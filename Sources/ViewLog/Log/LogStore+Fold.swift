@@ -12,7 +12,7 @@ extension LogStore {
         /// Whichever costs less: fold from the start unless the entries before the position outnumber those after
         /// it by more than a third, else undo from the head. An undo entry costs more than a fold entry (it decodes
         /// the previous values, and an entity's undo first reads every row at the head): on the bench's log (an
-        /// insert per four updates) the two ways cost the same at 57 % of the log, and the middle folds 15 % faster
+        /// insert per four updates) the two ways cost the same at 57 % of the log, and the middle folds 8–15 % faster
         /// than it undoes (`bench/RESULTS-notes.md`, session 9).
         case automatic
         /// Start from the object rows at the head and undo every change after the position.
