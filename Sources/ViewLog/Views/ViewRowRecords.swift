@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// The values of a view's rows as the fetch read them: at the head each row's values in their stored encoding
 /// (object values, `schema/log-format.md`), copied from the object row; at an older position the values the fold
 /// computed, in the entity's attribute order. Found by id.
@@ -58,6 +60,27 @@
         precondition(index.row(of: id, in: ids) == nil, "ViewRowRecords: \(id) is already kept")
         ids.append(id)
         index.insert(id, row: ids.count - 1)
+    }
+
+    /// Prefetches what writing the rows of `ids` a few places after `k` will read, for a caller that writes `ids`
+    /// in order and calls this before each: the rows are kept in id order and written in the view's, so each row
+    /// written is dependent cache misses (its index entry, where its bytes end, then the bytes; `perf annotate` of
+    /// the 49,913-row query: two thirds of the JSON walk waited on the row's first byte). Each call moves three rows
+    /// one stage on: the index entry of `ids[k + 24]`, the ends of `ids[k + 16]`, the bytes of `ids[k + 8]`. A
+    /// hint: it changes no result.
+    public func prefetch(after k: Int, in ids: [ObjectID]) {
+        guard !keptAsValues else { return }
+        if k + 24 < ids.count { index.prefetch(ids[k + 24]) }
+        if k + 16 < ids.count, let r = index.row(of: ids[k + 16], in: self.ids) {
+            ends.withUnsafeBufferPointer { e in viewlog_prefetch(e.baseAddress! + max(r - 1, 0)) }
+        }
+        if k + 8 < ids.count, let r = index.row(of: ids[k + 8], in: self.ids) {
+            let start = r == 0 ? 0 : ends[r - 1]
+            bytes.withUnsafeBufferPointer { b in
+                viewlog_prefetch(b.baseAddress! + start)
+                viewlog_prefetch(b.baseAddress! + (ends[r] - 1))
+            }
+        }
     }
 
     /// The kept values of row `r` when kept as values.

@@ -151,8 +151,11 @@ final class MaterializedView: ContextObserver {
         let attributes = entity.attributes
         // Chosen once: `records` read from the class per row would copy the whole struct (its arrays retained).
         let writeValues: (ObjectID, inout JSONWriter) throws -> Void
+        // Rows kept as bytes are found in cache when written (``ViewRowRecords/prefetch(after:in:)``).
+        var prefetch: (Int) -> Void = { _ in }
         if let records {
             writeValues = { id, w in try records.writeJSONMembers(of: id, into: &w) }
+            prefetch = { k in records.prefetch(after: k, in: ids) }
         } else {
             let values = self.values
             writeValues = { id, w in
@@ -169,6 +172,7 @@ final class MaterializedView: ContextObserver {
             if let name = info.name { w.string(name) } else { w.null() }
             w.raw(", \"rows\": [")
             for k in row..<(row + info.numberOfObjects) {
+                prefetch(k)
                 let id = ids[k]
                 if k > row { w.raw(", ") }
                 w.raw("{\"id\": ")
