@@ -157,8 +157,9 @@ struct SlotRows {
     ///
     /// A fold of random changes waits on memory, twice per change: the row's index entry, then its values (a cache
     /// miss each on a state larger than the cache). So the batch is applied in three passes: prefetch every
-    /// change's index entry; find (or make) every row, prefetching its values and mark; apply. The misses of a
-    /// batch overlap instead of queueing, and the result is the same as applying the changes one by one.
+    /// change's index entry; find (or make) every row; apply, prefetching the values and mark of the row
+    /// ``prefetchDistance`` changes ahead. The misses overlap instead of queueing, and the result is the same as
+    /// applying the changes one by one.
     mutating func apply(_ batch: SlotChanges, onlyKnown: Bool = false) {
         let changes = batch.changes
         for change in changes { index.prefetch(change.id) }
