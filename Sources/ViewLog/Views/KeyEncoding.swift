@@ -101,9 +101,11 @@ enum KeyEncoding {
         appendBigEndian(f, to: &out)
     }
 
+    /// Appends the 8 bytes of `v`, most significant first, in one append (eight appends checked capacity and
+    /// uniqueness eight times: a tenth of an initial fetch's time was spent encoding keys).
     @inline(__always)
     private static func appendBigEndian(_ v: UInt64, to out: inout [UInt8]) {
-        for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
+        withUnsafeBytes(of: v.bigEndian) { out.append(contentsOf: $0) }
     }
 
     private static func appendEscaped(_ s: String, to out: inout [UInt8]) {
