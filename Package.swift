@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "LMDB", dependencies: ["CLMDB", "CLMDBGuard"]),
         // CRC-32C by the CPU's instruction (SSE 4.2, ARMv8 CRC) where it has one; the engine's checksums.
         .target(name: "CCRC32C"),
-        // A cache prefetch hint (header only, inlined): a fold overlaps the cache misses of a batch of changes.
+        // A cache prefetch hint (header only, inlined): folds and printed rows overlap their cache misses.
         .target(name: "CPrefetch"),
         // The engine: model, log, query, views, context.
         .target(name: "ViewLog", dependencies: ["LMDB", "CCRC32C", "CPrefetch"]),
