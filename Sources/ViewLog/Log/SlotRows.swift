@@ -102,40 +102,111 @@ struct SlotChanges {
 ///
 /// A state that starts in id order (the head's rows) or grows in id order (inserts of increasing ids) is still in
 /// id order at the end, so reading it out needs no sort.
+///
+/// A fold of random changes waits on memory, so a row is kept compact, in one run of words: its mark (the seq of
+/// the last change applied, shifted left by one, | 1 when the object exists), a byte per slot saying what the slot
+/// holds (``CellKind``), then an 8-byte payload per slot (an int's or a date's bits, a double's bit pattern, a
+/// string's place in ``strings``). Three values take 40 bytes — a cache line or two — where `Value?` cells and a
+/// separate mark took 72 bytes and another line; and no value but a string is retained or released.
 struct SlotRows {
     let layout: SlotLayout
     private(set) var ids: [ObjectID] = []
     private var index = ObjectIDIndex()
-    private var cells: [Value?] = []
-    /// Per row, the seq of the last change applied to it (0 for a row read from the head and not changed since)
-    /// shifted left by one, or 1 when the object exists: one array, so a change touches one cache line less.
-    private var marks: [UInt64] = []
+    /// The rows, `rowWords` words each: mark, tag words, payloads.
+    private var words: [UInt64] = []
+    /// Words of tags per row (a byte per slot).
+    private let tagWords: Int
+    /// Words per row.
+    private let rowWords: Int
+    /// The strings the rows hold, by place; a place freed by an overwrite is reused (`freeStrings`).
+    private var strings: [String] = []
+    private var freeStrings: [Int] = []
     /// How many changes ahead of the one applied a row's values are prefetched.
     static let prefetchDistance = 12
     /// The rows of the batch being applied (`-1` for a change left out), reused from batch to batch.
     private var batchRows: [Int] = []
 
+    /// What a slot holds: its tag byte.
+    private enum CellKind {
+        static let absent: UInt8 = 0, null: UInt8 = 1, string: UInt8 = 2, int: UInt8 = 3, double: UInt8 = 4,
+                   falseBool: UInt8 = 5, trueBool: UInt8 = 6, date: UInt8 = 7
+    }
+
     init(layout: SlotLayout, capacity: Int = 0) {
         self.layout = layout
+        tagWords = (layout.width + 7) / 8
+        rowWords = 1 + tagWords + layout.width
         if capacity > 0 {
             ids.reserveCapacity(capacity)
             index = ObjectIDIndex(capacity: capacity)
-            marks.reserveCapacity(capacity)
-            cells.reserveCapacity(capacity * layout.width)
+            words.reserveCapacity(capacity * rowWords)
         }
     }
 
     var count: Int { ids.count }
 
     /// The seq of the last change applied to row `r` (0 for a head row not changed since).
-    func seq(ofRow r: Int) -> UInt64 { marks[r] >> 1 }
+    func seq(ofRow r: Int) -> UInt64 { words[r * rowWords] >> 1 }
+
+    /// Whether the object of row `r` exists.
+    private func exists(_ r: Int) -> Bool { words[r * rowWords] & 1 == 1 }
+
+    /// The value in slot `j` of the row starting at word `base`, `nil` where it has none.
+    @inline(__always)
+    private func cell(_ base: Int, _ j: Int) -> Value? {
+        let tag = UInt8(truncatingIfNeeded: words[base + 1 + j >> 3] >> (UInt64(j & 7) * 8))
+        let payload = words[base + 1 + tagWords + j]
+        switch tag {
+        case CellKind.null: return .null
+        case CellKind.string: return .string(strings[Int(payload)])
+        case CellKind.int: return .int(Int64(bitPattern: payload))
+        case CellKind.double: return .double(Double(bitPattern: payload))
+        case CellKind.falseBool: return .bool(false)
+        case CellKind.trueBool: return .bool(true)
+        case CellKind.date: return .date(Timestamp(milliseconds: Int64(bitPattern: payload)))
+        default: return nil
+        }
+    }
+
+    /// Sets slot `j` of the row starting at word `base` to `value` (`nil`: no value), freeing a string it held.
+    @inline(__always)
+    private mutating func setCell(_ base: Int, _ j: Int, _ value: Value?) {
+        let tagAt = base + 1 + j >> 3, shift = UInt64(j & 7) * 8, payloadAt = base + 1 + tagWords + j
+        if UInt8(truncatingIfNeeded: words[tagAt] >> shift) == CellKind.string {
+            let place = Int(words[payloadAt])
+            strings[place] = ""
+            freeStrings.append(place)
+        }
+        let tag: UInt8, payload: UInt64
+        switch value {
+        case nil: (tag, payload) = (CellKind.absent, 0)
+        case .null?: (tag, payload) = (CellKind.null, 0)
+        case .string(let string)?:
+            let place: Int
+            if let free = freeStrings.popLast() {
+                place = free
+                strings[place] = string
+            } else {
+                place = strings.count
+                strings.append(string)
+            }
+            (tag, payload) = (CellKind.string, UInt64(place))
+        case .int(let v)?: (tag, payload) = (CellKind.int, UInt64(bitPattern: v))
+        case .double(let v)?: (tag, payload) = (CellKind.double, v.bitPattern)
+        case .bool(let v)?: (tag, payload) = (v ? CellKind.trueBool : CellKind.falseBool, 0)
+        case .date(let t)?: (tag, payload) = (CellKind.date, UInt64(bitPattern: t.milliseconds))
+        }
+        words[tagAt] = words[tagAt] & ~(0xFF << shift) | UInt64(tag) << shift
+        words[payloadAt] = payload
+    }
 
     /// Adds an existing object, its kept values in slot order (as ``FetchedValues/slots`` of ``SlotLayout/kept``).
     mutating func appendExisting(_ id: ObjectID, _ slots: [Value]) {
         precondition(slots.count == layout.width, "a row holds one value per kept attribute")
         let r = newRow(id)
-        marks[r] |= 1
-        for j in 0..<layout.width { cells[r * layout.width + j] = slots[j] }
+        let base = r * rowWords
+        words[base] |= 1
+        for j in 0..<layout.width { setCell(base, j, slots[j]) }
     }
 
     /// Adds an object that does not exist (yet): a fold that applies only to known objects changes it.
@@ -147,24 +218,23 @@ struct SlotRows {
         let r = ids.count
         ids.append(id)
         index.insert(id, row: r)
-        marks.append(0)
-        cells.append(contentsOf: repeatElement(nil, count: layout.width))
+        words.append(contentsOf: repeatElement(0, count: rowWords))
         return r
     }
 
     /// Applies a batch of changes in their order, each made at its seq. With `onlyKnown`, changes of objects not
     /// yet in the state are left out.
     ///
-    /// A fold of random changes waits on memory, twice per change: the row's index entry, then its values (a cache
+    /// A fold of random changes waits on memory, twice per change: the row's index entry, then its row (a cache
     /// miss each on a state larger than the cache). So the batch is applied in three passes: prefetch every
-    /// change's index entry; find (or make) every row; apply, prefetching the values and mark of the row
-    /// ``prefetchDistance`` changes ahead. The misses overlap instead of queueing, and the result is the same as
-    /// applying the changes one by one.
+    /// change's index entry; find (or make) every row; apply, prefetching the row ``prefetchDistance`` changes
+    /// ahead. The misses overlap instead of queueing, and the result is the same as applying the changes one by
+    /// one.
     mutating func apply(_ batch: SlotChanges, onlyKnown: Bool = false) {
         let changes = batch.changes
         for change in changes { index.prefetch(change.id) }
         batchRows.removeAll(keepingCapacity: true)
-        let width = layout.width
+        let width = layout.width, rowWords = rowWords
         for change in changes {
             let r: Int
             if let found = index.row(of: change.id, in: ids) {
@@ -178,30 +248,27 @@ struct SlotRows {
             batchRows.append(r)
         }
         for (k, change) in changes.enumerated() {
-            // The row `prefetchDistance` changes ahead: its mark and both cache lines its values may span. Far
-            // enough to arrive in time, near enough not to be evicted or queued behind the CPU's few misses in
-            // flight (prefetching the whole batch first left two fifths of the time on the values' load).
+            // The row `prefetchDistance` changes ahead, both cache lines it may span: far enough to arrive in
+            // time, near enough not to be evicted or queued behind the CPU's few misses in flight (prefetching the
+            // whole batch first left two fifths of the time on the values' load).
             if k + Self.prefetchDistance < batchRows.count, case let ahead = batchRows[k + Self.prefetchDistance], ahead >= 0 {
-                marks.withUnsafeBufferPointer { viewlog_prefetch($0.baseAddress! + ahead) }
-                if width > 0 {
-                    cells.withUnsafeBufferPointer { c in
-                        viewlog_prefetch(c.baseAddress! + ahead * width)
-                        viewlog_prefetch(c.baseAddress! + (ahead * width + width - 1))
-                    }
+                words.withUnsafeBufferPointer { w in
+                    viewlog_prefetch(w.baseAddress! + ahead * rowWords)
+                    viewlog_prefetch(w.baseAddress! + (ahead * rowWords + rowWords - 1))
                 }
             }
             let r = batchRows[k]
             guard r >= 0 else { continue }
-            let base = r * width
+            let base = r * rowWords
             switch change.kind {
             case .remove, .set:
-                for j in 0..<width { cells[base + j] = nil }
-                marks[r] = change.seq << 1 | (change.kind == .set ? 1 : 0)
+                for j in 0..<width { setCell(base, j, nil) }
+                words[base] = change.seq << 1 | (change.kind == .set ? 1 : 0)
             case .merge:
-                marks[r] = change.seq << 1 | 1  // an update of an absent object makes it, as `ObjectValues.apply` does
+                words[base] = change.seq << 1 | 1  // an update of an absent object makes it, as `ObjectValues.apply` does
             }
             if change.kind != .remove {
-                for v in batch.values[change.values] { cells[base + v.slot] = v.value }
+                for v in batch.values[change.values] { setCell(base, v.slot, v.value) }
             }
         }
     }
@@ -209,11 +276,11 @@ struct SlotRows {
     /// The values of row `r` in the canonical form of `attributes` (sorted by name; each a kept attribute):
     /// exactly those names, `null` where the row has no value; `nil` when the object does not exist.
     func values(ofRow r: Int, canonicalFor output: OutputSlots) -> ObjectValues? {
-        guard marks[r] & 1 == 1 else { return nil }
+        guard exists(r) else { return nil }
         var out = ObjectValues(minimumCapacity: output.names.count)
-        let base = r * layout.width
+        let base = r * rowWords
         for (name, slot) in zip(output.names, output.slots) {
-            out[name] = slot < 0 ? .null : (cells[base + slot] ?? .null)
+            out[name] = slot < 0 ? .null : (cell(base, slot) ?? .null)
         }
         return out
     }
@@ -234,9 +301,9 @@ struct SlotRows {
     /// order (`null` where it has none), in one buffer reused for every row.
     func forEachExistingRow(canonicalFor output: OutputSlots, _ body: (ObjectID, [Value]) -> Void) {
         var values = [Value](repeating: .null, count: output.slots.count)
-        for r in rowsInIDOrder() where marks[r] & 1 == 1 {
-            let base = r * layout.width
-            for (k, slot) in output.slots.enumerated() { values[k] = slot < 0 ? .null : (cells[base + slot] ?? .null) }
+        for r in rowsInIDOrder() where exists(r) {
+            let base = r * rowWords
+            for (k, slot) in output.slots.enumerated() { values[k] = slot < 0 ? .null : (cell(base, slot) ?? .null) }
             body(ids[r], values)
         }
     }
