@@ -164,7 +164,8 @@ struct SlotRows {
         case CellKind.falseBool: return .bool(false)
         case CellKind.trueBool: return .bool(true)
         case CellKind.date: return .date(Timestamp(milliseconds: Int64(bitPattern: payload)))
-        default: return nil
+        case CellKind.absent: return nil
+        default: preconditionFailure("SlotRows: a cell tag \(tag) no write makes")
         }
     }
 
