@@ -169,6 +169,13 @@ struct SlotRows {
         }
     }
 
+    /// The value an output reads from slot `slot` (`-1`: an attribute the layout does not keep) of the row starting
+    /// at word `base`: `null` where the row has none.
+    @inline(__always)
+    private func outputValue(_ base: Int, _ slot: Int) -> Value {
+        slot < 0 ? .null : (cell(base, slot) ?? .null)
+    }
+
     /// Sets slot `j` of the row starting at word `base` to `value` (`nil`: no value), freeing a string it held.
     @inline(__always)
     private mutating func setCell(_ base: Int, _ j: Int, _ value: Value?) {
@@ -281,7 +288,7 @@ struct SlotRows {
         var out = ObjectValues(minimumCapacity: output.names.count)
         let base = r * rowWords
         for (name, slot) in zip(output.names, output.slots) {
-            out[name] = slot < 0 ? .null : (cell(base, slot) ?? .null)
+            out[name] = outputValue(base, slot)
         }
         return out
     }
@@ -304,7 +311,7 @@ struct SlotRows {
         var values = [Value](repeating: .null, count: output.slots.count)
         for r in rowsInIDOrder() where exists(r) {
             let base = r * rowWords
-            for (k, slot) in output.slots.enumerated() { values[k] = slot < 0 ? .null : (cell(base, slot) ?? .null) }
+            for (k, slot) in output.slots.enumerated() { values[k] = outputValue(base, slot) }
             body(ids[r], values)
         }
     }
