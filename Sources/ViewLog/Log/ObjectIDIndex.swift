@@ -69,14 +69,22 @@ struct ObjectIDIndex {
         return (Int64(hash), 0)
     }
 
+    /// In dense mode, where `id`'s entry is in `dense`, or `nil` when it falls outside (a string id, or an int
+    /// below the first or past the array).
+    @inline(__always)
+    private func denseOffset(of id: ObjectID) -> Int? {
+        guard case .int(let v) = id, v >= denseBase else { return nil }
+        let (offset, overflow) = v.subtractingReportingOverflow(denseBase)
+        guard !overflow, offset < Int64(dense.count) else { return nil }
+        return Int(offset)
+    }
+
     /// The row of `id`, whose ids are `ids` (row `r` holds `ids[r]`).
     @inline(__always)
     func row(of id: ObjectID, in ids: [ObjectID]) -> Int? {
         if isDense {
-            guard case .int(let v) = id, v >= denseBase else { return nil }
-            let (offset, overflow) = v.subtractingReportingOverflow(denseBase)
-            guard !overflow, offset < Int64(dense.count) else { return nil }
-            let entry = dense[Int(offset)]
+            guard let offset = denseOffset(of: id) else { return nil }
+            let entry = dense[offset]
             return entry == 0 ? nil : Int(entry) - 1
         }
         let mask = slotMask
@@ -99,10 +107,8 @@ struct ObjectIDIndex {
     @inline(__always)
     func prefetch(_ id: ObjectID) {
         if isDense {
-            guard case .int(let v) = id else { return }
-            let (offset, overflow) = v.subtractingReportingOverflow(denseBase)
-            guard !overflow, offset >= 0, offset < Int64(dense.count) else { return }
-            dense.withUnsafeBufferPointer { viewlog_prefetch($0.baseAddress! + Int(offset)) }
+            guard let offset = denseOffset(of: id) else { return }
+            dense.withUnsafeBufferPointer { viewlog_prefetch($0.baseAddress! + offset) }
             return
         }
         guard !table.isEmpty else { return }

@@ -75,13 +75,17 @@ import CPrefetch
             ends.withUnsafeBufferPointer { e in viewlog_prefetch(e.baseAddress! + max(r - 1, 0)) }
         }
         if k + 8 < ids.count, let r = index.row(of: ids[k + 8], in: self.ids) {
-            let start = r == 0 ? 0 : ends[r - 1]
+            let range = byteRange(ofRow: r)
             bytes.withUnsafeBufferPointer { b in
-                viewlog_prefetch(b.baseAddress! + start)
-                viewlog_prefetch(b.baseAddress! + (ends[r] - 1))
+                viewlog_prefetch(b.baseAddress! + range.lowerBound)
+                viewlog_prefetch(b.baseAddress! + (range.upperBound - 1))
             }
         }
     }
+
+    /// Where the stored bytes of row `r` lie in ``bytes`` (each row starts where the previous one ends).
+    @inline(__always)
+    private func byteRange(ofRow r: Int) -> Range<Int> { (r == 0 ? 0 : ends[r - 1])..<ends[r] }
 
     /// The kept values of row `r` when kept as values.
     private func slots(ofRow r: Int) -> ArraySlice<Value> {
@@ -91,7 +95,7 @@ import CPrefetch
 
     private func withValues<R>(of id: ObjectID, _ body: (inout ByteReader) throws(CodecError) -> R) throws(StoreError) -> R? {
         guard let r = index.row(of: id, in: ids) else { return nil }
-        let range = (r == 0 ? 0 : ends[r - 1])..<ends[r]
+        let range = byteRange(ofRow: r)
         let result = bytes.withUnsafeBytes { all in
             Result { () throws(CodecError) -> R in
                 var reader = ByteReader(UnsafeRawBufferPointer(rebasing: all[range]))
@@ -129,7 +133,7 @@ import CPrefetch
         }
         // Straight over the bytes, not through `withValues` and its closures: they copied this struct per row.
         guard let r = index.row(of: id, in: ids) else { return false }
-        let range = (r == 0 ? 0 : ends[r - 1])..<ends[r]
+        let range = byteRange(ofRow: r)
         // Into memory reserved once for the whole object (its size bounded by its stored bytes).
         let bound = ByteReader.jsonMembersBytesMax(keys: keys, attributeCount: names.count, valueBytes: range.count)
         let failure = bytes.withUnsafeBytes { all -> CodecError? in
