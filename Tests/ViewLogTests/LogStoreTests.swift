@@ -136,6 +136,32 @@ struct LogStoreTests {
         #expect(try store.verify().isOK)
     }
 
+    /// A write that fills the map runs again once the map has grown. A bulk load reads its batches inside that
+    /// write, so the run again must start from its first batch, not from where the filled one stopped: with a
+    /// rewind, by reading them again; without, from the batches it kept.
+    @Test(arguments: [false, true])
+    func aBulkLoadThatGrowsTheMapKeepsEveryBatch(rewinds: Bool) throws {
+        let store = try makeStore(options: StoreOptions(durable: false, mapSizeBytes: 256 * 1024))
+        var batches = 0, rewound = 0
+        func next() -> [TransactionRequest]? {
+            guard batches < 40 else { return nil }
+            defer { batches += 1 }
+            return (0..<100).map { i in
+                TransactionRequest(author: "bulk", changes: [.insert(entity: "Employee", id: .string("e\(batches)-\(i)"),
+                                                                     values: ["name": .string("N\(i)"), "height": .int(Int64(i))])])
+            }
+        }
+        let seqs = rewinds ? try store.append(batches: next, rewind: { batches = 0; rewound += 1 })
+                           : try store.append(batches: next)
+        #expect(store.environment.mapGrowCount > 0)
+        #expect(rewinds ? rewound == store.environment.mapGrowCount : batches == 40)
+        #expect(seqs == Array(1...4_000))
+        #expect(try store.head == 4_000)
+        #expect(try store.statistics().objects == 4_000)
+        #expect(try store.objects(of: "Employee").map(\.id) == (0..<40).flatMap { b in (0..<100).map { ObjectID.string("e\(b)-\($0)") } }.sorted())
+        #expect(try store.verify().isOK)
+    }
+
     @Test func verifyNamesTheSeqOfAnAlteredEntry() throws {
         let store = try makeStore()
         for i in 0..<5 {

@@ -25,24 +25,48 @@ extension LogStore {
     /// Appends the transactions `next` gives, batch after batch until it returns `nil`, as consecutive
     /// transactions in **one** LMDB write: all or nothing, as ``append(_:)-([TransactionRequest])`` with all the
     /// batches at once, but holding one batch in memory at a time (a bulk load reads its input batch by batch).
+    ///
+    /// A write that fills the store's map is rolled back and run again once the map has grown, from the first
+    /// batch. With `rewind`, that run calls `rewind` and then reads the batches from `next` again (`rewind` must
+    /// make `next` start over). Without it, the batches read are kept, to be given again, so the whole input is
+    /// held in memory.
     /// - Returns: the seqs appended, in order.
-    /// - Throws: what `next` throws, as it is (nothing is appended); otherwise a ``StoreError`` as
+    /// - Throws: what `next` or `rewind` throws, as it is (nothing is appended); otherwise a ``StoreError`` as
     ///   ``append(_:)-([TransactionRequest])`` throws it, its transaction index counted over all the batches.
-    public func append(batches next: () throws -> [TransactionRequest]?) throws -> [UInt64] {
+    public func append(batches next: () throws -> [TransactionRequest]?,
+                       rewind: (() throws -> Void)? = nil) throws -> [UInt64] {
         let time = Timestamp.now
         var seqs: [UInt64] = []
         var producerError: (any Error)?
+        var kept: [[TransactionRequest]] = []  // without `rewind`: the batches read, for a write that runs again
+        var runs = 0
         do {
             try perform { txn in
+                // The write runs again after the map grows (`LMDBEnvironment.write`): from the first batch.
+                runs += 1
+                seqs.removeAll()
+                var given = 0  // batches of `kept` given in this run
+                if runs > 1, let rewind {
+                    do { try rewind() } catch {
+                        producerError = error
+                        throw error
+                    }
+                }
                 while true {  // bounded by `next`: one batch per step
                     let batch: [TransactionRequest]
-                    do {
-                        guard let b = try next() else { break }
-                        batch = b
-                    } catch {
-                        producerError = error
-                        throw error  // aborts the write
+                    if rewind == nil, given < kept.count {
+                        batch = kept[given]
+                    } else {
+                        do {
+                            guard let b = try next() else { break }
+                            batch = b
+                        } catch {
+                            producerError = error
+                            throw error  // aborts the write
+                        }
+                        if rewind == nil { kept.append(batch) }
                     }
+                    given += 1
                     let before = seqs.count
                     do {
                         try Self.checkShape(of: batch)

@@ -131,6 +131,11 @@ struct AppendCommand: ParsableCommand {
                 }
                 guard changes <= Limits.singleWriteChangesMax else { throw TooManyChanges() }
                 return batch
+            }, rewind: {
+                // The write runs again from the first line after the store's map grew.
+                reader = AppendInput.Reader(text, schema: schema)
+                lines.removeAll(keepingCapacity: true)
+                changes = 0
             })
         } catch let error as InputError {
             throw CLIError("\(error); nothing appended")
