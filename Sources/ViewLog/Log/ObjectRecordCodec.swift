@@ -24,7 +24,7 @@
     /// Decodes an object's record.
     /// - Throws: ``CodecError`` naming what is wrong and at which byte offset.
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(CodecError) -> (values: ObjectValues, seq: UInt64) {
-        try decode(bytes, key: UnsafeRawBufferPointer(start: nil, count: 0), format: 1) { r throws(CodecError) in try r.objectValues() }
+        try decodeFrame(bytes, key: UnsafeRawBufferPointer(start: nil, count: 0), format: 1) { r throws(CodecError) in try r.objectValues() }
     }
 
     /// Encodes an object's record of log format 2: version 2, seq, values, then a `u32` CRC-32C of `key` (the
@@ -39,7 +39,7 @@
     /// - Throws: ``CodecError/checksumMismatch(seq:stored:computed:)`` for a damaged record (or one stored under
     ///   another key); other ``CodecError``s naming what is wrong and at which byte offset.
     public static func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws(CodecError) -> (values: ObjectValues, seq: UInt64) {
-        try decode(bytes, key: key, format: 2) { r throws(CodecError) in try r.objectValues() }
+        try decodeFrame(bytes, key: key, format: 2) { r throws(CodecError) in try r.objectValues() }
     }
 
     /// Decodes a record of a store of log format `format` stored under `key`, its values in the canonical form of
@@ -47,7 +47,7 @@
     /// errors as ``decode(_:key:format:)`` followed by ``EntityDescription/canonical(_:)``.
     static func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, format: Int,
                        canonicalFor attributes: [Attribute]) throws(CodecError) -> ObjectValues {
-        try decode(bytes, key: key, format: format) { r throws(CodecError) in try r.objectValues(canonicalFor: attributes) }.values
+        try decodeFrame(bytes, key: key, format: format) { r throws(CodecError) in try r.objectValues(canonicalFor: attributes) }.values
     }
 
     /// Decodes a record of a store of log format `format` stored under `key` into `fetched`: the values of its
@@ -58,7 +58,7 @@
     @discardableResult
     static func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, format: Int,
                        into fetched: inout FetchedValues, names: AttributeNames? = nil) throws(CodecError) -> Range<Int> {
-        try decode(bytes, key: key, format: format) { r throws(CodecError) in
+        try decodeFrame(bytes, key: key, format: format) { r throws(CodecError) in
             let start = r.offset
             try r.objectValues(into: &fetched, names: names)
             return start..<r.offset
@@ -68,8 +68,8 @@
     /// The one reading of a record's frame: for format 2 the checksum (over `key` and the record) first, then the
     /// version byte of `format`, the seq, the values read by `values`, and nothing after them.
     @inline(__always)
-    private static func decode<T>(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, format: Int,
-                                  values readValues: (inout ByteReader) throws(CodecError) -> T)
+    static func decodeFrame<T>(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, format: Int,
+                               values readValues: (inout ByteReader) throws(CodecError) -> T)
         throws(CodecError) -> (values: T, seq: UInt64) {
         let body: UnsafeRawBufferPointer, expected: UInt8
         if format >= 2 {
@@ -190,7 +190,17 @@
     /// Writes the LMDB key of `k` (see ``key(_:)``) at the end of `w`.
     static func writeKey(_ k: ObjectKey, into w: inout ByteWriter) {
         appendPrefix(k.entity, to: &w)
-        switch k.id {
+        appendID(k.id, to: &w)
+    }
+
+    /// Writes the LMDB key of the object `id` of the entity whose ``entityPrefix(_:)`` is `prefix` at the end of `w`.
+    static func writeKey(prefix: [UInt8], id: ObjectID, into w: inout ByteWriter) {
+        prefix.withUnsafeBytes { w.raw($0) }
+        appendID(id, to: &w)
+    }
+
+    private static func appendID(_ id: ObjectID, to w: inout ByteWriter) {
+        switch id {
         case .int(let i):
             w.u8(IDTag.int)
             w.u64BigEndian(UInt64(bitPattern: i) ^ signBit)

@@ -16,6 +16,8 @@ struct SlotLayout {
     let slotOf: [Int]
     /// The kept attributes, in slot order (sorted by name).
     let kept: [Attribute]
+    /// Their names as UTF-8, by slot.
+    let keptNames: [[UInt8]]
 
     /// A layout resolving names against `attributes` (sorted by name) and keeping those of `keeping` (all when
     /// `nil`); a name of `keeping` the attributes lack is not kept.
@@ -34,6 +36,7 @@ struct SlotLayout {
         }
         self.slotOf = slotOf
         self.kept = kept
+        keptNames = kept.map { Array($0.name.utf8) }
     }
 
     /// How many values a row holds.
@@ -67,25 +70,49 @@ struct SlotChanges {
         var seq: UInt64
         /// Its values in ``SlotChanges/values``.
         var values: Range<Int>
+        /// For a checked fold (``CheckedFold``), what the change says it overwrites, in ``SlotChanges/previous``:
+        /// an update's previous values, a delete's removed object. Empty otherwise.
+        var previous: Range<Int> = 0..<0
     }
 
     private(set) var changes: [Change] = []
     private(set) var values: [SlotValue] = []
+    /// The values changes say they overwrite, for a checked fold.
+    private(set) var previous: [SlotValue] = []
     /// Where the values of the change being decoded start.
     private var valuesStart = 0
+    private var previousStart = 0
 
     mutating func removeAll() {
         changes.removeAll(keepingCapacity: true)
         values.removeAll(keepingCapacity: true)
+        previous.removeAll(keepingCapacity: true)
         valuesStart = 0
+        previousStart = 0
     }
 
     mutating func append(_ value: SlotValue) { values.append(value) }
 
-    /// Ends a change, made at `seq`, whose values were appended since the previous one ended.
+    /// Takes back every change from the `count`th on, and the values of a change being decoded (a damaged entry's).
+    mutating func truncate(toChanges count: Int) {
+        if count < changes.count {
+            valuesStart = changes[count].values.lowerBound
+            previousStart = changes[count].previous.lowerBound
+            changes.removeSubrange(count...)
+        }
+        values.removeSubrange(valuesStart...)
+        previous.removeSubrange(previousStart...)
+    }
+
+    /// Appends a value the change being decoded says it overwrites.
+    mutating func appendPrevious(_ value: SlotValue) { previous.append(value) }
+
+    /// Ends a change, made at `seq`, whose values (and previous values) were appended since the previous one ended.
     mutating func end(_ kind: Kind, id: ObjectID, seq: UInt64) {
-        changes.append(Change(kind: kind, id: id, seq: seq, values: valuesStart..<values.count))
+        changes.append(Change(kind: kind, id: id, seq: seq, values: valuesStart..<values.count,
+                              previous: previousStart..<previous.count))
         valuesStart = values.count
+        previousStart = previous.count
     }
 
     /// Reverses the order of the changes from `first` on (an undo applies an entry's inverses last first).
@@ -111,6 +138,8 @@ struct SlotChanges {
 struct SlotRows {
     let layout: SlotLayout
     private(set) var ids: [ObjectID] = []
+    /// Whether the rows are in id order (each row's id above the one before): then row order is id order.
+    private(set) var rowsAreInIDOrder = true
     private var index = ObjectIDIndex()
     /// The rows, `rowWords` words each: mark, tag words, payloads.
     private var words: [UInt64] = []
@@ -125,6 +154,13 @@ struct SlotRows {
     static let prefetchDistance = 12
     /// The rows of the batch being applied (`-1` for a change left out), reused from batch to batch.
     private var batchRows: [Int] = []
+    /// For a fold that writes the rows it changed (a replay into a new store): the rows changed since
+    /// ``takeTouchedRows()`` was last called, each once, and by row the round it was last listed in.
+    private var touched: [Int] = []
+    private var touchedRound: [UInt32] = []
+    private var round: UInt32 = 1
+    /// Whether ``apply(_:onlyKnown:report:)`` lists the rows it changes.
+    var tracksTouchedRows = false
 
     /// What a slot holds: its tag byte.
     private enum CellKind {
@@ -149,12 +185,15 @@ struct SlotRows {
     func seq(ofRow r: Int) -> UInt64 { words[r * rowWords] >> 1 }
 
     /// Whether the object of row `r` exists.
-    private func exists(_ r: Int) -> Bool { words[r * rowWords] & 1 == 1 }
+    func exists(_ r: Int) -> Bool { words[r * rowWords] & 1 == 1 }
+
+    /// The row of `id`, if the state has one (for an object that exists or did).
+    func row(of id: ObjectID) -> Int? { index.row(of: id, in: ids) }
 
     /// The value in slot `j` of the row starting at word `base`, `nil` where it has none.
     @inline(__always)
     private func cell(_ base: Int, _ j: Int) -> Value? {
-        let tag = UInt8(truncatingIfNeeded: words[base + 1 + j >> 3] >> (UInt64(j & 7) * 8))
+        let tag = tag(base, j)
         let payload = words[base + 1 + tagWords + j]
         switch tag {
         case CellKind.null: return .null
@@ -180,7 +219,7 @@ struct SlotRows {
     @inline(__always)
     private mutating func setCell(_ base: Int, _ j: Int, _ value: Value?) {
         let tagAt = base + 1 + j >> 3, shift = UInt64(j & 7) * 8, payloadAt = base + 1 + tagWords + j
-        if UInt8(truncatingIfNeeded: words[tagAt] >> shift) == CellKind.string {
+        if tag(base, j) == CellKind.string {
             let place = Int(words[payloadAt])
             strings[place] = ""
             freeStrings.append(place)
@@ -224,21 +263,39 @@ struct SlotRows {
 
     private mutating func newRow(_ id: ObjectID) -> Int {
         let r = ids.count
+        if rowsAreInIDOrder, let last = ids.last, !(last < id) { rowsAreInIDOrder = false }
         ids.append(id)
         index.insert(id, row: r)
         words.append(contentsOf: repeatElement(0, count: rowWords))
+        if tracksTouchedRows { touchedRound.append(0) }
         return r
     }
 
+    /// The rows changed since the last call (or since the start), in the order first changed; the list starts again.
+    mutating func takeTouchedRows() -> [Int] {
+        precondition(tracksTouchedRows, "this state does not list the rows it changes")
+        defer {
+            touched.removeAll(keepingCapacity: true)
+            round &+= 1
+            if round == 0 {  // wrapped: no row may look listed in the new round
+                for i in touchedRound.indices { touchedRound[i] = 0 }
+                round = 1
+            }
+        }
+        return touched
+    }
+
     /// Applies a batch of changes in their order, each made at its seq. With `onlyKnown`, changes of objects not
-    /// yet in the state are left out.
+    /// yet in the state are left out. With `report`, each change is first checked against the state it follows
+    /// (see ``problem(with:of:in:)``), and `report` is called with the change's index in the batch and what is
+    /// wrong; the change is applied all the same (as `verify` replays on past a problem).
     ///
     /// A fold of random changes waits on memory, twice per change: the row's index entry, then its row (a cache
     /// miss each on a state larger than the cache). So the batch is applied in three passes: prefetch every
     /// change's index entry; find (or make) every row; apply, prefetching the row ``prefetchDistance`` changes
     /// ahead. The misses overlap instead of queueing, and the result is the same as applying the changes one by
     /// one.
-    mutating func apply(_ batch: SlotChanges, onlyKnown: Bool = false) {
+    mutating func apply(_ batch: SlotChanges, onlyKnown: Bool = false, report: ((Int, SlotProblem) -> Void)? = nil) {
         let changes = batch.changes
         for change in changes { index.prefetch(change.id) }
         batchRows.removeAll(keepingCapacity: true)
@@ -267,6 +324,11 @@ struct SlotRows {
             }
             let r = batchRows[k]
             guard r >= 0 else { continue }
+            if let report, let problem = problem(with: change, of: batch, in: r) { report(k, problem) }
+            if tracksTouchedRows, touchedRound[r] != round {
+                touchedRound[r] = round
+                touched.append(r)
+            }
             let base = r * rowWords
             switch change.kind {
             case .remove, .set:
@@ -279,6 +341,69 @@ struct SlotRows {
                 for v in batch.values[change.values] { setCell(base, v.slot, v.value) }
             }
         }
+    }
+
+    /// What is wrong with `change` (of `batch`) against row `r` as it is before the change, if anything: an insert
+    /// of an object that exists, an update or delete of one that does not, or previous values (an update's, a
+    /// delete's whole object) other than the row's. Values are compared bit for bit: the log records exactly what
+    /// a change overwrote, so any difference (even `0.0` for `-0.0`) means the log and the state disagree.
+    private func problem(with change: SlotChanges.Change, of batch: SlotChanges, in r: Int) -> SlotProblem? {
+        let base = r * rowWords
+        switch change.kind {
+        case .set:
+            return exists(r) ? .insertOfExisting : nil
+        case .merge:
+            guard exists(r) else { return .updateOfAbsent }
+            for p in batch.previous[change.previous] where !(cell(base, p.slot) ?? .null).isIdentical(to: p.value) {
+                return .previousDiffers(slot: p.slot)
+            }
+            return nil
+        case .remove:
+            guard exists(r) else { return .deleteOfAbsent }
+            var present = 0
+            for j in 0..<layout.width where cell(base, j) != nil { present += 1 }
+            guard present == change.previous.count else { return .removedDiffers }
+            for p in batch.previous[change.previous] {
+                guard let c = cell(base, p.slot), c.isIdentical(to: p.value) else { return .removedDiffers }
+            }
+            return nil
+        }
+    }
+
+    /// Writes the values of row `r` as object values (``ByteWriter/objectValues(_:)``'s bytes for the same values:
+    /// a count, then each value the row has with its name, in slot order, which is name order), straight from the
+    /// row's cells.
+    func writeObjectValues(ofRow r: Int, into w: inout ByteWriter) {
+        let base = r * rowWords
+        var present = 0
+        for j in 0..<layout.width where tag(base, j) != CellKind.absent { present += 1 }
+        w.varint(present)
+        for j in 0..<layout.width {
+            let tag = tag(base, j)
+            guard tag != CellKind.absent else { continue }
+            let name = layout.keptNames[j]
+            w.varint(name.count)
+            name.withUnsafeBytes { w.raw($0) }
+            let payload = words[base + 1 + tagWords + j]
+            switch tag {
+            case CellKind.null: w.u8(ValueTag.null)
+            case CellKind.string:
+                w.u8(ValueTag.string)
+                w.string(strings[Int(payload)], limit: Limits.stringBytesMax)
+            case CellKind.int: w.u8(ValueTag.int); w.u64(payload)
+            case CellKind.double: w.u8(ValueTag.double); w.u64(payload)
+            case CellKind.falseBool: w.u8(ValueTag.boolFalse)
+            case CellKind.trueBool: w.u8(ValueTag.boolTrue)
+            case CellKind.date: w.u8(ValueTag.date); w.u64(payload)
+            default: preconditionFailure("SlotRows: a cell tag \(tag) no write makes")
+            }
+        }
+    }
+
+    /// The tag byte of slot `j` of the row starting at word `base`.
+    @inline(__always)
+    private func tag(_ base: Int, _ j: Int) -> UInt8 {
+        UInt8(truncatingIfNeeded: words[base + 1 + j >> 3] >> (UInt64(j & 7) * 8))
     }
 
     /// The values of row `r` in the canonical form of `attributes` (sorted by name; each a kept attribute):
@@ -318,9 +443,12 @@ struct SlotRows {
 
     /// Row indices in id order.
     func rowsInIDOrder() -> [Int] {
-        var order = Array(ids.indices)
-        if !zip(ids, ids.dropFirst()).allSatisfy({ $0 < $1 }) { order.sort { ids[$0] < ids[$1] } }
-        return order
+        inIDOrder(Array(ids.indices))
+    }
+
+    /// `rows` sorted by their ids.
+    func inIDOrder(_ rows: [Int]) -> [Int] {
+        rowsAreInIDOrder ? rows.sorted() : rows.sorted { ids[$0] < ids[$1] }
     }
 
     /// Where the values of `attributes` are found in this state's rows.
@@ -341,4 +469,18 @@ struct SlotRows {
         }
         return OutputSlots(names: names, slots: slots)
     }
+}
+
+/// What a checked fold found wrong with a change against the state it follows (``SlotRows/apply(_:onlyKnown:report:)``).
+enum SlotProblem: Equatable {
+    /// An insert of an object that exists.
+    case insertOfExisting
+    /// An update of an object that does not exist.
+    case updateOfAbsent
+    /// An update whose previous value of the attribute in `slot` is not the object's.
+    case previousDiffers(slot: Int)
+    /// A delete of an object that does not exist.
+    case deleteOfAbsent
+    /// A delete whose removed values are not the object's.
+    case removedDiffers
 }

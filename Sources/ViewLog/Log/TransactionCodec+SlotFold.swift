@@ -20,13 +20,13 @@ extension TransactionCodec {
             let id = try r.id()
             switch (kind, undo) {
             case (Kind.insert, false), (Kind.delete, true):
-                guard try r.slotValues(layout, pairs: false, takeNew: true, into: &out) else { return false }
+                guard try r.slotValues(layout, pairs: false, take: .values, into: &out) else { return false }
                 out.end(.set, id: id, seq: expectedSeq)
             case (Kind.insert, true), (Kind.delete, false):
                 try r.skipObjectValues()
                 out.end(.remove, id: id, seq: expectedSeq)
             default:
-                guard try r.slotValues(layout, pairs: true, takeNew: !undo, into: &out) else { return false }
+                guard try r.slotValues(layout, pairs: true, take: undo ? .previousAsValues : .values, into: &out) else { return false }
                 out.end(.merge, id: id, seq: expectedSeq)
             }
             return true
@@ -36,12 +36,25 @@ extension TransactionCodec {
     }
 }
 
+/// Which values ``ByteReader/slotValues(_:pairs:take:into:)`` keeps, and where.
+enum SlotTake {
+    /// Object values, or an update's new values, into ``SlotChanges/values``.
+    case values
+    /// An update's previous values into ``SlotChanges/values`` (an undo takes the object back to them).
+    case previousAsValues
+    /// An update's new values into ``SlotChanges/values`` and its previous ones into ``SlotChanges/previous``
+    /// (a checked fold compares them with the state).
+    case valuesAndPrevious
+    /// Object values into ``SlotChanges/previous`` (a delete's removed object, for a checked fold).
+    case previous
+}
+
 extension ByteReader {
-    /// Reads object values (or, with `pairs`, an update's (name, new value, previous value) triples, taking the new
-    /// values or, without `takeNew`, the previous ones) into `out` by slot; values of attributes the layout does
-    /// not keep are stepped over. Names must be strictly increasing, as ``objectValues()`` checks.
+    /// Reads object values (or, with `pairs`, an update's (name, new value, previous value) triples) into `out` by
+    /// slot, keeping the side `take` says; values of attributes the layout does not keep are stepped over. Names
+    /// must be strictly increasing, as ``objectValues()`` checks.
     /// - Returns: `false` at a name the layout's attributes lack.
-    mutating func slotValues(_ layout: SlotLayout, pairs: Bool, takeNew: Bool,
+    mutating func slotValues(_ layout: SlotLayout, pairs: Bool, take: SlotTake,
                              into out: inout SlotChanges) throws(CodecError) -> Bool {
         let n = try count("attribute count", limit: Limits.attributesMax,
                           bytesEach: pairs ? EncodedSize.updatePairMin : EncodedSize.namedValueMin)
@@ -65,13 +78,23 @@ extension ByteReader {
             }
             let slot = layout.slotOf[j]
             j += 1
-            if pairs {
-                if takeNew, slot >= 0 { out.append(SlotValue(slot: slot, value: try value())) } else { try skipValue() }
-                if !takeNew, slot >= 0 { out.append(SlotValue(slot: slot, value: try value())) } else { try skipValue() }
-            } else if slot >= 0 {
-                out.append(SlotValue(slot: slot, value: try value()))
-            } else {
+            guard slot >= 0 else {
                 try skipValue()
+                if pairs { try skipValue() }
+                continue
+            }
+            switch (pairs, take) {
+            case (false, .previous): out.appendPrevious(SlotValue(slot: slot, value: try value()))
+            case (false, _): out.append(SlotValue(slot: slot, value: try value()))
+            case (true, .values):
+                out.append(SlotValue(slot: slot, value: try value()))
+                try skipValue()
+            case (true, .previousAsValues):
+                try skipValue()
+                out.append(SlotValue(slot: slot, value: try value()))
+            case (true, _):
+                out.append(SlotValue(slot: slot, value: try value()))
+                out.appendPrevious(SlotValue(slot: slot, value: try value()))
             }
         }
         return true

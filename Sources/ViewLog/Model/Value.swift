@@ -48,6 +48,14 @@ extension Value {
         }
     }
 
+    /// Whether the two values are the same bits, as the log stores them: ``==(_:_:)``, except that doubles are
+    /// compared by bit pattern (so `-0.0` is not `0.0`). `verify` and replay compare what a change says it
+    /// overwrote, and object rows with the log, this way: each is a copy, so any difference means they disagree.
+    func isIdentical(to other: Value) -> Bool {
+        if case let (.double(x), .double(y)) = (self, other) { return x.bitPattern == y.bitPattern }
+        return self == other
+    }
+
     /// Hashes strings by their UTF-8 bytes, consistently with ``==(_:_:)``.
     @inlinable
     public func hash(into hasher: inout Hasher) {

@@ -1,3 +1,5 @@
+import LMDB
+
 extension LogStore {
     /// Transactions per write when replaying or importing in chunks: bounds the size of one LMDB write.
     public static let replayChunkTransactions = 10_000
@@ -6,6 +8,12 @@ extension LogStore {
     /// (seqs, times, authors, changes) and the objects and metadata rebuilt from it. Commits in chunks of
     /// ``replayChunkTransactions``; on failure the partial store is left for inspection and the error names
     /// the seq.
+    ///
+    /// Every change is checked as an append would check it, against the schema and the state it follows. A log
+    /// without schema changes is copied entry by entry, its bytes as they are, while the objects are folded by slot
+    /// (``CheckedFold``) and each chunk's changed rows written from their slots. From a chunk that cannot be
+    /// replayed so (a schema change, or a change that does not fit), the rest is appended change by change
+    /// (``appendVerbatim(_:)``), which names what is wrong; the two ways give the same store, byte for byte.
     /// - Parameters:
     ///   - path: the new store's directory; it must not exist.
     ///   - position: the last transaction to replay (default: the head).
@@ -14,12 +22,23 @@ extension LogStore {
     @discardableResult
     public func replay(into path: String, through position: UInt64? = nil, options: StoreOptions = StoreOptions(),
                        progress: ((UInt64, UInt64) -> Void)? = nil) throws(StoreError) -> LogStore {
+        try replay(into: path, through: position, options: options, bySlot: true, chunk: Self.replayChunkTransactions,
+                   progress: progress)
+    }
+
+    /// ``replay(into:through:options:progress:)``, copying entries and folding by slot where it can only when
+    /// `bySlot`, committing every `chunk` transactions (a test compares the two ways, over many chunks).
+    func replay(into path: String, through position: UInt64?, options: StoreOptions, bySlot: Bool, chunk size: Int,
+                progress: ((UInt64, UInt64) -> Void)?) throws(StoreError) -> LogStore {
+        precondition(size >= 1, "a chunk holds at least one transaction")
         let headNow = try head
         let end = position ?? headNow
         guard end <= headNow else { throw .positionPastHead(position: end, head: headNow) }
-        let target = try LogStore.create(at: path, schema: try schema(at: 0), options: options)
-        var chunk: [Transaction] = []
+        let firstSchema = try schema(at: 0)
+        let target = try LogStore.create(at: path, schema: firstSchema, options: options)
         var done: UInt64 = 0
+        if bySlot { done = try copyBySlot(into: target, schema: firstSchema, through: end, chunk: size, progress: progress) }
+        var chunk: [Transaction] = []
         func flush() throws(StoreError) {
             guard !chunk.isEmpty else { return }
             try target.appendVerbatim(chunk)
@@ -28,15 +47,96 @@ extension LogStore {
             progress?(done, end)
         }
         var pending: StoreError?
-        try forEachTransaction(after: 0, through: end) { t in
-            chunk.append(t)
-            if chunk.count >= Self.replayChunkTransactions {
-                do { try flush() } catch let e as StoreError { pending = e; throw e }
+        if done < end {
+            try forEachTransaction(after: done, through: end) { t in
+                chunk.append(t)
+                if chunk.count >= size {
+                    do { try flush() } catch let e as StoreError { pending = e; throw e }
+                }
             }
         }
         if let pending { throw pending }
         try flush()
+        if done > 0 { target.notifyHead(done) }
         return target
+    }
+
+    /// Replays entries `1 … end` into `target` (new, of `schema`) chunk by chunk: the chunk's entries folded by
+    /// slot, every change checked against the state as an append would check it, then, in one write, the entries
+    /// copied as they are and the rows the chunk changed written from their slots. The fold happens before the
+    /// write, because a write that fills the map runs again (`LMDBEnvironment.write`) and must then write the same.
+    /// - Returns: the last seq replayed: `end`, or the end of the last chunk before one that cannot be replayed so
+    ///   (a schema change, a name the schema lacks, a damaged entry, a change that does not fit), which is not
+    ///   written.
+    private func copyBySlot(into target: LogStore, schema: Schema, through end: UInt64, chunk size: Int,
+                            progress: ((UInt64, UInt64) -> Void)?) throws(StoreError) -> UInt64 {
+        var fold = CheckedFold(schema: schema, appendChecks: true, tracksTouchedRows: true)
+        var entries: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
+        entries.reserveCapacity(size)
+        var done: UInt64 = 0
+        while done < end {
+            let first = done + 1, last = min(end, done + UInt64(size))
+            // The entries stay in the source's pages, valid while its read transaction is open.
+            let replayed: Bool = try perform(read: true) { source in
+                entries.removeAll(keepingCapacity: true)
+                var folded = true, expected = first
+                try source.scan(self.logDB, from: .atLeast(bigEndianBytes(first))) { e in
+                    guard uint64FromBigEndian(e.key) == expected, (try? fold.read(e.value, seq: expected)) == true else {
+                        folded = false
+                        return .stop
+                    }
+                    entries.append((e.key, e.value))
+                    if fold.pendingChanges >= Self.slotFoldBatchChanges { fold.flush { _ in folded = false } }
+                    expected += 1
+                    return folded && expected <= last ? .next : .stop
+                }
+                fold.flush { _ in folded = false }
+                guard folded, expected > last else { return false }
+                let touched = fold.entities.indices.map { fold.takeTouchedRows(of: $0) }
+                try target.perform { txn in
+                    let format = try target.format(in: txn)
+                    for (key, value) in entries { try txn.put(target.logDB, key: key, value: value, flags: .append) }
+                    try self.writeRows(touched, of: fold, into: target, format: format, in: txn)
+                    try target.putMeta(txn, MetaKey.head, bigEndianBytes(last), format: format)
+                }
+                return true
+            }
+            guard replayed else { return done }
+            done = last
+            progress?(done, end)
+        }
+        return done
+    }
+
+    /// Writes rows `touched` (by entity) of `fold` into `target`'s objects, in key order: each object that exists
+    /// as a record of its slots, each that does not removed.
+    private func writeRows(_ touched: [[Int]], of fold: borrowing CheckedFold, into target: LogStore, format: Int,
+                           in txn: LMDBTransaction) throws {
+        var key = ByteWriter(capacity: 128), values = ByteWriter(capacity: 256)
+        for (e, rows) in touched.enumerated() where !rows.isEmpty {
+            let entity = fold.entities[e]
+            let ids = entity.rows.ids, prefix = ObjectRecordCodec.entityPrefix(entity.description.name)
+            try txn.withSequentialPuts(target.objectsDB) { puts in
+                for r in entity.rows.inIDOrder(rows) {
+                    key.truncate(to: 0)
+                    ObjectRecordCodec.writeKey(prefix: prefix, id: ids[r], into: &key)
+                    guard entity.rows.exists(r) else {
+                        _ = try txn.delete(target.objectsDB, key: key.withBytes(0..<key.count) { Array($0) })
+                        continue
+                    }
+                    values.truncate(to: 0)
+                    entity.rows.writeObjectValues(ofRow: r, into: &values)
+                    let seq = entity.rows.seq(ofRow: r)
+                    try key.withBytes(0..<key.count) { k in
+                        try values.withBytes(0..<values.count) { v in
+                            try puts.put(key: k, reserving: ObjectRecordCodec.recordBytes(valueBytes: v.count, format: format)) { out in
+                                ObjectRecordCodec.write(into: out, valueBytes: v, seq: seq, key: k, format: format)
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Appends transactions exactly as logged elsewhere, in **one** LMDB write: the first must be the seq after

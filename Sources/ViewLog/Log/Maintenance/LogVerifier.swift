@@ -1,5 +1,12 @@
 import LMDB
 
+extension ObjectValues {
+    /// Whether `a` and `b` have the same names with identical values (``Value/isIdentical(to:)``).
+    static func areIdentical(_ a: ObjectValues, _ b: ObjectValues) -> Bool {
+        a.count == b.count && a.allSatisfy { name, value in b[name].map { value.isIdentical(to: $0) } ?? false }
+    }
+}
+
 extension LogStore {
     /// Checks the whole store: every log entry decodes and its checksum matches, seqs are contiguous from 1,
     /// every change fits the state it was applied to (previous values match), and the objects at the head
@@ -8,13 +15,24 @@ extension LogStore {
     /// format 2), every stored schema loads, and each schema the log changed to equals the one stored for its seq.
     /// - Parameter progress: called with (transactions read, head) every few thousand transactions.
     public func verify(progress: ((UInt64, UInt64) -> Void)? = nil) throws(StoreError) -> VerifyReport {
-        var verifier = LogVerifier(store: self)
+        try verify(bySlot: true, progress: progress)
+    }
+
+    /// ``verify(progress:)``, replaying the log by slot where it can only when `bySlot` (a test compares the two
+    /// ways).
+    func verify(bySlot: Bool, progress: ((UInt64, UInt64) -> Void)? = nil) throws(StoreError) -> VerifyReport {
+        var verifier = LogVerifier(store: self, bySlot: bySlot)
         return try verifier.run(progress: progress)
     }
 }
 
-/// One run of ``LogStore/verify(progress:)``: replays the log into a plain dictionary of objects, then compares
-/// the store's objects and metadata with it.
+/// One run of ``LogStore/verify(progress:)``: replays the log, then compares the store's objects and metadata with
+/// the replay.
+///
+/// A log without schema changes is replayed by slot (``CheckedFold``): every entity's objects in compact rows,
+/// each change checked against them, each object row compared with its replayed row as bytes. Any other log (a
+/// schema change, or a name the first schema lacks) is replayed into a plain dictionary of objects by key, change by
+/// change; both find the same problems, in the same words.
 ///
 /// The log is read in short read transactions of ``LogStore/scanChunkEntries`` entries, entry by entry, so that
 /// one damaged entry is reported and the rest still checked; the objects and metadata are compared in one read
@@ -30,11 +48,17 @@ struct LogVerifier {
     /// The schema each schema change of the log set, by seq.
     private var logSchemas: [UInt64: Schema] = [:]
 
-    init(store: LogStore) {
+    /// Whether the log is replayed by slot where it can be (see the type's comment).
+    let bySlot: Bool
+
+    init(store: LogStore, bySlot: Bool = true) {
         self.store = store
+        self.bySlot = bySlot
     }
 
     mutating func run(progress: ((UInt64, UInt64) -> Void)?) throws(StoreError) -> VerifyReport {
+        if bySlot, let report = try runBySlot(progress: progress) { return report }
+        problems = []
         let head = try store.head
         var seq: UInt64 = 0
         while seq < head {
@@ -60,28 +84,168 @@ struct LogVerifier {
     private func readEntries(_ start: UInt64, through end: UInt64) throws(StoreError) -> [(UInt64, Result<Transaction, StoreError>)] {
         try store.perform(read: true) { txn in
             var out: [(UInt64, Result<Transaction, StoreError>)] = []
-            var expected = start
-            try txn.scan(store.logDB, from: .atLeast(bigEndianBytes(start))) { e in
-                guard let s = uint64FromBigEndian(e.key) else {
-                    out.append((expected, .failure(.corrupt(seq: expected, reason: "log key of \(e.key.count) bytes"))))
-                    return .stop
-                }
-                while expected < s, expected <= end {
-                    out.append((expected, .failure(.corrupt(seq: expected, reason: "missing from the log"))))
-                    expected += 1
-                }
-                if s > end { return .stop }
-                do { out.append((s, .success(try TransactionCodec.decode(e.value, expectedSeq: s)))) } catch {
-                    out.append((s, .failure(.corrupt(seq: s, reason: "\(error)"))))
-                }
-                expected = s + 1
-                return expected <= end ? .next : .stop
-            }
-            while expected <= end {
-                out.append((expected, .failure(.corrupt(seq: expected, reason: "missing from the log"))))
-                expected += 1
+            try scanEntries(txn, start, through: end) { s, entry in
+                out.append((s, entry.flatMap { bytes in
+                    Result { () throws(StoreError) in
+                        do { return try TransactionCodec.decode(bytes, expectedSeq: s) } catch {
+                            throw .corrupt(seq: s, reason: "\(error)")
+                        }
+                    }
+                }))
             }
             return out
+        }
+    }
+
+    /// Calls `body` with each seq of `start...end`, in order, and its entry's bytes — or why there is none: missing
+    /// from the log, or, from a key that is not a seq on, unreadable.
+    private func scanEntries(_ txn: LMDBTransaction, _ start: UInt64, through end: UInt64,
+                             _ body: (UInt64, Result<UnsafeRawBufferPointer, StoreError>) throws -> Void) throws {
+        var expected = start
+        try txn.scan(store.logDB, from: .atLeast(bigEndianBytes(start))) { e in
+            guard let s = uint64FromBigEndian(e.key) else {
+                try body(expected, .failure(.corrupt(seq: expected, reason: "log key of \(e.key.count) bytes")))
+                expected += 1
+                return .stop
+            }
+            while expected < s, expected <= end {
+                try body(expected, .failure(.corrupt(seq: expected, reason: "missing from the log")))
+                expected += 1
+            }
+            if s > end { return .stop }
+            try body(s, .success(e.value))
+            expected = s + 1
+            return expected <= end ? .next : .stop
+        }
+        while expected <= end {
+            try body(expected, .failure(.corrupt(seq: expected, reason: "missing from the log")))
+            expected += 1
+        }
+    }
+
+    /// Verifies by slot (see the type's comment), or returns `nil` when the log cannot be replayed so: the schema
+    /// at position 0 does not load, or an entry holds a schema change or names what that schema lacks.
+    private mutating func runBySlot(progress: ((UInt64, UInt64) -> Void)?) throws(StoreError) -> VerifyReport? {
+        guard let schema = try? store.schema(at: 0) else { return nil }
+        var fold = CheckedFold(schema: schema, appendChecks: false)
+        let head = try store.head
+        var seq: UInt64 = 0
+        while seq < head {
+            let start = seq + 1, end = min(head, seq + UInt64(LogStore.scanChunkEntries))
+            let folded: Bool = try store.perform(read: true) { txn in try self.fold(&fold, txn, start, through: end) }
+            guard folded else { return nil }
+            seq = end
+            progress?(seq, head)
+        }
+        let objects: Int? = try store.perform(read: true) { txn -> Int? in
+            // Appends made meanwhile are folded too, inside this transaction.
+            let metaHead = try store.head(in: txn)
+            if metaHead > head, !(try self.fold(&fold, txn, head + 1, through: metaHead)) { return nil }
+            try checkHead(txn, metaHead)
+            let format = try store.format(in: txn)
+            try checkMeta(txn, format: format)
+            return try checkObjects(txn, format: format, against: &fold)
+        }
+        guard let objects else { return nil }
+        return VerifyReport(transactions: head, objects: objects, problems: problems)
+    }
+
+    /// Folds entries `start...end` into `fold`, reporting each entry that is missing or damaged and each change
+    /// that does not fit its state, in seq order. Returns `false` at an entry the fold cannot read by slot.
+    private mutating func fold(_ fold: inout CheckedFold, _ txn: LMDBTransaction, _ start: UInt64,
+                               through end: UInt64) throws -> Bool {
+        var folded = true
+        try scanEntries(txn, start, through: end) { s, entry in
+            guard folded else { return }
+            do {
+                let bytes = try entry.get()
+                folded = try fold.read(bytes, seq: s)
+                if fold.pendingChanges >= LogStore.slotFoldBatchChanges { fold.flush { problem($0.description) } }
+            } catch {
+                // What went before it is reported first.
+                fold.flush { problem($0.description) }
+                problem((error as? StoreError ?? .corrupt(seq: s, reason: "\(error)")).description)
+            }
+        }
+        fold.flush { problem($0.description) }
+        return folded
+    }
+
+    /// Reports a head in the metadata other than the last log entry's seq.
+    private mutating func checkHead(_ txn: LMDBTransaction, _ metaHead: UInt64) throws {
+        var lastSeq: UInt64?
+        try txn.scan(store.logDB, from: .last) { e in
+            lastSeq = uint64FromBigEndian(e.key)
+            return .stop
+        }
+        if let lastSeq, lastSeq != metaHead {
+            problem("the head in the metadata is \(metaHead) but the last log entry is seq \(lastSeq)")
+        }
+    }
+
+    /// Checks every object row against the fold's rows — its key, checksum, seq and values, compared as bytes with
+    /// the replayed row's encoding — and reports what the fold has that the store does not. Returns the number of
+    /// rows.
+    private mutating func checkObjects(_ txn: LMDBTransaction, format: Int, against fold: inout CheckedFold) throws -> Int {
+        var seen = fold.entities.map { [Bool](repeating: false, count: $0.rows.count) }
+        var encoded = ByteWriter(capacity: 256)
+        let count = try txn.scan(store.objectsDB) { e in
+            // The entity: the key's bytes before its first 0x00.
+            let prefixEnd = e.key.prefix(Limits.nameBytesMax + 1).firstIndex(of: 0)
+            guard let prefixEnd, let ei = fold.entities.firstIndex(where: { $0.name.elementsEqual(e.key[..<prefixEnd]) }),
+                  let id = try? ObjectRecordCodec.decodeID(e.key, prefixCount: prefixEnd + 1),
+                  let record = try? ObjectRecordCodec.decodeFrame(e.value, key: e.key, format: format, values: { r throws(CodecError) in
+                      let start = r.offset
+                      try r.skipObjectValues()
+                      return start..<r.offset
+                  }) else {
+                // Not an entity of the schema, or a row that does not decode: the general check words it.
+                checkObjectByName(e.key, e.value, format: format)
+                return .next
+            }
+            let key = ObjectKey(entity: fold.entities[ei].description.name, id: id)
+            guard let r = fold.entities[ei].rows.row(of: id), fold.entities[ei].rows.exists(r) else {
+                problem("object \(key) is in the object store but not in the replay of the log")
+                return .next
+            }
+            seen[ei][r] = true
+            encoded.truncate(to: 0)
+            fold.entities[ei].rows.writeObjectValues(ofRow: r, into: &encoded)
+            let same = encoded.withBytes(0..<encoded.count) {
+                $0.elementsEqual(UnsafeRawBufferPointer(rebasing: e.value[record.values]))
+            }
+            if !same {
+                // As the general check words it: a row that does not decode, or values that differ.
+                checkObjectByName(e.key, e.value, format: format, differs: true)
+            } else if case let logged = fold.entities[ei].rows.seq(ofRow: r), record.seq != logged {
+                problem("object \(key): last changed at seq \(record.seq), the log says \(logged)")
+            }
+            return .next
+        }
+        var missing: [ObjectKey] = []
+        for (ei, entity) in fold.entities.enumerated() {
+            for r in 0..<entity.rows.count where entity.rows.exists(r) && !seen[ei][r] {
+                missing.append(ObjectKey(entity: entity.description.name, id: entity.rows.ids[r]))
+            }
+        }
+        for key in missing.sorted().prefix(Self.problemsMax) {
+            problem("object \(key) is in the replay of the log but missing from the object store")
+        }
+        return count
+    }
+
+    /// Reports what is wrong with an object row the fold by slot does not match, in the words of the check by name:
+    /// a key or record that does not decode, an object the replay does not have, or (`differs`) values other than
+    /// the replay's.
+    private mutating func checkObjectByName(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer,
+                                            format: Int, differs: Bool = false) {
+        do {
+            let k = try ObjectRecordCodec.decodeKey(key)
+            _ = try ObjectRecordCodec.decode(value, key: key, format: format)
+            problem(differs ? "object \(k): values differ from the replay of the log"
+                            : "object \(k) is in the object store but not in the replay of the log")
+        } catch {
+            problem("object record \(ObjectRecordCodec.describeKey(key)): \(error)")
         }
     }
 
@@ -114,7 +278,7 @@ struct LogVerifier {
                 let key = try ObjectRecordCodec.decodeKey(e.key)
                 let record = try ObjectRecordCodec.decode(e.value, key: e.key, format: format)
                 if let expected = replayed.removeValue(forKey: key) {
-                    if expected.values != record.values {
+                    if !ObjectValues.areIdentical(expected.values, record.values) {
                         problem("object \(key): values differ from the replay of the log")
                     } else if expected.seq != record.seq {
                         problem("object \(key): last changed at seq \(record.seq), the log says \(expected.seq)")
@@ -184,7 +348,9 @@ struct LogVerifier {
                 if current != nil { problem("seq \(t.seq): insert of \(key), which exists") }
             case .update(_, _, let previous):
                 if let current {
-                    for (k, v) in previous where (current[k] ?? .null) != v {
+                    // In name order, so that the first difference named does not depend on hashing.
+                    for k in previous.keys.sorted(by: { Value.compareUTF8($0, $1) < 0 })
+                    where !(current[k] ?? .null).isIdentical(to: previous[k] ?? .null) {
                         problem("seq \(t.seq): update of \(key): previous '\(k)' does not match the replay")
                         break
                     }
@@ -192,8 +358,13 @@ struct LogVerifier {
                     problem("seq \(t.seq): update of \(key), which does not exist")
                 }
             case .delete(_, let previous):
-                if current == nil { problem("seq \(t.seq): delete of \(key), which does not exist") }
-                else if current != previous { problem("seq \(t.seq): delete of \(key): previous values do not match the replay") }
+                if let current {
+                    if !ObjectValues.areIdentical(current, previous) {
+                        problem("seq \(t.seq): delete of \(key): previous values do not match the replay")
+                    }
+                } else {
+                    problem("seq \(t.seq): delete of \(key), which does not exist")
+                }
             case .schema: break
             }
             ObjectValues.apply(change, to: &current)
