@@ -64,12 +64,12 @@ struct SlotRowsTests {
                     let start = batch.values.count
                     if kind != .remove {
                         for slot in 0..<layout.width where Bool.random(using: &g) {
-                            batch.append(SlotValue(slot: slot, value: Self.randomValue(layout.kept[slot].type, using: &g)))
+                            batch.append(slot: slot, value: Self.randomValue(layout.kept[slot].type, using: &g))
                         }
                     }
                     if kind != .merge { entry.slots = Array(repeating: nil, count: layout.width) }
                     for v in batch.values[start...] {
-                        entry.slots[v.slot] = v.value
+                        entry.slots[v.slot] = batch.value(of: v)
                     }
                     entry.exists = kind != .remove
                     entry.seq = seq

@@ -145,8 +145,8 @@ struct CheckedFold {
         default: break
         }
         for v in entities[ei].batch.values[change.values] {
-            let a = layout.kept[v.slot]
-            guard let stored = try? e.checked(v.value, for: a), stored.isIdentical(to: v.value) else {
+            let a = layout.kept[v.slot], value = entities[ei].batch.value(of: v)
+            guard let stored = try? e.checked(value, for: a), stored.isIdentical(to: value) else {
                 return "attribute '\(a.name)' holds a value its type does not store"
             }
         }

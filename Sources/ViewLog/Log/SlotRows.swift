@@ -43,10 +43,50 @@ struct SlotLayout {
     var width: Int { kept.count }
 }
 
-/// One value decoded for a slot.
+/// What a slot holds, as one tag byte: a value's type (a bool's value too), or no value.
+enum CellKind {
+    static let absent: UInt8 = 0, null: UInt8 = 1, string: UInt8 = 2, int: UInt8 = 3, double: UInt8 = 4,
+               falseBool: UInt8 = 5, trueBool: UInt8 = 6, date: UInt8 = 7
+
+    /// The tag and 8-byte payload of `value` (`nil`: no value); a string's payload is the place `place(string)`
+    /// gives it.
+    @inline(__always)
+    static func encode(_ value: Value?, place: (String) -> Int) -> (tag: UInt8, payload: UInt64) {
+        switch value {
+        case nil: return (absent, 0)
+        case .null?: return (null, 0)
+        case .string(let s)?: return (string, UInt64(place(s)))
+        case .int(let v)?: return (int, UInt64(bitPattern: v))
+        case .double(let v)?: return (double, v.bitPattern)
+        case .bool(let v)?: return (v ? trueBool : falseBool, 0)
+        case .date(let t)?: return (date, UInt64(bitPattern: t.milliseconds))
+        }
+    }
+
+    /// The value of a tag and payload (`nil` for no value); a string is `string(place)`.
+    @inline(__always)
+    static func decode(_ tag: UInt8, _ payload: UInt64, string: (Int) -> String) -> Value? {
+        switch tag {
+        case null: return .null
+        case CellKind.string: return .string(string(Int(payload)))
+        case int: return .int(Int64(bitPattern: payload))
+        case double: return .double(Double(bitPattern: payload))
+        case falseBool: return .bool(false)
+        case trueBool: return .bool(true)
+        case date: return .date(Timestamp(milliseconds: Int64(bitPattern: payload)))
+        case absent: return nil
+        default: preconditionFailure("a cell tag \(tag) no write makes")
+        }
+    }
+}
+
+/// One value decoded for a slot, as a row's cell holds it (``CellKind``): a tag and an 8-byte payload, a string's
+/// payload being its place in ``SlotChanges/strings``. Trivial to copy and to drop, so a batch of them is reused
+/// without touching each.
 struct SlotValue {
     var slot: Int
-    var value: Value
+    var tag: UInt8
+    var payload: UInt64
 }
 
 /// The changes of one entity in a run of log entries, decoded by slot, in the order a fold applies them: an entry's
@@ -79,6 +119,8 @@ struct SlotChanges {
     private(set) var values: [SlotValue] = []
     /// The values changes say they overwrite, for a checked fold.
     private(set) var previous: [SlotValue] = []
+    /// The strings of ``values`` and ``previous``, by place.
+    private(set) var strings: [String] = []
     /// Where the values of the change being decoded start.
     private var valuesStart = 0
     private var previousStart = 0
@@ -87,11 +129,30 @@ struct SlotChanges {
         changes.removeAll(keepingCapacity: true)
         values.removeAll(keepingCapacity: true)
         previous.removeAll(keepingCapacity: true)
+        strings.removeAll(keepingCapacity: true)
         valuesStart = 0
         previousStart = 0
     }
 
     mutating func append(_ value: SlotValue) { values.append(value) }
+
+    /// Appends `value` for `slot` to the change being decoded (or, with `previous`, to what it overwrites).
+    mutating func append(slot: Int, value: Value, previous: Bool = false) {
+        let (tag, payload) = CellKind.encode(value) { addString($0) }
+        let v = SlotValue(slot: slot, tag: tag, payload: payload)
+        if previous { self.previous.append(v) } else { values.append(v) }
+    }
+
+    /// Keeps `s` for a value of the batch: the payload of its ``SlotValue``.
+    mutating func addString(_ s: String) -> Int {
+        strings.append(s)
+        return strings.count - 1
+    }
+
+    /// The value `v` holds.
+    func value(of v: SlotValue) -> Value {
+        CellKind.decode(v.tag, v.payload) { strings[$0] } ?? .null
+    }
 
     /// Takes back every change from the `count`th on, and the values of a change being decoded (a damaged entry's).
     mutating func truncate(toChanges count: Int) {
@@ -162,12 +223,6 @@ struct SlotRows {
     /// Whether ``apply(_:onlyKnown:report:)`` lists the rows it changes.
     var tracksTouchedRows = false
 
-    /// What a slot holds: its tag byte.
-    private enum CellKind {
-        static let absent: UInt8 = 0, null: UInt8 = 1, string: UInt8 = 2, int: UInt8 = 3, double: UInt8 = 4,
-                   falseBool: UInt8 = 5, trueBool: UInt8 = 6, date: UInt8 = 7
-    }
-
     init(layout: SlotLayout, capacity: Int = 0) {
         self.layout = layout
         tagWords = (layout.width + 7) / 8
@@ -193,19 +248,7 @@ struct SlotRows {
     /// The value in slot `j` of the row starting at word `base`, `nil` where it has none.
     @inline(__always)
     private func cell(_ base: Int, _ j: Int) -> Value? {
-        let tag = tag(base, j)
-        let payload = words[base + 1 + tagWords + j]
-        switch tag {
-        case CellKind.null: return .null
-        case CellKind.string: return .string(strings[Int(payload)])
-        case CellKind.int: return .int(Int64(bitPattern: payload))
-        case CellKind.double: return .double(Double(bitPattern: payload))
-        case CellKind.falseBool: return .bool(false)
-        case CellKind.trueBool: return .bool(true)
-        case CellKind.date: return .date(Timestamp(milliseconds: Int64(bitPattern: payload)))
-        case CellKind.absent: return nil
-        default: preconditionFailure("SlotRows: a cell tag \(tag) no write makes")
-        }
+        CellKind.decode(tag(base, j), words[base + 1 + tagWords + j]) { strings[$0] }
     }
 
     /// The value an output reads from slot `slot` (`-1`: an attribute the layout does not keep) of the row starting
@@ -218,33 +261,44 @@ struct SlotRows {
     /// Sets slot `j` of the row starting at word `base` to `value` (`nil`: no value), freeing a string it held.
     @inline(__always)
     private mutating func setCell(_ base: Int, _ j: Int, _ value: Value?) {
-        let tagAt = base + 1 + j >> 3, shift = UInt64(j & 7) * 8, payloadAt = base + 1 + tagWords + j
-        if tag(base, j) == CellKind.string {
-            let place = Int(words[payloadAt])
-            strings[place] = ""
-            freeStrings.append(place)
+        freeString(base, j)
+        let (tag, payload) = CellKind.encode(value) { placeString($0) }
+        store(base, j, tag, payload)
+    }
+
+    /// Sets slot `v.slot` of the row starting at word `base` to `v`, a value of `batch`, freeing a string it held.
+    @inline(__always)
+    private mutating func setCell(_ base: Int, _ v: SlotValue, of batch: SlotChanges) {
+        freeString(base, v.slot)
+        store(base, v.slot, v.tag, v.tag == CellKind.string ? UInt64(placeString(batch.strings[Int(v.payload)])) : v.payload)
+    }
+
+    /// Frees the string slot `j` of the row starting at word `base` holds, if it holds one.
+    @inline(__always)
+    private mutating func freeString(_ base: Int, _ j: Int) {
+        guard tag(base, j) == CellKind.string else { return }
+        let place = Int(words[base + 1 + tagWords + j])
+        strings[place] = ""
+        freeStrings.append(place)
+    }
+
+    /// Keeps `string` in ``strings``: a freed place or a new one.
+    @inline(__always)
+    private mutating func placeString(_ string: String) -> Int {
+        if let free = freeStrings.popLast() {
+            strings[free] = string
+            return free
         }
-        let tag: UInt8, payload: UInt64
-        switch value {
-        case nil: (tag, payload) = (CellKind.absent, 0)
-        case .null?: (tag, payload) = (CellKind.null, 0)
-        case .string(let string)?:
-            let place: Int
-            if let free = freeStrings.popLast() {
-                place = free
-                strings[place] = string
-            } else {
-                place = strings.count
-                strings.append(string)
-            }
-            (tag, payload) = (CellKind.string, UInt64(place))
-        case .int(let v)?: (tag, payload) = (CellKind.int, UInt64(bitPattern: v))
-        case .double(let v)?: (tag, payload) = (CellKind.double, v.bitPattern)
-        case .bool(let v)?: (tag, payload) = (v ? CellKind.trueBool : CellKind.falseBool, 0)
-        case .date(let t)?: (tag, payload) = (CellKind.date, UInt64(bitPattern: t.milliseconds))
-        }
+        strings.append(string)
+        return strings.count - 1
+    }
+
+    /// Stores a tag and payload in slot `j` of the row starting at word `base`.
+    @inline(__always)
+    private mutating func store(_ base: Int, _ j: Int, _ tag: UInt8, _ payload: UInt64) {
+        let tagAt = base + 1 + j >> 3, shift = UInt64(j & 7) * 8
         words[tagAt] = words[tagAt] & ~(0xFF << shift) | UInt64(tag) << shift
-        words[payloadAt] = payload
+        words[base + 1 + tagWords + j] = payload
     }
 
     /// Adds an existing object, its kept values in slot order (as ``FetchedValues/slots`` of ``SlotLayout/kept``).
@@ -332,13 +386,16 @@ struct SlotRows {
             let base = r * rowWords
             switch change.kind {
             case .remove, .set:
-                for j in 0..<width { setCell(base, j, nil) }
+                for j in 0..<width {
+                    freeString(base, j)
+                    store(base, j, CellKind.absent, 0)
+                }
                 words[base] = change.seq << 1 | (change.kind == .set ? 1 : 0)
             case .merge:
                 words[base] = change.seq << 1 | 1  // an update of an absent object makes it, as `ObjectValues.apply` does
             }
             if change.kind != .remove {
-                for v in batch.values[change.values] { setCell(base, v.slot, v.value) }
+                for v in batch.values[change.values] { setCell(base, v, of: batch) }
             }
         }
     }
@@ -354,7 +411,7 @@ struct SlotRows {
             return exists(r) ? .insertOfExisting : nil
         case .merge:
             guard exists(r) else { return .updateOfAbsent }
-            for p in batch.previous[change.previous] where !(cell(base, p.slot) ?? .null).isIdentical(to: p.value) {
+            for p in batch.previous[change.previous] where !holds(base, p, of: batch, absentAsNull: true) {
                 return .previousDiffers(slot: p.slot)
             }
             return nil
@@ -363,11 +420,23 @@ struct SlotRows {
             var present = 0
             for j in 0..<layout.width where cell(base, j) != nil { present += 1 }
             guard present == change.previous.count else { return .removedDiffers }
-            for p in batch.previous[change.previous] {
-                guard let c = cell(base, p.slot), c.isIdentical(to: p.value) else { return .removedDiffers }
+            for p in batch.previous[change.previous] where !holds(base, p, of: batch, absentAsNull: false) {
+                return .removedDiffers
             }
             return nil
         }
+    }
+
+    /// Whether slot `v.slot` of the row starting at word `base` holds exactly `v` (a value of `batch`), bit for bit
+    /// (``Value/isIdentical(to:)``); with `absentAsNull`, no value counts as `null`.
+    @inline(__always)
+    private func holds(_ base: Int, _ v: SlotValue, of batch: SlotChanges, absentAsNull: Bool) -> Bool {
+        var tag = tag(base, v.slot)
+        if absentAsNull, tag == CellKind.absent { tag = CellKind.null }
+        guard tag == v.tag else { return false }
+        let payload = words[base + 1 + tagWords + v.slot]
+        guard tag == CellKind.string else { return payload == v.payload }
+        return strings[Int(payload)].utf8.elementsEqual(batch.strings[Int(v.payload)].utf8)
     }
 
     /// Writes the values of row `r` as object values (``ByteWriter/objectValues(_:)``'s bytes for the same values:

@@ -84,19 +84,38 @@ extension ByteReader {
                 continue
             }
             switch (pairs, take) {
-            case (false, .previous): out.appendPrevious(SlotValue(slot: slot, value: try value()))
-            case (false, _): out.append(SlotValue(slot: slot, value: try value()))
+            case (false, .previous): out.appendPrevious(try slotValue(slot, &out))
+            case (false, _): out.append(try slotValue(slot, &out))
             case (true, .values):
-                out.append(SlotValue(slot: slot, value: try value()))
+                out.append(try slotValue(slot, &out))
                 try skipValue()
             case (true, .previousAsValues):
                 try skipValue()
-                out.append(SlotValue(slot: slot, value: try value()))
+                out.append(try slotValue(slot, &out))
             case (true, _):
-                out.append(SlotValue(slot: slot, value: try value()))
-                out.appendPrevious(SlotValue(slot: slot, value: try value()))
+                out.append(try slotValue(slot, &out))
+                out.appendPrevious(try slotValue(slot, &out))
             }
         }
         return true
+    }
+
+    /// A tagged value for `slot`, as a cell holds it, a string kept in `out` (the same checks as ``value()``).
+    @inline(__always)
+    mutating func slotValue(_ slot: Int, _ out: inout SlotChanges) throws(CodecError) -> SlotValue {
+        let at = offset
+        let tag = try u8("value tag")
+        switch tag {
+        case ValueTag.null: return SlotValue(slot: slot, tag: CellKind.null, payload: 0)
+        case ValueTag.string:
+            let place = out.addString(try string("string value", limit: Limits.stringBytesMax))
+            return SlotValue(slot: slot, tag: CellKind.string, payload: UInt64(place))
+        case ValueTag.int: return SlotValue(slot: slot, tag: CellKind.int, payload: try u64("int value"))
+        case ValueTag.double: return SlotValue(slot: slot, tag: CellKind.double, payload: try u64("double value"))
+        case ValueTag.boolFalse: return SlotValue(slot: slot, tag: CellKind.falseBool, payload: 0)
+        case ValueTag.boolTrue: return SlotValue(slot: slot, tag: CellKind.trueBool, payload: 0)
+        case ValueTag.date: return SlotValue(slot: slot, tag: CellKind.date, payload: try u64("date value"))
+        default: throw .invalid(field: "value tag", offset: at, reason: "unknown tag \(tag)")
+        }
     }
 }
