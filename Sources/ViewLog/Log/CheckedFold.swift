@@ -23,7 +23,7 @@ struct CheckedFold {
         enum Kind {
             /// The change does not fit the state it follows.
             case state(SlotProblem, attribute: String?)
-            /// The change is not what an append would have logged (``CheckedFold/init(schema:appendChecks:)``).
+            /// The change is not what an append would have logged (``CheckedFold/init(schema:appendChecks:tracksTouchedRows:)``).
             case notAsAppended(String)
         }
 

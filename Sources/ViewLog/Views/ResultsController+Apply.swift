@@ -344,7 +344,8 @@ extension ResultsController {
         }
         let sectionChanges = isSectioned
             ? sections.enumerated().map { SectionChange(kind: .insert, index: $0.offset, value: $0.element.value) } : []
-        return ChangeSet(from: delta.from, to: delta.to, isSectioned: isSectioned, sectionChanges: sectionChanges,
-                         rowChanges: rowChanges)
+        // Inserts by index path ascending, sections by index ascending: canonical as they are.
+        return ChangeSet(from: delta.from, to: delta.to, isSectioned: isSectioned, canonicalSectionChanges: sectionChanges,
+                         canonicalRowChanges: rowChanges)
     }
 }

@@ -257,14 +257,7 @@ struct LogVerifier {
             // Appends happened meanwhile: replay them too, inside this transaction.
             for t in try store.readTransactions(txn, from: head + 1, through: metaHead) { replay(t) }
         }
-        var lastSeq: UInt64?
-        try txn.scan(store.logDB, from: .last) { e in
-            lastSeq = uint64FromBigEndian(e.key)
-            return .stop
-        }
-        if let lastSeq, lastSeq != metaHead {
-            problem("the head in the metadata is \(metaHead) but the last log entry is seq \(lastSeq)")
-        }
+        try checkHead(txn, metaHead)
         let format = try store.format(in: txn)
         try checkMeta(txn, format: format)
         return try checkObjects(txn, format: format)
