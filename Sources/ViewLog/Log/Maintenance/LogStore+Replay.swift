@@ -11,9 +11,10 @@ extension LogStore {
     ///
     /// Every change is checked as an append would check it, against the schema and the state it follows. A log
     /// without schema changes is copied entry by entry, its bytes as they are, while the objects are folded by slot
-    /// (``CheckedFold``) and each chunk's changed rows written from their slots. From a chunk that cannot be
-    /// replayed so (a schema change, or a change that does not fit), the rest is appended change by change
-    /// (``appendVerbatim(_:)``), which names what is wrong; the two ways give the same store, byte for byte.
+    /// (each value straight into its attribute's slot) and each chunk's changed rows are written from their slots.
+    /// From a chunk that cannot be replayed so (a schema change, or a change that does not fit), the rest is
+    /// appended change by change (``appendVerbatim(_:)``), which names what is wrong; the two ways give the same
+    /// store, byte for byte.
     /// - Parameters:
     ///   - path: the new store's directory; it must not exist.
     ///   - position: the last transaction to replay (default: the head).
