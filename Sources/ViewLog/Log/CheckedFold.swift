@@ -70,11 +70,16 @@ struct CheckedFold {
         self.appendChecks = appendChecks
     }
 
-    /// The index of the entity named `raw`, if the schema has it.
+    /// The index in ``entities`` of the entity named `raw` (UTF-8), if the schema has it.
+    func entityIndex(named raw: UnsafeRawBufferPointer) -> Int? {
+        entities.firstIndex { Self.same($0.name, raw) }
+    }
+
+    /// ``entityIndex(named:)``, trying the entity the last change named first.
     @inline(__always)
     private mutating func entity(named raw: UnsafeRawBufferPointer) -> Int? {
         if lastEntity < entities.count, Self.same(entities[lastEntity].name, raw) { return lastEntity }
-        guard let e = entities.firstIndex(where: { Self.same($0.name, raw) }) else { return nil }
+        guard let e = entityIndex(named: raw) else { return nil }
         lastEntity = e
         return e
     }

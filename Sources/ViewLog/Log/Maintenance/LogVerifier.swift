@@ -192,7 +192,7 @@ struct LogVerifier {
         let count = try txn.scan(store.objectsDB) { e in
             // The entity: the key's bytes before its first 0x00.
             let prefixEnd = e.key.prefix(Limits.nameBytesMax + 1).firstIndex(of: 0)
-            guard let prefixEnd, let ei = fold.entities.firstIndex(where: { $0.name.elementsEqual(e.key[..<prefixEnd]) }),
+            guard let prefixEnd, let ei = fold.entityIndex(named: UnsafeRawBufferPointer(rebasing: e.key[..<prefixEnd])),
                   let id = try? ObjectRecordCodec.decodeID(e.key, prefixCount: prefixEnd + 1),
                   let record = try? ObjectRecordCodec.decodeFrame(e.value, key: e.key, format: format, values: { r throws(CodecError) in
                       let start = r.offset
