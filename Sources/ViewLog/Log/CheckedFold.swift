@@ -62,9 +62,8 @@ struct CheckedFold {
     init(schema: Schema, appendChecks: Bool, tracksTouchedRows: Bool = false) {
         let sorted = schema.entities.values.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
         entities = sorted.map { e in
-            var rows = SlotRows(layout: SlotLayout(attributes: e.attributes))
-            rows.tracksTouchedRows = tracksTouchedRows
-            return Entity(description: e, name: Array(e.name.utf8), rows: rows)
+            Entity(description: e, name: Array(e.name.utf8),
+                   rows: SlotRows(layout: SlotLayout(attributes: e.attributes), tracksTouchedRows: tracksTouchedRows))
         }
         marks = Array(repeating: 0, count: entities.count)
         self.appendChecks = appendChecks

@@ -136,11 +136,10 @@ struct SlotChanges {
 
     mutating func append(_ value: SlotValue) { values.append(value) }
 
-    /// Appends `value` for `slot` to the change being decoded (or, with `previous`, to what it overwrites).
-    mutating func append(slot: Int, value: Value, previous: Bool = false) {
+    /// Appends `value` for `slot` to the change being decoded.
+    mutating func append(slot: Int, value: Value) {
         let (tag, payload) = CellKind.encode(value) { addString($0) }
-        let v = SlotValue(slot: slot, tag: tag, payload: payload)
-        if previous { self.previous.append(v) } else { values.append(v) }
+        values.append(SlotValue(slot: slot, tag: tag, payload: payload))
     }
 
     /// Keeps `s` for a value of the batch: the payload of its ``SlotValue``.
@@ -220,11 +219,14 @@ struct SlotRows {
     private var touched: [Int] = []
     private var touchedRound: [UInt32] = []
     private var round: UInt32 = 1
-    /// Whether ``apply(_:onlyKnown:report:)`` lists the rows it changes.
-    var tracksTouchedRows = false
+    /// Whether ``apply(_:onlyKnown:report:)`` lists the rows it changes (``takeTouchedRows()``).
+    let tracksTouchedRows: Bool
 
-    init(layout: SlotLayout, capacity: Int = 0) {
+    /// An empty state of `layout`'s rows, with room for `capacity`; with `tracksTouchedRows`, it lists the rows
+    /// it changes.
+    init(layout: SlotLayout, capacity: Int = 0, tracksTouchedRows: Bool = false) {
         self.layout = layout
+        self.tracksTouchedRows = tracksTouchedRows
         tagWords = (layout.width + 7) / 8
         rowWords = 1 + tagWords + layout.width
         if capacity > 0 {
@@ -248,7 +250,7 @@ struct SlotRows {
     /// The value in slot `j` of the row starting at word `base`, `nil` where it has none.
     @inline(__always)
     private func cell(_ base: Int, _ j: Int) -> Value? {
-        CellKind.decode(tag(base, j), words[base + 1 + tagWords + j]) { strings[$0] }
+        CellKind.decode(tag(base, j), words[payloadAt(base, j)]) { strings[$0] }
     }
 
     /// The value an output reads from slot `slot` (`-1`: an attribute the layout does not keep) of the row starting
@@ -277,7 +279,7 @@ struct SlotRows {
     @inline(__always)
     private mutating func freeString(_ base: Int, _ j: Int) {
         guard tag(base, j) == CellKind.string else { return }
-        let place = Int(words[base + 1 + tagWords + j])
+        let place = Int(words[payloadAt(base, j)])
         strings[place] = ""
         freeStrings.append(place)
     }
@@ -298,7 +300,7 @@ struct SlotRows {
     private mutating func store(_ base: Int, _ j: Int, _ tag: UInt8, _ payload: UInt64) {
         let tagAt = base + 1 + j >> 3, shift = UInt64(j & 7) * 8
         words[tagAt] = words[tagAt] & ~(0xFF << shift) | UInt64(tag) << shift
-        words[base + 1 + tagWords + j] = payload
+        words[payloadAt(base, j)] = payload
     }
 
     /// Adds an existing object, its kept values in slot order (as ``FetchedValues/slots`` of ``SlotLayout/kept``).
@@ -434,7 +436,7 @@ struct SlotRows {
         var tag = tag(base, v.slot)
         if absentAsNull, tag == CellKind.absent { tag = CellKind.null }
         guard tag == v.tag else { return false }
-        let payload = words[base + 1 + tagWords + v.slot]
+        let payload = words[payloadAt(base, v.slot)]
         guard tag == CellKind.string else { return payload == v.payload }
         return strings[Int(payload)].utf8.elementsEqual(batch.strings[Int(v.payload)].utf8)
     }
@@ -453,7 +455,7 @@ struct SlotRows {
             let name = layout.keptNames[j]
             w.varint(name.count)
             name.withUnsafeBytes { w.raw($0) }
-            let payload = words[base + 1 + tagWords + j]
+            let payload = words[payloadAt(base, j)]
             switch tag {
             case CellKind.null: w.u8(ValueTag.null)
             case CellKind.string:
@@ -468,6 +470,10 @@ struct SlotRows {
             }
         }
     }
+
+    /// Where the payload of slot `j` of the row starting at word `base` is in ``words``.
+    @inline(__always)
+    private func payloadAt(_ base: Int, _ j: Int) -> Int { base + 1 + tagWords + j }
 
     /// The tag byte of slot `j` of the row starting at word `base`.
     @inline(__always)

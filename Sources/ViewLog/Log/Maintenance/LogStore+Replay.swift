@@ -58,7 +58,6 @@ extension LogStore {
         }
         if let pending { throw pending }
         try flush()
-        if done > 0 { target.notifyHead(done) }
         return target
     }
 
@@ -102,10 +101,11 @@ extension LogStore {
                 }
                 return true
             }
-            guard replayed else { return done }
+            guard replayed else { break }
             done = last
             progress?(done, end)
         }
+        if done > 0 { target.notifyHead(done) }  // the rest, if any, is appended by `appendVerbatim`, which notifies
         return done
     }
 
