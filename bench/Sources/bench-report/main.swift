@@ -105,6 +105,22 @@ if let what = ProcessInfo.processInfo.environment["BENCH_PROFILE"] {
         }
         log("grdb \(n) rows, durable \(durable): median \(Timing(samples).medianNs / 1e3) µs per step")
         for suffix in ["", "-wal", "-shm"] { removeTree(path + suffix) }
+    case "fetch-grdb":
+        // The report's initial-fetch row alone: the same durable stores, ViewLog and GRDB alternated.
+        let items = Workload.items(n)
+        let live = ViewLogLiveView(path: scratchPath(options.root, "profile"), items: items, durable: true, kind: .membership)
+        let path = scratchPath(options.root, "profile.sqlite")
+        let grdb = GRDBLiveView(path: path, items: items, durable: true, kind: .membership)
+        sync()
+        var vf: [Double] = [], gr: [Double] = []
+        for _ in 0..<reps {
+            vf.append(time { _ = viewLogInitialFetch(live.store).numberOfRows })
+            gr.append(time { _ = grdbFetchRecords(grdb.pool).count })
+        }
+        let v = Timing(vf), g = Timing(gr)
+        log("fetch \(n) rows: ViewLog median \(v.medianNs / 1e3) µs, GRDB records \(g.medianNs / 1e3) µs: "
+            + "\(v.medianNs / g.medianNs)×")
+        for suffix in ["", "-wal", "-shm"] { removeTree(path + suffix) }
     case "replay":
         let store = makeReplayStore(path: scratchPath(options.root, "profile"), items: n / 10, changes: n)
         let c0 = processCPUNanoseconds()
