@@ -158,3 +158,24 @@ extension Value {
         return false
     }
 }
+
+extension KeyEncodingTests {
+    /// A key written into a reused ``ByteWriter`` (a load's rows) has the bytes of one appended to an array.
+    @Test func aByteWriterSinkWritesTheArraysBytes() {
+        var g = SeededGenerator(stream: 44)
+        var writer = ByteWriter(capacity: 1)
+        for _ in 0..<2_000 {
+            var array: [UInt8] = []
+            writer.truncate(to: 0)
+            for _ in 0..<Int.random(in: 0...3, using: &g) {
+                let v = Self.randomValue(using: &g), ascending = Bool.random(using: &g)
+                KeyEncoding.append(v, ascending: ascending, to: &array)
+                KeyEncoding.append(v, ascending: ascending, to: &writer)
+            }
+            let id: ObjectID = Bool.random(using: &g) ? .int(RandomValues.int(using: &g)) : .string(RandomValues.string(using: &g))
+            KeyEncoding.append(id: id, to: &array)
+            KeyEncoding.append(id: id, to: &writer)
+            #expect(writer.withBytes(0..<writer.count) { Array($0) } == array)
+        }
+    }
+}

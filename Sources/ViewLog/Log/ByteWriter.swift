@@ -125,6 +125,12 @@ struct ByteWriter: ~Copyable {
         return try body(UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
     }
 
+    /// Complements every byte written from `start` on.
+    mutating func complementBytes(from start: Int) {
+        precondition(start >= 0 && start <= count, "complementing outside the written bytes")
+        for i in start..<count { base.storeBytes(of: ~base.load(fromByteOffset: i, as: UInt8.self), toByteOffset: i, as: UInt8.self) }
+    }
+
     /// Overwrites four bytes at `offset` with `v`, little-endian (for length and checksum fields written last).
     mutating func patchU32(at offset: Int, _ v: UInt32) {
         precondition(offset >= 0 && offset + 4 <= count, "patch outside the written bytes")

@@ -116,10 +116,11 @@ public final class ResultsController {
         self.init(fetchRequest: plan.request, entity: entity, membership: .predicate(plan.predicate), order: plan.order,
                   position: position, changesBufferLimit: 256, nodeCapacity: 64)
         let predicate = plan.predicate
-        var key: [UInt8] = []
+        let order = rows.order
+        var key = ByteWriter(capacity: order.inlineKeyBytes)
         try feed { id, values in
             guard predicate.evaluate(values, id: id) else { return false }
-            stageRow(id, values, key: &key)
+            stageRow(id, values, order: order, key: &key)
             return true
         }
         rows.finishLoad()
@@ -186,18 +187,20 @@ public final class ResultsController {
     @inline(__always)
     private func loadRows<S: Sequence<(ObjectID, ObjectValues)>>(_ objects: S) {
         rows.reserve(objects.underestimatedCount)
-        var key: [UInt8] = []
-        for (id, values) in objects where membership.evaluate(values, id) { stageRow(id, values, key: &key) }
+        let order = rows.order
+        var key = ByteWriter(capacity: order.inlineKeyBytes)
+        for (id, values) in objects where membership.evaluate(values, id) { stageRow(id, values, order: order, key: &key) }
         rows.finishLoad()
     }
 
-    /// Stages the row of an object that belongs to the view, its key encoded in `key` (a buffer reused per row).
+    /// Stages the row of an object that belongs to the view, its key encoded by `order` (the rows' order, read
+    /// once by the caller: reading it from the rows per row retained its arrays) in `key` (a buffer reused per row).
     /// - Returns: the row's slot in the slab.
     @inline(__always) @discardableResult
-    func stageRow<V: AttributeValues>(_ id: ObjectID, _ values: V, key: inout [UInt8]) -> UInt32 {
-        key.removeAll(keepingCapacity: true)
-        let idStart = rows.order.encode(id: id, values: values, into: &key)
-        return key.withUnsafeBytes { rows.stage($0, idStart: idStart) }
+    func stageRow<V: AttributeValues>(_ id: ObjectID, _ values: V, order: RowOrder, key: inout ByteWriter) -> UInt32 {
+        key.truncate(to: 0)
+        let idStart = order.encode(id: id, values: values, into: &key)
+        return key.withBytes(0..<key.count) { rows.stage($0, idStart: idStart) }
     }
 
     // MARK: - Reload

@@ -56,7 +56,7 @@ struct RowOrder: Sendable {
     /// Appends the key of the row `id` to `out`, reading key value `i` with `value(i)`; returns where the id's
     /// encoding starts. The accessor keeps the encoding independent of how objects store their values.
     @inline(__always)
-    func encode(id: ObjectID, into out: inout [UInt8], value: (Int) -> Value) -> Int {
+    func encode<Out: KeySink & ~Copyable>(id: ObjectID, into out: inout Out, value: (Int) -> Value) -> Int {
         for i in 0..<ascending.count { KeyEncoding.append(value(i), ascending: ascending[i], to: &out) }
         let idStart = out.count
         KeyEncoding.append(id: id, to: &out)
@@ -64,7 +64,7 @@ struct RowOrder: Sendable {
     }
 
     /// Appends the key of the object `id` with `values` to `out`; returns where the id's encoding starts.
-    func encode<V: AttributeValues>(id: ObjectID, values: V, into out: inout [UInt8]) -> Int {
+    func encode<V: AttributeValues, Out: KeySink & ~Copyable>(id: ObjectID, values: V, into out: inout Out) -> Int {
         let paths = keyPaths
         return encode(id: id, into: &out) { i in
             if let v = values.value(of: paths[i]) { return v }
