@@ -229,8 +229,10 @@ extension LogStore {
         let format = try self.format(in: txn)
         var fetched = FetchedValues(attributes: attributes)
         let names = AttributeNames(attributes)
+        var shape = RecordShape()
         try forEachHeadRecord(of: entity, in: txn, format: format) { id, key, value throws(CodecError) in
-            let range = try ObjectRecordCodec.decode(value, key: key, format: format, into: &fetched, names: names)
+            let range = try ObjectRecordCodec.decode(value, key: key, format: format, into: &fetched, names: names,
+                                                     shape: &shape)
             body(id, fetched, UnsafeRawBufferPointer(rebasing: value[range]))
         }
     }

@@ -65,6 +65,19 @@
         }.values
     }
 
+    /// ``decode(_:key:format:into:names:)`` of one row of a scan, its names compared with the last row's
+    /// (``RecordShape``).
+    @discardableResult
+    static func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, format: Int,
+                       into fetched: inout FetchedValues, names: AttributeNames,
+                       shape: inout RecordShape) throws(CodecError) -> Range<Int> {
+        try decodeFrame(bytes, key: key, format: format) { r throws(CodecError) in
+            let start = r.offset
+            try r.objectValues(into: &fetched, names: names, shape: &shape)
+            return start..<r.offset
+        }.values
+    }
+
     /// The one reading of a record's frame: for format 2 the checksum (over `key` and the record) first, then the
     /// version byte of `format`, the seq, the values read by `values`, and nothing after them.
     @inline(__always)

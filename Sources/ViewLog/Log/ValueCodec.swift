@@ -259,6 +259,46 @@ extension ByteReader {
         }
     }
 
+    /// ``objectValues(into:names:)`` of one record of a scan: when the record's names are exactly `shape`'s (the
+    /// last record's), each name is compared with the shape's and its value read or stepped over as the shape says;
+    /// otherwise (or when that reading fails) the record is read the general way, which names any error, and its
+    /// names become the shape. The same values and errors either way (tests compare the two).
+    mutating func objectValues(into fetched: inout FetchedValues, names: AttributeNames,
+                               shape: inout RecordShape) throws(CodecError) {
+        let start = offset
+        if shape.count > 0 {
+            var attempt = self
+            if attempt.readLike(shape, into: &fetched) {
+                self = attempt
+                return
+            }
+        }
+        try objectValues(into: &fetched, names: names)
+        if let base = buffer.baseAddress {
+            shape.record(UnsafeRawBufferPointer(start: base + start, count: offset - start), wanted: names)
+        }
+    }
+
+    /// Reads object values whose names are exactly `shape`'s, in order; `false` (the reader left anywhere, some of
+    /// `fetched` overwritten) when they are not or the values do not read.
+    @inline(__always)
+    private mutating func readLike(_ shape: RecordShape, into fetched: inout FetchedValues) -> Bool {
+        do {
+            let n = try count("attribute count", limit: Limits.attributesMax, bytesEach: EncodedSize.namedValueMin)
+            guard n == shape.count else { return false }
+            for i in 0..<n {
+                let name = shape.name(i)
+                let (raw, _) = try rawName("attribute name")
+                guard shape.isName(name, at: i, raw, available: buffer.count - offset + raw.count) else { return false }
+                if name.match >= 0 { fetched.slots[name.match] = try value() } else { try skipValue() }
+            }
+        } catch {
+            return false
+        }
+        for j in shape.absent { fetched.slots[j] = .null }
+        return true
+    }
+
     /// Reads object values, calling `body(j, value)` for every attribute `j` of `attributes` (sorted by name) in
     /// order, exactly once, with its value or `nil` when the record lacks it; names the attributes lack are read,
     /// checked and dropped.
