@@ -23,10 +23,21 @@ uint32_t viewlog_crc32c_hardware(uint32_t crc, const void *data, size_t count) {
         count -= 8;
     }
     uint32_t c32 = (uint32_t)c;
-    while (count > 0) {
+    // The last 0-7 bytes in at most three steps (short records, such as object rows, end in them).
+    if (count & 4) {
+        uint32_t word;
+        memcpy(&word, p, 4);
+        c32 = __builtin_ia32_crc32si(c32, word);
+        p += 4;
+    }
+    if (count & 2) {
+        uint16_t half;
+        memcpy(&half, p, 2);
+        c32 = __builtin_ia32_crc32hi(c32, half);
+        p += 2;
+    }
+    if (count & 1) {
         c32 = __builtin_ia32_crc32qi(c32, *p);
-        p += 1;
-        count -= 1;
     }
     return c32;
 }
@@ -52,10 +63,20 @@ uint32_t viewlog_crc32c_hardware(uint32_t crc, const void *data, size_t count) {
         p += 8;
         count -= 8;
     }
-    while (count > 0) {
+    if (count & 4) {
+        uint32_t word;
+        memcpy(&word, p, 4);
+        crc = __builtin_arm_crc32cw(crc, word);
+        p += 4;
+    }
+    if (count & 2) {
+        uint16_t half;
+        memcpy(&half, p, 2);
+        crc = __builtin_arm_crc32ch(crc, half);
+        p += 2;
+    }
+    if (count & 1) {
         crc = __builtin_arm_crc32cb(crc, *p);
-        p += 1;
-        count -= 1;
     }
     return crc;
 }
