@@ -246,7 +246,7 @@ extension LogStore {
     ) throws {
         let prefix = ObjectRecordCodec.entityPrefix(entity)
         try txn.scan(objectsDB, from: .atLeast(prefix)) { e in
-            guard e.key.starts(with: prefix) else {
+            guard e.key.hasPrefix(prefix) else {
                 // The key that ends the scan must be a sound record too: a damaged key of this entity (one byte
                 // of its entity name changed) would otherwise end the scan early and silently drop the rest.
                 if format >= 2 {

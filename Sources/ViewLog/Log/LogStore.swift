@@ -213,7 +213,7 @@ public final class LogStore: Sendable {
         let bound = position == UInt64.max ? MetaKey.schemaEnd : MetaKey.schema(at: position + 1)
         var found: LMDBCursor.Entry?
         try txn.scan(metaDB, from: .below(bound)) { e in
-            guard e.key.starts(with: MetaKey.schemaPrefix) else { return .next }
+            guard e.key.hasPrefix(MetaKey.schemaPrefix) else { return .next }
             found = e
             return .stop
         }
