@@ -32,7 +32,7 @@ import TestSupport
         guard try result.get() else { return nil }
         return out.changes.indices.map { i in
             let c = out.changes[i]
-            return Flat(kind: "\(c.kind)", id: c.id, values: out.values[out.valueRange(of: i)].map { text($0.slot, out.value(of: $0)) })
+            return Flat(kind: "\(c.kind)", id: out.ids[i], values: out.values[out.valueRange(of: i)].map { text($0.slot, out.value(of: $0)) })
         }
     }
 

@@ -103,3 +103,33 @@ struct SlotRowsTests {
         }
     }
 }
+
+extension SlotRowsTests {
+    /// A layout compares a logged name with its names by their first 8 bytes as a word, then by length or bytes:
+    /// the same order as comparing the bytes, for names of every length (NUL bytes, bytes above 0x7F, prefixes of
+    /// each other) and with fewer than 8 bytes readable past the name.
+    @Test func aLayoutComparesNamesAsTheirBytesDo() {
+        var g = SeededGenerator(stream: 812)
+        let alphabet: [UInt8] = [0, 1, 0x61, 0x62, 0x7F, 0x80, 0xC3, 0xFF]
+        func name() -> [UInt8] { (0..<Int.random(in: 1...12, using: &g)).map { _ in alphabet.randomElement(using: &g)! } }
+        for _ in 0..<300 {
+            // The layout's names are attribute names: sorted and distinct (as valid UTF-8 they need not be here).
+            let names = Set((0..<Int.random(in: 1...6, using: &g)).map { _ in name() }).sorted { $0.lexicographicallyPrecedes($1) }
+            let layout = SlotLayout(attributes: names.map { Attribute(name: String(decoding: $0, as: UTF8.self), type: .int) })
+            for _ in 0..<20 {
+                var raw = Bool.random(using: &g) ? names.randomElement(using: &g)! : name()
+                if Bool.random(using: &g), let n = names.randomElement(using: &g) { raw = Array(n.prefix(Int.random(in: 1...n.count, using: &g))) }
+                let slack = Int.random(in: 0...9, using: &g)
+                let buffer = raw + (0..<slack).map { _ in alphabet.randomElement(using: &g)! }
+                buffer.withUnsafeBytes { b in
+                    let r = UnsafeRawBufferPointer(rebasing: b[..<raw.count])
+                    let word = SlotLayout.word(r, available: b.count)
+                    for (j, n) in layout.names.enumerated() {
+                        let expected = n.withUnsafeBytes { ByteReader.compare(r, $0) }.signum()
+                        #expect(layout.compare(r, word: word, toName: j).signum() == expected, "\(raw) vs \(n), \(g.rerunHint)")
+                    }
+                }
+            }
+        }
+    }
+}

@@ -142,7 +142,7 @@ struct CheckedFold {
     /// Why change `i` of entity `ei`'s batch is not what an append would have logged, if it is not.
     private func notAsAppended(_ ei: Int, _ i: Int) -> String? {
         let e = entities[ei].description, change = entities[ei].batch.changes[i], layout = entities[ei].rows.layout
-        guard change.id.type == e.idType else { return "an id of the wrong type" }
+        guard entities[ei].batch.ids[i].type == e.idType else { return "an id of the wrong type" }
         switch change.kind {
         case .set where change.values.count != layout.width: return "an insert without every attribute"
         case .merge where change.values.isEmpty: return "an update that sets no values"
@@ -169,7 +169,7 @@ struct CheckedFold {
                 let change = batch.changes[k]
                 var attribute: String?
                 if case .previousDiffers(let slot) = problem { attribute = layout.kept[slot].name }
-                found.append(Problem(seq: change.seq, key: ObjectKey(entity: name, id: change.id),
+                found.append(Problem(seq: change.seq, key: ObjectKey(entity: name, id: batch.ids[k]),
                                      kind: .state(problem, attribute: attribute)))
             }
             batch.removeAll()

@@ -98,13 +98,15 @@ extension LogStore {
         // Entries are decoded into a batch of about `slotFoldBatchChanges` changes, then applied at once (see
         // `SlotRows.apply`: the batch's cache misses overlap).
         var changes = SlotChanges()
+        // Read once: reading it from `rows` per entry retained its arrays.
+        let layout = rows.layout
         var expected = undo ? through : from, done = false, resolved = true
         let start: LMDBTransaction.ScanStart = undo ? .below(bigEndianBytes(through + 1)) : .atLeast(bigEndianBytes(from))
         try txn.scan(logDB, from: start) { e in
             try Self.checkLogKey(e.key, expected: expected)
             do {
                 resolved = try TransactionCodec.slotChanges(e.value, expectedSeq: expected, entity: name,
-                                                            layout: rows.layout, undo: undo, into: &changes)
+                                                            layout: layout, undo: undo, into: &changes)
             } catch {
                 throw StoreError.corrupt(seq: expected, reason: "\(error)")
             }

@@ -5,7 +5,10 @@ import CPrefetch
 /// A fold by slot (replay, time travel, a delta of one entity) keeps each object's values in an array indexed by
 /// attribute slot instead of a dictionary by name: a logged name is matched against `attributes` by a merge walk
 /// over the bytes (both are in code-point order), so nothing is hashed or allocated per name.
-struct SlotLayout {
+///
+/// A class: a fold's per-entry closures capture it, and a struct of five arrays was copied (five retains) into
+/// each one (a tenth of a time-travel query).
+final class SlotLayout: Sendable {
     /// The attributes names are resolved against: every attribute of the entity in the schema the fold reads
     /// under, sorted by name (as ``EntityDescription/attributes``).
     let attributes: [Attribute]
@@ -37,10 +40,39 @@ struct SlotLayout {
         self.slotOf = slotOf
         self.kept = kept
         keptNames = kept.map { Array($0.name.utf8) }
+        nameWords = names.map { n in (n.withUnsafeBytes { SlotLayout.word($0, available: 0) }, n.count) }
     }
 
     /// How many values a row holds.
     var width: Int { kept.count }
+
+    /// Each of ``names``' first 8 bytes as a big-endian word, zero-padded, and its length: names compare by word
+    /// first (the order of their first 8 bytes), most often without touching their bytes.
+    private let nameWords: [(word: UInt64, length: Int)]
+
+    /// The first 8 bytes of `raw` as a big-endian word, zero-padded; `available` bytes are readable from `raw`'s
+    /// start (at least its count): with 8 of them, one load.
+    @inline(__always)
+    static func word(_ raw: UnsafeRawBufferPointer, available: Int) -> UInt64 {
+        if available >= 8, let base = raw.baseAddress {
+            let w = UInt64(bigEndian: base.loadUnaligned(as: UInt64.self))
+            return raw.count >= 8 ? w : w & ~(UInt64.max >> (8 * UInt64(raw.count)))
+        }
+        var w: UInt64 = 0
+        for k in 0..<min(8, raw.count) { w |= UInt64(raw[k]) << (56 - 8 * UInt64(k)) }
+        return w
+    }
+
+    /// The byte order of `raw` (whose first 8 bytes as ``word(_:available:)`` are `word`) against name `j`:
+    /// negative, zero or positive, as ``ByteReader/compare(_:_:)-(UnsafeRawBufferPointer,UnsafeRawBufferPointer)``.
+    @inline(__always)
+    func compare(_ raw: UnsafeRawBufferPointer, word: UInt64, toName j: Int) -> Int {
+        let name = nameWords[j]
+        if word != name.word { return word < name.word ? -1 : 1 }
+        // The first 8 bytes agree (zero padding agrees with a zero byte, so a name and its prefix tie here).
+        if raw.count <= 8 || name.length <= 8 { return raw.count - name.length }
+        return names[j].withUnsafeBytes { ByteReader.compare(raw, $0) }
+    }
 }
 
 /// What a slot holds, as one tag byte: a value's type (a bool's value too), or no value.
@@ -103,9 +135,10 @@ struct SlotChanges {
         case remove
     }
 
+    /// A change, but for its object's id (in ``ids``, at the same index): trivial to copy, so a fold's loops over
+    /// a batch copy no reference per change.
     struct Change {
         var kind: Kind
-        var id: ObjectID
         /// The seq of the entry that made it.
         var seq: UInt64
         /// Its values in ``SlotChanges/values``.
@@ -116,6 +149,8 @@ struct SlotChanges {
     }
 
     private(set) var changes: [Change] = []
+    /// The id of each change's object, by change.
+    private(set) var ids: [ObjectID] = []
     private(set) var values: [SlotValue] = []
     /// The values changes say they overwrite, for a checked fold.
     private(set) var previous: [SlotValue] = []
@@ -127,6 +162,7 @@ struct SlotChanges {
 
     mutating func removeAll() {
         changes.removeAll(keepingCapacity: true)
+        ids.removeAll(keepingCapacity: true)
         values.removeAll(keepingCapacity: true)
         previous.removeAll(keepingCapacity: true)
         strings.removeAll(keepingCapacity: true)
@@ -159,6 +195,7 @@ struct SlotChanges {
             valuesStart = changes[count].values.lowerBound
             previousStart = changes[count].previous.lowerBound
             changes.removeSubrange(count...)
+            ids.removeSubrange(count...)
         }
         values.removeSubrange(valuesStart...)
         previous.removeSubrange(previousStart...)
@@ -169,8 +206,9 @@ struct SlotChanges {
 
     /// Ends a change, made at `seq`, whose values (and previous values) were appended since the previous one ended.
     mutating func end(_ kind: Kind, id: ObjectID, seq: UInt64) {
-        changes.append(Change(kind: kind, id: id, seq: seq, values: valuesStart..<values.count,
+        changes.append(Change(kind: kind, seq: seq, values: valuesStart..<values.count,
                               previous: previousStart..<previous.count))
+        ids.append(id)
         valuesStart = values.count
         previousStart = previous.count
     }
@@ -178,6 +216,7 @@ struct SlotChanges {
     /// Reverses the order of the changes from `first` on (an undo applies an entry's inverses last first).
     mutating func reverseChanges(from first: Int) {
         changes[first...].reverse()
+        ids[first...].reverse()
     }
 
     /// The values of change `i`.
@@ -352,19 +391,19 @@ struct SlotRows {
     /// ahead. The misses overlap instead of queueing, and the result is the same as applying the changes one by
     /// one.
     mutating func apply(_ batch: SlotChanges, onlyKnown: Bool = false, report: ((Int, SlotProblem) -> Void)? = nil) {
-        let changes = batch.changes
-        for change in changes { index.prefetch(change.id) }
+        let changes = batch.changes, changeIDs = batch.ids
+        for id in changeIDs { index.prefetch(id) }
         batchRows.removeAll(keepingCapacity: true)
         let width = layout.width, rowWords = rowWords
-        for change in changes {
+        for id in changeIDs {
             let r: Int
-            if let found = index.row(of: change.id, in: ids) {
+            if let found = index.row(of: id, in: ids) {
                 r = found
             } else if onlyKnown {
                 batchRows.append(-1)
                 continue
             } else {
-                r = newRow(change.id)
+                r = newRow(id)
             }
             batchRows.append(r)
         }

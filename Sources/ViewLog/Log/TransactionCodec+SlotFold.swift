@@ -62,16 +62,17 @@ extension ByteReader {
         for _ in 0..<n {
             let at = offset
             let (raw, _) = try rawName("attribute name")
+            let word = SlotLayout.word(raw, available: remaining + raw.count)
             // A merge walk: the logged names and the layout's are both in byte order, so j only grows, and a
             // name at or before the previous one (out of order, or repeated) cannot match at j.
             var order = 1
             while j < layout.names.count {  // bounded: j only grows
-                order = layout.names[j].withUnsafeBytes { ByteReader.compare(raw, $0) }
+                order = layout.compare(raw, word: word, toName: j)
                 if order <= 0 { break }
                 j += 1
             }
             guard j < layout.names.count, order == 0 else {
-                if j > 0, layout.names[j - 1].withUnsafeBytes({ ByteReader.compare(raw, $0) }) <= 0 {
+                if j > 0, layout.compare(raw, word: word, toName: j - 1) <= 0 {
                     throw .invalid(field: "attribute name", offset: at, reason: "names not in strictly increasing order")
                 }
                 return false
