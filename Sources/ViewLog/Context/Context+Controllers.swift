@@ -85,9 +85,8 @@ extension Context {
         let controller = try store.perform(read: true) { txn -> ResultsController? in
             var complete = true
             let controller = try ResultsController(plan: plan, entity: entity, position: position) { visit in
-                complete = try store.forEachObject(of: entity, at: position, reading: attributes, in: txn) { id, read, all in
-                    if visit(id, read) { rows.append(id, slots: all) }
-                }
+                complete = try store.forEachObject(of: entity, at: position, reading: attributes, in: txn,
+                                                   visit: visit, member: { id, all in rows.append(id, slots: all) })
             }
             return complete ? controller : nil
         }

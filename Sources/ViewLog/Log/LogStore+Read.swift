@@ -172,26 +172,24 @@ extension LogStore {
         return rows
     }
 
-    /// Calls `body` with the id of every object of `entity` at the older position `p` (below the head), in id
-    /// order, its values of `attributes` (some of the entity's, in its order) in one ``FetchedValues`` reused for
-    /// every object, and its values of every attribute of the entity at `p` in the entity's order (`null` where it
-    /// has none) — folded by slot, as ``objects(of:at:)`` computes them, without a dictionary per object. `body`
-    /// must not keep the values past its call.
-    /// - Returns: `false`, calling `body` for nothing, when the log names an attribute the schema lacks (the caller
-    ///   reads ``objects(of:at:)`` instead).
+    /// Calls `visit` with the id of every object of `entity` at the older position `p` (below the head), in id
+    /// order, and its values of `attributes` (some of the entity's, in its order) in one ``FetchedValues`` reused for
+    /// every object; for each object `visit` accepts, calls `member` with its values of every attribute of the
+    /// entity at `p` in the entity's order (`null` where it has none) — folded by slot, as ``objects(of:at:)``
+    /// computes them, without a dictionary per object, and the whole values only for accepted objects. Neither
+    /// closure may keep the values past its call.
+    /// - Returns: `false`, calling nothing, when the log names an attribute the schema lacks (the caller reads
+    ///   ``objects(of:at:)`` instead).
     func forEachObject(of entity: EntityDescription, at p: UInt64, reading attributes: [Attribute], in txn: LMDBTransaction,
-                       _ body: (ObjectID, FetchedValues, [Value]) -> Void) throws -> Bool {
+                       visit: (ObjectID, FetchedValues) -> Bool, member: (ObjectID, [Value]) -> Void) throws -> Bool {
         let head = try self.head(in: txn)
         precondition(p < head, "forEachObject(of:at:) is for positions below the head")
         let folds = TimeTravel.automatic.foldsForward(entriesBefore: p, entriesAfter: head - p)
         guard let rows = try foldBySlot(entity.name, at: p, head: head, folds: folds, described: entity,
                                         keeping: entity.attributes, in: txn) else { return false }
         var fetched = FetchedValues(attributes: attributes)
-        let read = attributes.map { a in entity.attributes.firstIndex { $0.name == a.name }! }
-        rows.forEachExistingRow(canonicalFor: rows.output(entity.attributes)) { id, all in
-            for (k, i) in read.enumerated() { fetched.slots[k] = all[i] }
-            body(id, fetched, all)
-        }
+        rows.forEachExistingRow(reading: rows.output(attributes), into: &fetched, all: rows.output(entity.attributes),
+                                visit: visit, member: member)
         return true
     }
 

@@ -555,6 +555,23 @@ struct SlotRows {
         }
     }
 
+    /// Calls `visit` with every row that exists, in id order, and its values of `read`'s attributes in their order
+    /// (`null` where it has none) in `fetched`, reused for every row; for each row `visit` accepts, calls `member`
+    /// with its values of `all`'s attributes, in one buffer reused for every row. A row `visit` refuses (a view's
+    /// non-member) gets only the few values it reads.
+    func forEachExistingRow(reading read: OutputSlots, into fetched: inout FetchedValues, all: OutputSlots,
+                            visit: (ObjectID, FetchedValues) -> Bool, member: (ObjectID, [Value]) -> Void) {
+        precondition(fetched.slots.count == read.slots.count, "fetched values of other attributes")
+        var values = [Value](repeating: .null, count: all.slots.count)
+        for r in rowsInIDOrder() where exists(r) {
+            let base = r * rowWords
+            for (k, slot) in read.slots.enumerated() { fetched.slots[k] = outputValue(base, slot) }
+            guard visit(ids[r], fetched) else { continue }
+            for (k, slot) in all.slots.enumerated() { values[k] = outputValue(base, slot) }
+            member(ids[r], values)
+        }
+    }
+
     /// Row indices in id order.
     func rowsInIDOrder() -> [Int] {
         inIDOrder(Array(ids.indices))
