@@ -284,7 +284,9 @@ extension ByteReader {
     @inline(__always)
     private mutating func readLike(_ shape: RecordShape, into fetched: inout FetchedValues) -> Bool {
         do {
-            let n = try count("attribute count", limit: Limits.attributesMax, bytesEach: EncodedSize.namedValueMin)
+            // The count need not be checked against the bytes left (a division per row): the shape's names are
+            // few, and each is read with its bounds checked.
+            let n = try varint("attribute count")
             guard n == shape.count else { return false }
             for i in 0..<n {
                 let name = shape.name(i)

@@ -231,6 +231,11 @@ final class OrderedRows {
         slab.index(slots.lazy.map(\.raw))
         RowSlot.sort(&slots) { compare($0, $1) < 0 }
         tree.load(slots)
+        guard order.isSectioned else {
+            // Every key's section is the empty prefix: one section of every row (no key read per row).
+            sections.load(slots.isEmpty ? [] : [SectionEntry(key: [], value: .null, rows: slots.count)])
+            return
+        }
         var runs: [SectionEntry] = []
         var previous: UInt32? = nil
         for slot in slots {
