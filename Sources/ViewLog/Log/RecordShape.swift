@@ -1,9 +1,9 @@
 /// The attribute names of the last object record a scan read (as bytes, in the record's order) and what each one
 /// is to the scan: the index of the wanted attribute it names, or none. Rows of one entity nearly always carry the
 /// same names, so ``ByteReader/objectValues(into:names:shape:)`` compares each name of the next row with the one
-/// at the same place here (one byte compare) instead of matching it against the wanted names, checking its UTF-8
-/// and checking it follows the previous name: this shape's names passed those checks when it was recorded, in this
-/// order, so an identical sequence passes them too.
+/// at the same place here (one masked word for a name of up to 8 bytes) instead of matching it against the wanted
+/// names, checking its UTF-8 and checking it follows the previous name: this shape's names passed those checks when
+/// it was recorded, in this order, so an identical sequence passes them too.
 struct RecordShape {
     /// Records with more names than this are not cached (every row is read the general way).
     static let namesMax = 64
