@@ -480,7 +480,7 @@ struct RegexParser {
             switch op {
             case "&": result = .intersection([result, rhs])
             case "-": result = .intersection([result, .not(rhs)])
-            default: result = .union([.intersection([result, .not(rhs)]), .intersection([.not(result), rhs])])
+            default: result = .symmetricDifference(result, rhs)
             }
         }
         guard i < p.count, p[i] == "]" else { throw .invalid("expected ']'") }
