@@ -123,7 +123,7 @@ extension SlotRowsTests {
                 let buffer = raw + (0..<slack).map { _ in alphabet.randomElement(using: &g)! }
                 buffer.withUnsafeBytes { b in
                     let r = UnsafeRawBufferPointer(rebasing: b[..<raw.count])
-                    let word = SlotLayout.word(r, available: b.count)
+                    let word = ByteReader.leadingWord(r, available: b.count)
                     for (j, n) in layout.names.enumerated() {
                         let expected = n.withUnsafeBytes { ByteReader.compare(r, $0) }.signum()
                         #expect(layout.compare(r, word: word, toName: j).signum() == expected, "\(raw) vs \(n), \(g.rerunHint)")

@@ -98,7 +98,7 @@ extension LogStore {
         // Entries are decoded into a batch of about `slotFoldBatchChanges` changes, then applied at once (see
         // `SlotRows.apply`: the batch's cache misses overlap).
         var changes = SlotChanges()
-        // Read once: reading it from `rows` per entry retained its arrays.
+        // Read once, not from `rows` per entry (each read retains it).
         let layout = rows.layout
         var expected = undo ? through : from, done = false, resolved = true
         let start: LMDBTransaction.ScanStart = undo ? .below(bigEndianBytes(through + 1)) : .atLeast(bigEndianBytes(from))

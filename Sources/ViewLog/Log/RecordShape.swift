@@ -10,7 +10,7 @@ struct RecordShape {
 
     /// One name of the shape.
     struct Name {
-        /// The name's first 8 bytes, little-endian, zero-padded: a name of up to 8 bytes compares in one word.
+        /// The name's ``ByteReader/leadingWord(_:available:)``: a name of up to 8 bytes compares in one word.
         var word: UInt64
         /// Its length in bytes.
         var length: Int
@@ -33,15 +33,11 @@ struct RecordShape {
     func name(_ i: Int) -> Name { entries[i] }
 
     /// Whether `raw` is name `i`'s bytes exactly; `available` bytes are readable from `raw`'s start (at least its
-    /// count): with 8 of them a short name compares as one masked word.
+    /// count): with 8 of them a short name compares as one masked load.
     @inline(__always)
     func isName(_ name: Name, at i: Int, _ raw: UnsafeRawBufferPointer, available: Int) -> Bool {
         guard raw.count == name.length else { return false }
-        if name.length <= 8, available >= 8, let base = raw.baseAddress {
-            let word = UInt64(littleEndian: base.loadUnaligned(as: UInt64.self))
-            let mask: UInt64 = name.length == 8 ? ~0 : (1 << UInt64(8 * name.length)) &- 1
-            return (word ^ name.word) & mask == 0
-        }
+        if name.length <= 8 { return ByteReader.leadingWord(raw, available: available) == name.word }
         return names.withPiece(i) { ByteReader.compare(raw, $0) == 0 }
     }
 
@@ -60,16 +56,12 @@ struct RecordShape {
             guard let (raw, _) = try? r.rawName("attribute name"), (try? r.skipValue()) != nil else { return }
             // The names are strictly increasing, as the wanted ones are: one merge walk matches them.
             while j < wanted.count, wanted.compare(raw, toNameOf: j) > 0 { j += 1 }
-            var word: UInt64 = 0
-            withUnsafeMutableBytes(of: &word) { w in
-                for k in 0..<min(8, raw.count) { w[k] = raw[k] }
-            }
             var match = -1
             if j < wanted.count, wanted.compare(raw, toNameOf: j) == 0 {
                 match = j
                 present[j] = true
             }
-            shape.entries.append(Name(word: UInt64(littleEndian: word), length: raw.count, match: match))
+            shape.entries.append(Name(word: ByteReader.leadingWord(raw, available: 0), length: raw.count, match: match))
             shape.names.append(UnsafeRawBufferPointer(raw))
         }
         shape.absent = present.indices.filter { !present[$0] }

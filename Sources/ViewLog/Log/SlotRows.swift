@@ -40,7 +40,7 @@ final class SlotLayout: Sendable {
         self.slotOf = slotOf
         self.kept = kept
         keptNames = kept.map { Array($0.name.utf8) }
-        nameWords = names.map { n in (n.withUnsafeBytes { SlotLayout.word($0, available: 0) }, n.count) }
+        nameWords = names.map { n in (n.withUnsafeBytes { ByteReader.leadingWord($0, available: 0) }, n.count) }
     }
 
     /// How many values a row holds.
@@ -50,20 +50,7 @@ final class SlotLayout: Sendable {
     /// first (the order of their first 8 bytes), most often without touching their bytes.
     private let nameWords: [(word: UInt64, length: Int)]
 
-    /// The first 8 bytes of `raw` as a big-endian word, zero-padded; `available` bytes are readable from `raw`'s
-    /// start (at least its count): with 8 of them, one load.
-    @inline(__always)
-    static func word(_ raw: UnsafeRawBufferPointer, available: Int) -> UInt64 {
-        if available >= 8, let base = raw.baseAddress {
-            let w = UInt64(bigEndian: base.loadUnaligned(as: UInt64.self))
-            return raw.count >= 8 ? w : w & ~(UInt64.max >> (8 * UInt64(raw.count)))
-        }
-        var w: UInt64 = 0
-        for k in 0..<min(8, raw.count) { w |= UInt64(raw[k]) << (56 - 8 * UInt64(k)) }
-        return w
-    }
-
-    /// The byte order of `raw` (whose first 8 bytes as ``word(_:available:)`` are `word`) against name `j`:
+    /// The byte order of `raw` (whose ``ByteReader/leadingWord(_:available:)`` is `word`) against name `j`:
     /// negative, zero or positive, as ``ByteReader/compare(_:_:)-(UnsafeRawBufferPointer,UnsafeRawBufferPointer)``.
     @inline(__always)
     func compare(_ raw: UnsafeRawBufferPointer, word: UInt64, toName j: Int) -> Int {

@@ -62,7 +62,7 @@ extension ByteReader {
         for _ in 0..<n {
             let at = offset
             let (raw, _) = try rawName("attribute name")
-            let word = SlotLayout.word(raw, available: remaining + raw.count)
+            let word = ByteReader.leadingWord(raw, available: remaining + raw.count)
             // A merge walk: the logged names and the layout's are both in byte order, so j only grows, and a
             // name at or before the previous one (out of order, or repeated) cannot match at j.
             var order = 1

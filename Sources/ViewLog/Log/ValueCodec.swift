@@ -446,6 +446,20 @@ extension ByteReader {
         compare(a, b) < 0
     }
 
+    /// The first 8 bytes of `raw` as a big-endian word, zero-padded: words of two byte strings order as their
+    /// first 8 bytes do (a string and its zero-padded prefix tie). `available` bytes are readable from `raw`'s start
+    /// (at least its count): with 8 of them, one load.
+    @inline(__always)
+    static func leadingWord(_ raw: UnsafeRawBufferPointer, available: Int) -> UInt64 {
+        if available >= 8, let base = raw.baseAddress {
+            let w = UInt64(bigEndian: base.loadUnaligned(as: UInt64.self))
+            return raw.count >= 8 ? w : w & ~(UInt64.max >> (8 * UInt64(raw.count)))
+        }
+        var w: UInt64 = 0
+        for k in 0..<min(8, raw.count) { w |= UInt64(raw[k]) << (56 - 8 * UInt64(k)) }
+        return w
+    }
+
     /// The byte order of `a` against `b`: negative, zero or positive.
     @inline(__always)
     static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
