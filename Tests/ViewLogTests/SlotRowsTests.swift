@@ -92,13 +92,22 @@ struct SlotRowsTests {
                         }
                     }
                 }
-                var seen = 0
-                rows.forEachExistingRow(canonicalFor: output) { id, values in
+                var seen = 0, accepted = 0
+                var fetched = FetchedValues(attributes: layout.kept)
+                rows.forEachExistingRow(reading: output, into: &fetched, all: output, visit: { id, read in
                     seen += 1
                     let expected = model[id]!
+                    #expect(read.slots.map { Self.exact($0) } == expected.slots.map { Self.exact($0 ?? .null) }, "round \(round), \(id)")
+                    return seen % 2 == 0  // every other row accepted: only those get their whole values
+                }, member: { id, values in
+                    accepted += 1
+                    let expected = model[id]!
                     #expect(values.map { Self.exact($0) } == expected.slots.map { Self.exact($0 ?? .null) }, "round \(round), \(id)")
-                }
+                })
                 #expect(seen == model.values.filter(\.exists).count, "round \(round)")
+                #expect(accepted == seen / 2, "round \(round)")
+                #expect(rows.existingRows(canonicalFor: output).map(\.id) == model.filter(\.value.exists).map(\.key).sorted(),
+                        "round \(round)")
             }
         }
     }

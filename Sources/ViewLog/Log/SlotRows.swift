@@ -521,25 +521,7 @@ struct SlotRows {
 
     /// Every row that exists, in id order, in the canonical form of `output`.
     func existingRows(canonicalFor output: OutputSlots) -> [(id: ObjectID, values: ObjectValues)] {
-        var out: [(id: ObjectID, values: ObjectValues)] = []
-        out.reserveCapacity(ids.count)
-        forEachExistingRow(canonicalFor: output) { id, values in
-            var v = ObjectValues(minimumCapacity: output.names.count)
-            for (name, value) in zip(output.names, values) { v[name] = value }
-            out.append((id, v))
-        }
-        return out
-    }
-
-    /// Calls `body` with every row that exists, in id order, and its values of `output`'s attributes in their
-    /// order (`null` where it has none), in one buffer reused for every row.
-    func forEachExistingRow(canonicalFor output: OutputSlots, _ body: (ObjectID, [Value]) -> Void) {
-        var values = [Value](repeating: .null, count: output.slots.count)
-        for r in rowsInIDOrder() where exists(r) {
-            let base = r * rowWords
-            for (k, slot) in output.slots.enumerated() { values[k] = outputValue(base, slot) }
-            body(ids[r], values)
-        }
+        rowsInIDOrder().compactMap { r in values(ofRow: r, canonicalFor: output).map { (ids[r], $0) } }
     }
 
     /// Calls `visit` with every row that exists, in id order, and its values of `read`'s attributes in their order
