@@ -211,11 +211,23 @@ struct StoreModelTests {
         return out
     }
 
-    @Test func storeAndContextsMatchAPlainModel() throws {
+    /// Checkpoint policies the model runs under: the default (no checkpoint in a log this short); one that builds
+    /// a checkpoint a row per change, so that most builds span several writes and copy rows before they change; one
+    /// that starts a checkpoint at every write after the last one completes, so that nearly every position has one
+    /// near it.
+    static let checkpointPolicies: [CheckpointPolicy] = [
+        .standard,
+        CheckpointPolicy(minimumEntries: 4, entriesPerRow: 0, rowsCopiedPerChange: 1, rowsCopiedPerWrite: 0),
+        CheckpointPolicy(minimumEntries: 1, entriesPerRow: 0, rowsCopiedPerChange: 0, rowsCopiedPerWrite: 3),
+    ]
+
+    @Test(arguments: checkpointPolicies)
+    func storeAndContextsMatchAPlainModel(checkpoints: CheckpointPolicy) throws {
         var g = SeededGenerator(stream: 101)
         let hint = g.rerunHint
         let schema = try Schema(jsonText: Self.schemaText), schema2 = try Schema(jsonText: Self.schemaText2)
-        let store = try LogStore.create(at: newStorePath(), schema: schema, options: StoreOptions(durable: false))
+        let store = try LogStore.create(at: newStorePath(), schema: schema,
+                                        options: StoreOptions(durable: false, checkpoints: checkpoints))
         defer { try? FileManager.default.removeItem(atPath: store.path) }
         var model = Model(schema: schema)
         let contexts = try (0..<3).map { try Context(store: store, name: "c\($0)") }
@@ -365,6 +377,13 @@ struct StoreModelTests {
             }
         }
         #expect(saves > 5 && conflicts > 2 && model.head > 40, "the run exercised saves (\(saves)), conflicts (\(conflicts)), drops (\(dropped)): \(hint)")
-        #expect(try store.verify().isOK, "\(hint)")
+        let report = try store.verify()
+        #expect(report.isOK, "\(hint)")
+        #expect(try store.verify(bySlot: false) == report, "\(hint)")
+        if checkpoints != .standard {
+            let directory = try store.perform(read: true) { txn in try store.checkpointDirectory(in: txn) }
+            #expect(directory.complete.count >= 5, "checkpoints were made: \(directory.complete), \(hint)")
+            #expect(report.checkpoints == directory.complete.count + (directory.building == nil ? 0 : 1), "\(hint)")
+        }
     }
 }

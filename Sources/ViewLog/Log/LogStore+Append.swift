@@ -109,7 +109,8 @@ extension LogStore {
         let format = try self.format(in: txn)
         let currentSchema = try schema(at: UInt64.max, in: txn)
         var resolver = ChangeResolver(schema: newSchema ?? currentSchema)
-        var head = try self.head(in: txn)
+        let headBefore = try self.head(in: txn)
+        var head = headBefore
         let changeCount = requests.reduce(0) { $0 + $1.changes.count }
         var objects = AppendedObjects(capacity: changeCount)
         // The write's log entries, one after another in one buffer: an object whose last change is an insert gets
@@ -176,7 +177,12 @@ extension LogStore {
             head = seq
             result.append(Transaction(seq: seq, time: time, author: request.author, changes: changes))
         }
+        // The checkpoint being built copies the rows this write changes before it writes them (see
+        // `LogStore+CheckpointWriter.swift`).
+        var checkpoints = try checkpointsBeforeWrite(headBefore: headBefore, format: format, in: txn)
+        if let checkpoints { try copyRowsBeforeWrite(of: objects, directory: checkpoints, in: txn) }
         try writeRows(of: objects, entries: entries, format: format, in: txn)
+        if checkpoints != nil { try advanceCheckpoints(&checkpoints!, head: head, changes: changeCount, in: txn) }
         try putMeta(txn, MetaKey.head, bigEndianBytes(head), format: format)
         return result
     }

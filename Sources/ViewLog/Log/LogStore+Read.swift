@@ -121,11 +121,11 @@ extension LogStore {
             guard let description = try self.schema(at: p, in: txn).entities[entity] else { return [] }
             let output = attributes ?? description.attributes
             if p == head { return try self.headObjects(of: entity, in: txn, canonicalFor: output) }
-            let folds = travel.foldsForward(entriesBefore: p, entriesAfter: head - p)
-            if bySlot, let rows = try self.objectsBySlot(of: entity, at: p, head: head, folds: folds,
+            if bySlot, let rows = try self.objectsBySlot(of: entity, at: p, head: head, via: travel,
                                                          described: description, output: output, in: txn) {
                 return rows
             }
+            let folds = travel.foldsForward(entriesBefore: p, entriesAfter: head - p)
             var state: EntityState
             if folds {
                 state = EntityState()
@@ -143,31 +143,42 @@ extension LogStore {
         }
     }
 
-    /// ``objects(of:at:via:reading:bySlot:)`` at an older position `p`, folded by slot: forwards from the empty
-    /// store (`folds`) or undone from the head rows. `nil` when the log names an attribute the schema does not
-    /// have (the caller folds by name).
-    private func objectsBySlot(of entity: String, at p: UInt64, head: UInt64, folds: Bool, described description: EntityDescription,
+    /// ``objects(of:at:via:reading:bySlot:)`` at an older position `p`, folded by slot (see
+    /// ``foldBySlot(_:at:head:via:described:keeping:in:)``). `nil` when the log names an attribute the schema does
+    /// not have (the caller folds by name).
+    private func objectsBySlot(of entity: String, at p: UInt64, head: UInt64, via travel: TimeTravel,
+                               described description: EntityDescription,
                                output: [Attribute], in txn: LMDBTransaction) throws -> [(id: ObjectID, values: ObjectValues)]? {
-        let rows = try foldBySlot(entity, at: p, head: head, folds: folds, described: description, keeping: output, in: txn)
+        let rows = try foldBySlot(entity, at: p, head: head, via: travel, described: description, keeping: output, in: txn)
         return rows.map { $0.existingRows(canonicalFor: $0.output(output)) }
     }
 
-    /// The objects of `entity` at an older position `p` in slots, keeping `keeping`'s attributes: folded forwards
-    /// from the empty store (`folds`) or undone from the head rows. `nil` when the log names an attribute the schema
-    /// does not have.
-    private func foldBySlot(_ entity: String, at p: UInt64, head: UInt64, folds: Bool, described description: EntityDescription,
+    /// The objects of `entity` at an older position `p` in slots, keeping `keeping`'s attributes. The state starts
+    /// from the nearest known state on either side — the empty store or a checkpoint at or below `p`, a checkpoint
+    /// or the head at or above it (``TimeTravel/automatic`` chooses by the entries each way; the other cases use
+    /// no checkpoint) — and folds the entries between forwards, or undoes them. `nil` when the log names an
+    /// attribute the schema does not have.
+    private func foldBySlot(_ entity: String, at p: UInt64, head: UInt64, via travel: TimeTravel,
+                            described description: EntityDescription,
                             keeping: [Attribute], in txn: LMDBTransaction) throws -> SlotRows? {
+        let bases: (below: UInt64?, above: UInt64?) = travel == .automatic
+            ? try checkpointDirectory(in: txn).bases(around: p) : (nil, nil)
+        let lower = bases.below ?? 0, upper = bases.above ?? head
+        let folds = travel.foldsForward(entriesBefore: p - lower, entriesAfter: upper - p)
         // Names resolve against the schema of the newest entry read: schemas only add attributes, so it knows
         // every name the entries read can hold (else the fold reports it and the caller folds by name).
-        guard let resolving = folds ? description : try self.schema(at: head, in: txn).entities[entity] else { return nil }
+        guard let resolving = folds ? description : try self.schema(at: upper, in: txn).entities[entity] else { return nil }
         var rows = SlotRows(layout: SlotLayout(attributes: resolving.attributes, keeping: keeping))
-        if folds {
-            guard try slotFold(txn, from: 1, through: p, entity: entity, undo: false, into: &rows) else { return nil }
-        } else {
-            try forEachHeadObject(of: entity, reading: rows.layout.kept, in: txn) { id, fetched in
+        let base = folds ? lower : upper
+        if base > 0 {
+            try forEachObject(of: entity, storedAt: base == head ? nil : base, reading: rows.layout.kept, in: txn) { id, fetched, _ in
                 rows.appendExisting(id, fetched.slots)
             }
-            guard try slotFold(txn, from: p + 1, through: head, entity: entity, undo: true, into: &rows) else { return nil }
+        }
+        if folds {
+            guard try slotFold(txn, from: lower + 1, through: p, entity: entity, undo: false, into: &rows) else { return nil }
+        } else {
+            guard try slotFold(txn, from: p + 1, through: upper, entity: entity, undo: true, into: &rows) else { return nil }
         }
         return rows
     }
@@ -184,8 +195,7 @@ extension LogStore {
                        visit: (ObjectID, FetchedValues) -> Bool, member: (ObjectID, [Value]) -> Void) throws -> Bool {
         let head = try self.head(in: txn)
         precondition(p < head, "forEachObject(of:at:) is for positions below the head")
-        let folds = TimeTravel.automatic.foldsForward(entriesBefore: p, entriesAfter: head - p)
-        guard let rows = try foldBySlot(entity.name, at: p, head: head, folds: folds, described: entity,
+        guard let rows = try foldBySlot(entity.name, at: p, head: head, via: .automatic, described: entity,
                                         keeping: entity.attributes, in: txn) else { return false }
         var fetched = FetchedValues(attributes: attributes)
         rows.forEachExistingRow(reading: rows.output(attributes), into: &fetched, all: rows.output(entity.attributes),
@@ -200,7 +210,7 @@ extension LogStore {
                      canonicalFor attributes: [Attribute]? = nil) throws -> [(id: ObjectID, values: ObjectValues)] {
         let format = try self.format(in: txn)
         var out: [(id: ObjectID, values: ObjectValues)] = []
-        try forEachHeadRecord(of: entity, in: txn, format: format) { id, key, value throws(CodecError) in
+        try forEachStoredRecord(of: entity, at: nil, in: txn, format: format) { id, key, value throws(CodecError) in
             if let attributes {
                 out.append((id, try ObjectRecordCodec.decode(value, key: key, format: format, canonicalFor: attributes)))
             } else {
@@ -224,32 +234,48 @@ extension LogStore {
     /// checked encoding (object values: `schema/log-format.md`), valid only during the call.
     func forEachHeadObject(of entity: String, reading attributes: [Attribute], in txn: LMDBTransaction,
                            _ body: (ObjectID, FetchedValues, UnsafeRawBufferPointer) -> Void) throws {
+        try forEachObject(of: entity, storedAt: nil, reading: attributes, in: txn, body)
+    }
+
+    /// ``forEachHeadObject(of:reading:in:_:)`` over the object rows at the head (`checkpoint` `nil`) or the rows of
+    /// the complete checkpoint at seq `checkpoint`.
+    func forEachObject(of entity: String, storedAt checkpoint: UInt64?, reading attributes: [Attribute], in txn: LMDBTransaction,
+                       _ body: (ObjectID, FetchedValues, UnsafeRawBufferPointer) -> Void) throws {
         let format = try self.format(in: txn)
         var fetched = FetchedValues(attributes: attributes)
         let names = AttributeNames(attributes)
         var shape = RecordShape()
-        try forEachHeadRecord(of: entity, in: txn, format: format) { id, key, value throws(CodecError) in
+        try forEachStoredRecord(of: entity, at: checkpoint, in: txn, format: format) { id, key, value throws(CodecError) in
             let range = try ObjectRecordCodec.decode(value, key: key, format: format, into: &fetched, names: names,
                                                      shape: &shape)
             body(id, fetched, UnsafeRawBufferPointer(rebasing: value[range]))
         }
     }
 
-    /// Calls `body` with the id, LMDB key and record of every object of `entity` at the head, in key order. A
-    /// ``CodecError`` of `body` or of the id is a ``StoreError/corrupt(seq:reason:)`` naming the key; the row that
-    /// ends the scan (another entity's) is checked too in a store of format 2.
-    private func forEachHeadRecord(
-        of entity: String, in txn: LMDBTransaction, format: Int,
+    /// Calls `body` with the id, LMDB key and record of every object of `entity` at the head (`checkpoint` `nil`)
+    /// or in the checkpoint at seq `checkpoint`, in key order. A ``CodecError`` of `body` or of the id is a
+    /// ``StoreError/corrupt(seq:reason:)`` naming the key; the row that ends the scan (another entity's or
+    /// checkpoint's) is checked too in a store of format 2.
+    private func forEachStoredRecord(
+        of entity: String, at checkpoint: UInt64?, in txn: LMDBTransaction, format: Int,
         _ body: (ObjectID, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(CodecError) -> Void
     ) throws {
-        let prefix = ObjectRecordCodec.entityPrefix(entity)
-        try txn.scan(objectsDB, from: .atLeast(prefix)) { e in
+        let db: LMDBDatabase, prefix: [UInt8]
+        if let checkpoint {
+            guard let checkpoints = checkpointsDB else { preconditionFailure("a checkpoint read without a checkpoints database") }
+            db = checkpoints
+            prefix = bigEndianBytes(checkpoint) + ObjectRecordCodec.entityPrefix(entity)
+        } else {
+            db = objectsDB
+            prefix = ObjectRecordCodec.entityPrefix(entity)
+        }
+        try txn.scan(db, from: .atLeast(prefix)) { e in
             guard e.key.hasPrefix(prefix) else {
                 // The key that ends the scan must be a sound record too: a damaged key of this entity (one byte
                 // of its entity name changed) would otherwise end the scan early and silently drop the rest.
                 if format >= 2 {
                     do { _ = try ObjectRecordCodec.decode(e.value, key: e.key, format: format) } catch {
-                        throw StoreError.corrupt(seq: nil, reason: "object record after \(entity)'s (key \(ObjectRecordCodec.describeKey(e.key))): \(error)")
+                        throw StoreError.corrupt(seq: nil, reason: "\(Self.describeRow(e.key, checkpoint: checkpoint, "after \(entity)'s")): \(error)")
                     }
                 }
                 return .stop
@@ -257,9 +283,19 @@ extension LogStore {
             do {
                 try body(try ObjectRecordCodec.decodeID(e.key, prefixCount: prefix.count), e.key, e.value)
             } catch {
-                throw StoreError.corrupt(seq: nil, reason: "object record of \(entity) (key \(ObjectRecordCodec.describeKey(e.key))): \(error)")
+                throw StoreError.corrupt(seq: nil, reason: "\(Self.describeRow(e.key, checkpoint: checkpoint, "of \(entity)")): \(error)")
             }
             return .next
         }
+    }
+
+    /// Names a stored row for an error, `relation` saying how it relates to the entity read ("of E"): an object
+    /// record by its key, or a checkpoint's row by its seq and key.
+    static func describeRow(_ key: UnsafeRawBufferPointer, checkpoint: UInt64?, _ relation: String) -> String {
+        guard checkpoint != nil, key.count >= 8, let seq = uint64FromBigEndian(UnsafeRawBufferPointer(rebasing: key[..<8])) else {
+            return "object record \(relation) (key \(ObjectRecordCodec.describeKey(key)))"
+        }
+        let objectKey = UnsafeRawBufferPointer(rebasing: key[8...])
+        return "row of the checkpoint at seq \(seq) \(relation) (key \(ObjectRecordCodec.describeKey(objectKey)))"
     }
 }

@@ -23,6 +23,11 @@ public final class LogStore: Sendable {
     let logDB: LMDBDatabase
     let objectsDB: LMDBDatabase
     let metaDB: LMDBDatabase
+    /// The checkpoints (``CheckpointDirectory``): `nil` only in a store opened read-only that has none yet (a
+    /// store made by code older than checkpoints gets the database when it is first opened for writing).
+    let checkpointsDB: LMDBDatabase?
+    /// When this store's appends start checkpoints and how fast they build them.
+    let checkpointPolicy: CheckpointPolicy
     /// The last schema read from the metadata, with the stored text it was parsed from. Every append reads
     /// the schema at the head; parsing its JSON each time was most of a small append's cost (bench/RESULTS.md).
     /// A hit needs the stored bytes to be equal, so the cache is never stale.
@@ -34,13 +39,21 @@ public final class LogStore: Sendable {
 
     /// Opens the store's databases; only `create` makes them, so that opening never writes into an LMDB file
     /// that is not a store.
-    private init(path: String, environment: LMDBEnvironment, create: Bool) throws(StoreError) {
+    private init(path: String, environment: LMDBEnvironment, create: Bool, options: StoreOptions) throws(StoreError) {
         self.path = path
         self.environment = environment
+        checkpointPolicy = options.checkpoints
         do {
             logDB = try environment.database(named: "log", create: create)
             objectsDB = try environment.database(named: "objects", create: create)
             metaDB = try environment.database(named: "meta", create: create)
+            // A store made before checkpoints has no such database: it is a store (the three above exist), so
+            // the database is added, unless the store is only read.
+            do {
+                checkpointsDB = try environment.database(named: "checkpoints", create: create)
+            } catch where error.code == LMDBError.notFound.code {
+                checkpointsDB = options.readOnly ? nil : try environment.database(named: "checkpoints", create: true)
+            }
         } catch where error.code == LMDBError.notFound.code {
             throw StoreError.notAStore(path: path, reason: "its LMDB file has no ViewLog databases")
         } catch {
@@ -73,12 +86,13 @@ public final class LogStore: Sendable {
             if code == ENOTEMPTY || code == EEXIST { throw .alreadyExists(path: path) }
             throw .storage("cannot create \(path): \(String(cString: strerror(code)))")
         }
-        return try open(at: trimmed, options: StoreOptions(durable: options.durable, mapSizeBytes: options.mapSizeBytes))
+        return try open(at: trimmed, options: StoreOptions(durable: options.durable, mapSizeBytes: options.mapSizeBytes,
+                                                          checkpoints: options.checkpoints))
     }
 
     /// Writes a new store's metadata into the empty directory `path`, and closes it again.
     private static func build(at path: String, schema: Schema, options: StoreOptions) throws(StoreError) {
-        let store = try LogStore(path: path, environment: try environment(path, options), create: true)
+        let store = try LogStore(path: path, environment: try environment(path, options), create: true, options: options)
         try store.perform { txn in
             try store.putMeta(txn, MetaKey.format, bigEndianBytes(UInt64(formatVersion)), format: formatVersion)
             try store.putMeta(txn, MetaKey.head, bigEndianBytes(0), format: formatVersion)
@@ -111,7 +125,7 @@ public final class LogStore: Sendable {
         guard stat(path + "/data.mdb", &st) == 0 else { throw .notAStore(path: path, reason: "no data.mdb in it") }
         // LMDB would make an empty file a new environment: refuse it before LMDB writes into it.
         guard st.st_size > 0 else { throw .notAStore(path: path, reason: "its data.mdb is empty") }
-        let store = try LogStore(path: path, environment: try environment(path, options), create: false)
+        let store = try LogStore(path: path, environment: try environment(path, options), create: false, options: options)
         _ = try store.perform(read: true) { txn in try store.format(in: txn) }
         return store
     }

@@ -13,6 +13,8 @@
 
     /// Flips the sign bit of an int id so that unsigned big-endian byte order is signed numeric order.
     static let signBit: UInt64 = 0x8000_0000_0000_0000
+    /// The longest object key: an entity name, `0x00`, the id tag and the longest string id (386 bytes).
+    static let keyBytesMax = Limits.nameBytesMax + 2 + Limits.idBytesMax
 
     /// Encodes an object's record: version, seq, values.
     /// - Precondition: the limits of ``TransactionCodec/encode(_:)`` hold for `values`, and `seq` is in
@@ -84,28 +86,7 @@
     static func decodeFrame<T>(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, format: Int,
                                values readValues: (inout ByteReader) throws(CodecError) -> T)
         throws(CodecError) -> (values: T, seq: UInt64) {
-        let body: UnsafeRawBufferPointer, expected: UInt8
-        if format >= 2 {
-            guard bytes.count >= 13 else { throw .truncated(field: "object record", offset: bytes.count) }
-            body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)])
-            let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self))
-            let computed = CRC32C.checksum(body, seed: CRC32C.checksum(key))
-            guard stored == computed else { throw .checksumMismatch(seq: nil, stored: stored, computed: computed) }
-            expected = checkedRecordVersion
-        } else {
-            body = bytes
-            expected = recordVersion
-        }
-        var r = ByteReader(body)
-        let version = try r.u8("record version")
-        guard version == expected else {
-            throw .invalid(field: "record version", offset: 0,
-                           reason: format >= 2 ? "version \(version) in a store of log format 2" : "unsupported version \(version)")
-        }
-        let seq = try r.u64("seq")
-        guard seq >= 1, seq <= UInt64(Int64.max) else {
-            throw .invalid(field: "seq", offset: 1, reason: "\(seq) is not in 1...\(Int64.max)")
-        }
+        var (r, seq) = try header(bytes, key: key, format: format)
         let values = try readValues(&r)
         guard r.isAtEnd else { throw .trailingBytes(offset: r.offset, count: r.remaining) }
         return (values, seq)
@@ -159,6 +140,45 @@
     /// The size of the record ``write(into:valueBytes:seq:key:format:)`` writes.
     static func recordBytes(valueBytes: Int, format: Int) -> Int {
         1 + 8 + valueBytes + (format >= 2 ? 4 : 0)
+    }
+
+    /// Bytes of the checksum that ends a record of version 2.
+    static let checksumBytes = 4
+
+    /// The seq of a version-2 record stored under `key`, after checking its checksum, version and seq; its values
+    /// are not decoded (a checkpoint copies them as they are).
+    static func checkedSeq(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws(CodecError) -> UInt64 {
+        try header(bytes, key: key, format: 2).seq
+    }
+
+    /// Checks a record's frame — its checksum (format 2), version byte and seq — and returns a reader over the
+    /// record without its checksum, at the values, and the seq.
+    @inline(__always)
+    private static func header(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
+                               format: Int) throws(CodecError) -> (reader: ByteReader, seq: UInt64) {
+        let body: UnsafeRawBufferPointer, expected: UInt8
+        if format >= 2 {
+            guard bytes.count >= 9 + checksumBytes else { throw .truncated(field: "object record", offset: bytes.count) }
+            body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - checksumBytes)])
+            let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: body.count, as: UInt32.self))
+            let computed = CRC32C.checksum(body, seed: CRC32C.checksum(key))
+            guard stored == computed else { throw .checksumMismatch(seq: nil, stored: stored, computed: computed) }
+            expected = checkedRecordVersion
+        } else {
+            body = bytes
+            expected = recordVersion
+        }
+        var r = ByteReader(body)
+        let version = try r.u8("record version")
+        guard version == expected else {
+            throw .invalid(field: "record version", offset: 0,
+                           reason: format >= 2 ? "version \(version) in a store of log format 2" : "unsupported version \(version)")
+        }
+        let seq = try r.u64("seq")
+        guard seq >= 1, seq <= UInt64(Int64.max) else {
+            throw .invalid(field: "seq", offset: 1, reason: "\(seq) is not in 1...\(Int64.max)")
+        }
+        return (r, seq)
     }
 
     /// The one writing of a record's frame, into `out` (exactly ``recordBytes(valueBytes:format:)`` bytes: an

@@ -9,14 +9,19 @@ public struct StoreOptions: Sendable, Hashable {
     /// writer, and a store whose `data.mdb` cannot be written (read-only media, another owner) can be read.
     /// Writes through such a store are a programmer error.
     public var readOnly: Bool
+    /// When appends start a checkpoint (a copy of the object rows at a seq, which time travel folds from) and how
+    /// fast they build it: ``CheckpointPolicy/standard`` unless you choose.
+    public var checkpoints: CheckpointPolicy
 
     /// The initial map size unless you choose one: 64 MiB.
     public static let defaultMapSizeBytes = 64 * 1024 * 1024
 
-    /// Durable commits and a 64 MiB initial map, read-write.
-    public init(durable: Bool = true, mapSizeBytes: Int = StoreOptions.defaultMapSizeBytes, readOnly: Bool = false) {
+    /// Durable commits, a 64 MiB initial map, read-write, standard checkpoints.
+    public init(durable: Bool = true, mapSizeBytes: Int = StoreOptions.defaultMapSizeBytes, readOnly: Bool = false,
+                checkpoints: CheckpointPolicy = .standard) {
         self.durable = durable
         self.mapSizeBytes = mapSizeBytes
         self.readOnly = readOnly
+        self.checkpoints = checkpoints
     }
 }

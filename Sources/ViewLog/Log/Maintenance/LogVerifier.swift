@@ -59,10 +59,11 @@ struct LogVerifier {
     mutating func run(progress: ((UInt64, UInt64) -> Void)?) throws(StoreError) -> VerifyReport {
         if bySlot, let report = try runBySlot(progress: progress) { return report }
         problems = []
-        let head = try store.head
+        let (head, checkpoints) = try headAndCheckpoints()
+        var pending = checkpoints[...]
         var seq: UInt64 = 0
         while seq < head {
-            let start = seq + 1, end = min(head, seq + UInt64(LogStore.scanChunkEntries))
+            let start = seq + 1, end = min(head, seq + UInt64(LogStore.scanChunkEntries), pending.first?.seq ?? .max)
             for (s, result) in try readEntries(start, through: end) {
                 switch result {
                 case .failure(let e): problem(e.description)
@@ -70,10 +71,55 @@ struct LogVerifier {
                 }
                 seq = s
             }
+            if let c = pending.first, c.seq == seq {
+                pending.removeFirst()
+                let format = try store.format
+                try store.perform(read: true) { txn in _ = try self.checkObjects(txn, format: format, in: c) }
+            }
             progress?(seq, head)
         }
         let objects: Int = try store.perform(read: true) { txn in try self.checkStoredState(txn, verifiedHead: head) }
-        return VerifyReport(transactions: head, objects: objects, problems: problems)
+        return VerifyReport(transactions: head, objects: objects, checkpoints: checkpoints.count, problems: problems)
+    }
+
+    /// The head, and the checkpoints to compare with the replay (complete ones and the one being built), read in
+    /// one transaction; also reports a directory that does not decode, checkpoints past the head, and rows of
+    /// checkpoints the directory does not list.
+    private mutating func headAndCheckpoints() throws(StoreError) -> (UInt64, [StoredRows]) {
+        try store.perform(read: true) { txn in
+            let head = try store.head(in: txn)
+            let directory: CheckpointDirectory
+            do { directory = try store.checkpointDirectory(in: txn) } catch let error as StoreError {
+                problem(error.description)
+                return (head, [])
+            }
+            var listed = directory.complete.map { StoredRows.checkpoint(seq: $0, passed: nil) }
+            if let building = directory.building { listed.append(.checkpoint(seq: building, passed: directory.cursor)) }
+            for c in listed where c.seq > head {
+                problem("the checkpoint directory lists seq \(c.seq), past the head (\(head))")
+            }
+            try checkUnlistedCheckpoints(txn, listed: Set(listed.map(\.seq)))
+            return (head, listed.filter { $0.seq <= head })
+        }
+    }
+
+    /// Reports rows of the checkpoints database stored under a seq the directory does not list (one problem per
+    /// seq), stepping from one seq to the next.
+    private mutating func checkUnlistedCheckpoints(_ txn: LMDBTransaction, listed: Set<UInt64>) throws {
+        guard let db = store.checkpointsDB else { return }
+        var next: UInt64 = 1
+        for _ in 0...(listed.count + Self.problemsMax) {  // each pass finds one seq with rows, or ends
+            var found: UInt64?
+            try txn.scan(db, from: .atLeast(bigEndianBytes(next))) { e in
+                found = e.key.count > 8 ? uint64FromBigEndian(UnsafeRawBufferPointer(rebasing: e.key[..<8])) : nil
+                if found == nil { problem("the checkpoints database holds a key of \(e.key.count) bytes") }
+                return .stop
+            }
+            guard let seq = found else { return }
+            if !listed.contains(seq) { problem("the checkpoints database holds rows of seq \(seq), which its directory does not list") }
+            guard seq < UInt64(Int64.max) else { return }
+            next = seq + 1
+        }
     }
 
     private mutating func problem(_ s: String) {
@@ -128,11 +174,19 @@ struct LogVerifier {
     private mutating func runBySlot(progress: ((UInt64, UInt64) -> Void)?) throws(StoreError) -> VerifyReport? {
         guard let schema = try? store.schema(at: 0) else { return nil }
         var fold = CheckedFold(schema: schema, appendChecks: false)
-        let head = try store.head
+        let (head, checkpoints) = try headAndCheckpoints()
+        var pending = checkpoints[...]
         var seq: UInt64 = 0
         while seq < head {
-            let start = seq + 1, end = min(head, seq + UInt64(LogStore.scanChunkEntries))
-            let folded: Bool = try store.perform(read: true) { txn in try self.fold(&fold, txn, start, through: end) }
+            let start = seq + 1, end = min(head, seq + UInt64(LogStore.scanChunkEntries), pending.first?.seq ?? .max)
+            let folded: Bool = try store.perform(read: true) { txn in
+                guard try self.fold(&fold, txn, start, through: end) else { return false }
+                if let c = pending.first, c.seq == end {
+                    pending.removeFirst()
+                    _ = try checkObjects(txn, format: try store.format(in: txn), against: &fold, in: c)
+                }
+                return true
+            }
             guard folded else { return nil }
             seq = end
             progress?(seq, head)
@@ -147,7 +201,7 @@ struct LogVerifier {
             return try checkObjects(txn, format: format, against: &fold)
         }
         guard let objects else { return nil }
-        return VerifyReport(transactions: head, objects: objects, problems: problems)
+        return VerifyReport(transactions: head, objects: objects, checkpoints: checkpoints.count, problems: problems)
     }
 
     /// Folds entries `start...end` into `fold`, reporting each entry that is missing or damaged and each change
@@ -183,53 +237,54 @@ struct LogVerifier {
         }
     }
 
-    /// Checks every object row against the fold's rows — its key, checksum, seq and values, compared as bytes with
-    /// the replayed row's encoding — and reports what the fold has that the store does not. Returns the number of
-    /// rows.
-    private mutating func checkObjects(_ txn: LMDBTransaction, format: Int, against fold: inout CheckedFold) throws -> Int {
+    /// Checks every object row of `source` against the fold's rows — its key, checksum, seq and values, compared as
+    /// bytes with the replayed row's encoding — and reports what the fold has that `source` should and does not.
+    /// Returns the number of rows.
+    private mutating func checkObjects(_ txn: LMDBTransaction, format: Int, against fold: inout CheckedFold,
+                                       in source: StoredRows = .head) throws -> Int {
         var seen = fold.entities.map { [Bool](repeating: false, count: $0.rows.count) }
         var encoded = ByteWriter(capacity: 256)
-        let count = try txn.scan(store.objectsDB) { e in
+        let count = try source.scan(store, txn) { fullKey, k, value in
             // The entity: the key's bytes before its first 0x00.
-            let prefixEnd = e.key.prefix(Limits.nameBytesMax + 1).firstIndex(of: 0)
-            guard let prefixEnd, let ei = fold.entityIndex(named: UnsafeRawBufferPointer(rebasing: e.key[..<prefixEnd])),
-                  let id = try? ObjectRecordCodec.decodeID(e.key, prefixCount: prefixEnd + 1),
-                  let record = try? ObjectRecordCodec.decodeFrame(e.value, key: e.key, format: format, values: { r throws(CodecError) in
+            let prefixEnd = k.prefix(Limits.nameBytesMax + 1).firstIndex(of: 0)
+            guard let prefixEnd, let ei = fold.entityIndex(named: UnsafeRawBufferPointer(rebasing: k[..<prefixEnd])),
+                  let id = try? ObjectRecordCodec.decodeID(k, prefixCount: prefixEnd + 1),
+                  let record = try? ObjectRecordCodec.decodeFrame(value, key: fullKey, format: format, values: { r throws(CodecError) in
                       let start = r.offset
                       try r.skipObjectValues()
                       return start..<r.offset
                   }) else {
                 // Not an entity of the schema, or a row that does not decode: the general check words it.
-                checkObjectByName(e.key, e.value, format: format)
-                return .next
+                checkObjectByName(k, fullKey, value, format: format, in: source)
+                return
             }
             let key = ObjectKey(entity: fold.entities[ei].description.name, id: id)
             guard let r = fold.entities[ei].rows.row(of: id), fold.entities[ei].rows.exists(r) else {
-                problem("object \(key) is in the object store but not in the replay of the log")
-                return .next
+                problem("\(source.label)object \(key) is in the \(source.name) but not in the \(source.replay)")
+                return
             }
             seen[ei][r] = true
             encoded.truncate(to: 0)
             fold.entities[ei].rows.writeObjectValues(ofRow: r, into: &encoded)
             let same = encoded.withBytes(0..<encoded.count) {
-                $0.elementsEqual(UnsafeRawBufferPointer(rebasing: e.value[record.values]))
+                $0.elementsEqual(UnsafeRawBufferPointer(rebasing: value[record.values]))
             }
             if !same {
                 // As the general check words it: a row that does not decode, or values that differ.
-                checkObjectByName(e.key, e.value, format: format, differs: true)
+                checkObjectByName(k, fullKey, value, format: format, in: source, differs: true)
             } else if case let logged = fold.entities[ei].rows.seq(ofRow: r), record.seq != logged {
-                problem("object \(key): last changed at seq \(record.seq), the log says \(logged)")
+                problem("\(source.label)object \(key): last changed at seq \(record.seq), the log says \(logged)")
             }
-            return .next
         }
         var missing: [ObjectKey] = []
         for (ei, entity) in fold.entities.enumerated() {
             for r in 0..<entity.rows.count where entity.rows.exists(r) && !seen[ei][r] {
-                missing.append(ObjectKey(entity: entity.description.name, id: entity.rows.ids[r]))
+                let key = ObjectKey(entity: entity.description.name, id: entity.rows.ids[r])
+                if source.mustHold(key) { missing.append(key) }
             }
         }
         for key in missing.sorted().prefix(Self.problemsMax) {
-            problem("object \(key) is in the replay of the log but missing from the object store")
+            problem("\(source.label)object \(key) is in the \(source.replay) but missing from the \(source.name)")
         }
         return count
     }
@@ -237,15 +292,16 @@ struct LogVerifier {
     /// Reports what is wrong with an object row the fold by slot does not match, in the words of the check by name:
     /// a key or record that does not decode, an object the replay does not have, or (`differs`) values other than
     /// the replay's.
-    private mutating func checkObjectByName(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer,
-                                            format: Int, differs: Bool = false) {
+    private mutating func checkObjectByName(_ key: UnsafeRawBufferPointer, _ fullKey: UnsafeRawBufferPointer,
+                                            _ value: UnsafeRawBufferPointer, format: Int, in source: StoredRows,
+                                            differs: Bool = false) {
         do {
             let k = try ObjectRecordCodec.decodeKey(key)
-            _ = try ObjectRecordCodec.decode(value, key: key, format: format)
-            problem(differs ? "object \(k): values differ from the replay of the log"
-                            : "object \(k) is in the object store but not in the replay of the log")
+            _ = try ObjectRecordCodec.decode(value, key: fullKey, format: format)
+            problem(differs ? "\(source.label)object \(k): values differ from the \(source.replay)"
+                            : "\(source.label)object \(k) is in the \(source.name) but not in the \(source.replay)")
         } catch {
-            problem("object record \(ObjectRecordCodec.describeKey(key)): \(error)")
+            problem("\(source.label)object record \(ObjectRecordCodec.describeKey(key)): \(error)")
         }
     }
 
@@ -263,29 +319,31 @@ struct LogVerifier {
         return try checkObjects(txn, format: format)
     }
 
-    /// Checks every object row (its key, checksum and values) against the replay, and reports what the replay
-    /// has that the store does not. Returns the number of rows.
-    private mutating func checkObjects(_ txn: LMDBTransaction, format: Int) throws -> Int {
-        let seen = try txn.scan(store.objectsDB) { e in
+    /// Checks every object row of `source` (its key, checksum and values) against the replay, and reports what the
+    /// replay has that `source` should and does not. Returns the number of rows.
+    private mutating func checkObjects(_ txn: LMDBTransaction, format: Int, in source: StoredRows = .head) throws -> Int {
+        // The head's check takes the replay apart (it is not needed after); a checkpoint's works on a copy.
+        var expected = replayed
+        if case .head = source { replayed = [:] }
+        let seen = try source.scan(store, txn) { fullKey, k, value in
             do {
-                let key = try ObjectRecordCodec.decodeKey(e.key)
-                let record = try ObjectRecordCodec.decode(e.value, key: e.key, format: format)
-                if let expected = replayed.removeValue(forKey: key) {
-                    if !ObjectValues.areIdentical(expected.values, record.values) {
-                        problem("object \(key): values differ from the replay of the log")
-                    } else if expected.seq != record.seq {
-                        problem("object \(key): last changed at seq \(record.seq), the log says \(expected.seq)")
+                let key = try ObjectRecordCodec.decodeKey(k)
+                let record = try ObjectRecordCodec.decode(value, key: fullKey, format: format)
+                if let e = expected.removeValue(forKey: key) {
+                    if !ObjectValues.areIdentical(e.values, record.values) {
+                        problem("\(source.label)object \(key): values differ from the \(source.replay)")
+                    } else if e.seq != record.seq {
+                        problem("\(source.label)object \(key): last changed at seq \(record.seq), the log says \(e.seq)")
                     }
                 } else {
-                    problem("object \(key) is in the object store but not in the replay of the log")
+                    problem("\(source.label)object \(key) is in the \(source.name) but not in the \(source.replay)")
                 }
             } catch {
-                problem("object record \(ObjectRecordCodec.describeKey(e.key)): \(error)")
+                problem("\(source.label)object record \(ObjectRecordCodec.describeKey(k)): \(error)")
             }
-            return .next
         }
-        for key in replayed.keys.sorted().prefix(Self.problemsMax) {
-            problem("object \(key) is in the replay of the log but missing from the object store")
+        for key in expected.keys.sorted().prefix(Self.problemsMax) where source.mustHold(key) {
+            problem("\(source.label)object \(key) is in the \(source.replay) but missing from the \(source.name)")
         }
         return seen
     }
@@ -362,6 +420,69 @@ struct LogVerifier {
             }
             ObjectValues.apply(change, to: &current)
             if let current { replayed[key] = (current, t.seq) }
+        }
+    }
+}
+
+/// The rows a verify compares with the replay of the log: the object rows at the head, or a checkpoint's.
+enum StoredRows {
+    case head
+    /// The checkpoint at `seq`; `passed` is `nil` when it is complete (it must hold every object of the replay to
+    /// `seq`), else the object key up to which its build has copied rows (it must hold those at or below it).
+    case checkpoint(seq: UInt64, passed: [UInt8]?)
+
+    var seq: UInt64 {
+        switch self {
+        case .head: .max
+        case .checkpoint(let seq, _): seq
+        }
+    }
+
+    /// What a problem found in these rows starts with.
+    var label: String {
+        switch self {
+        case .head: ""
+        case .checkpoint(let seq, _): "the checkpoint at seq \(seq): "
+        }
+    }
+
+    /// The rows, as problems name them.
+    var name: String {
+        switch self {
+        case .head: "object store"
+        case .checkpoint: "checkpoint"
+        }
+    }
+
+    /// The replay they are compared with, as problems name it.
+    var replay: String {
+        switch self {
+        case .head: "replay of the log"
+        case .checkpoint(let seq, _): "replay of the log to seq \(seq)"
+        }
+    }
+
+    /// Whether the rows must hold `key`, an object of the replay.
+    func mustHold(_ key: ObjectKey) -> Bool {
+        guard case .checkpoint(_, let passed?) = self else { return true }
+        return ObjectRecordCodec.key(key).withUnsafeBytes { k in passed.withUnsafeBytes { ByteReader.compare(k, $0) <= 0 } }
+    }
+
+    /// Calls `body` with each row's LMDB key, object key and record, in key order; returns how many there were.
+    func scan(_ store: LogStore, _ txn: LMDBTransaction,
+              _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws -> Int {
+        switch self {
+        case .head:
+            return try txn.scan(store.objectsDB) { e in
+                try body(e.key, e.key, e.value)
+                return .next
+            }
+        case .checkpoint(let seq, _):
+            guard let db = store.checkpointsDB else { return 0 }
+            return try txn.scan(db, prefix: bigEndianBytes(seq)) { e in
+                try body(e.key, UnsafeRawBufferPointer(rebasing: e.key[8...]), e.value)
+                return .next
+            }
         }
     }
 }

@@ -4,6 +4,8 @@ public struct VerifyReport: Sendable, Hashable {
     public var transactions: UInt64
     /// Objects at the head.
     public var objects: Int
+    /// Checkpoints whose rows were compared with the replay of the log to their seq (the one being built too).
+    public var checkpoints: Int = 0
     /// Everything wrong, each naming the seq or object; empty when the store is sound.
     public var problems: [String]
 
