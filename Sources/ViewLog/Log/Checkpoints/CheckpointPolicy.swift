@@ -41,7 +41,7 @@ public struct CheckpointPolicy: Sendable, Hashable {
     /// Log entries from one checkpoint to the next in a store of `rows` object rows.
     func interval(rows: Int) -> UInt64 {
         let (scaled, overflow) = UInt64(rows).multipliedReportingOverflow(by: entriesPerRow)
-        return max(minimumEntries, overflow ? UInt64(Int64.max) : scaled)
+        return max(minimumEntries, overflow ? UInt64(Int64.max) : min(scaled, UInt64(Int64.max)))
     }
 
     /// Rows a write of `changes` changes copies into the checkpoint being built.
