@@ -6,8 +6,9 @@ extension LogStore {
     ///
     /// Reads one short read transaction. The states come from the log, whichever way costs less (it folds
     /// unless the entries before outnumber those after by more than a third):
-    /// folding the touched objects' changes forwards from the empty store (entries 1 … the later end), or undoing
-    /// them from the object rows at the head (entries after the earlier end).
+    /// folding the touched objects' changes forwards from the empty store, or undoing them from the object rows at
+    /// the head. A delta of a few named entities (a context's views) starts from the nearest complete checkpoint
+    /// instead when one is nearer: below the earlier end to fold, above the later end to undo.
     /// - Parameters:
     ///   - from: the position the move starts at.
     ///   - to: the position it ends at (before `from` for a move backwards).
@@ -55,10 +56,19 @@ extension LogStore {
         // observe): a replay from position 0 in one pass, any other move as `deltaBySlot`.
         if bySlot, let entities, !entities.isEmpty, entities.count <= Self.slotDeltaEntitiesMax {
             var objects: [ObjectDelta] = [], schemaChange: Schema?, complete = true
+            // By slot, the touched objects' states start from the nearest known state: the empty store or a
+            // checkpoint at or below lo, a checkpoint or the head at or above hi.
+            var base: (state: UInt64, folds: Bool) = (folds ? 0 : head, folds)
+            if travel == .automatic, lo > 0 {
+                let directory = try checkpointDirectory(in: txn)
+                let below = directory.bases(around: lo).below ?? 0, above = directory.bases(around: hi).above ?? head
+                let forwards = travel.foldsForward(entriesBefore: lo - below, entriesAfter: above - hi)
+                base = (forwards ? below : above, forwards)
+            }
             for entity in entities {
                 let part = folds && from == 0
                     ? try replayBySlot(of: entity, through: to, in: txn)
-                    : try deltaBySlot(of: entity, from: from, to: to, head: head, folds: folds, in: txn)
+                    : try deltaBySlot(of: entity, from: from, to: to, head: head, base: base.state, folds: base.folds, in: txn)
                 guard let part else { complete = false; break }
                 objects += part.objects
                 schemaChange = part.schemaChange
@@ -135,17 +145,18 @@ extension LogStore {
 
 extension LogStore {
     /// The delta of `entity`'s objects from `from` to `to` (either direction, neither 0 → forwards), folded by
-    /// slot, reading the same entries as the by-name delta: the touched objects from entries lo + 1 … hi (ids only,
-    /// no value decoded), then their states folded forwards from the empty store (`folds`) or undone from their
-    /// head rows, each pass applying only to them. `nil` when the log names an attribute the schema lacks or a
-    /// schema of the move lacks the entity (the caller folds by name).
-    private func deltaBySlot(of entity: String, from: UInt64, to: UInt64, head: UInt64, folds: Bool,
+    /// slot: the touched objects from entries lo + 1 … hi (ids only, no value decoded), then their states at `base`
+    /// — the empty store (0), a complete checkpoint, or the head rows — folded forwards from it (`folds`, `base` ≤
+    /// lo) or undone from it (`base` ≥ hi), each pass applying only to them. `nil` when the log names an attribute
+    /// the schema lacks or a schema of the move lacks the entity (the caller folds by name).
+    private func deltaBySlot(of entity: String, from: UInt64, to: UInt64, head: UInt64, base: UInt64, folds: Bool,
                              in txn: LMDBTransaction) throws -> Delta? {
         let lo = min(from, to), hi = max(from, to), forward = from < to
+        precondition(folds ? base <= lo : base >= hi && base <= head, "a delta's base state on the wrong side of the move")
         let schemaLo = try schema(at: lo, in: txn), schemaHi = try schema(at: hi, in: txn)
         // Names resolve against the schema of the newest entry read: schemas only add attributes.
         guard let atLoEntity = schemaLo.entities[entity], let atHiEntity = schemaHi.entities[entity],
-              let resolving = folds ? atHiEntity : try schema(at: head, in: txn).entities[entity] else { return nil }
+              let resolving = folds ? atHiEntity : try schema(at: base, in: txn).entities[entity] else { return nil }
         // The touched objects, each with the seq it reports: the last in the direction of the move (a pass
         // backwards over lo + 1 … hi applies the lowest seq last).
         var touched = SlotRows(layout: SlotLayout(attributes: resolving.attributes, keeping: []))
@@ -156,23 +167,28 @@ extension LogStore {
             let output = rows.output(description.attributes)
             return (0..<rows.count).map { rows.values(ofRow: $0, canonicalFor: output) }
         }
-        if folds {
+        // The touched objects' states at the base: absent in the empty store, else their stored rows.
+        if base == 0 {
             for id in touched.ids { rows.appendAbsent(id) }
-            guard try slotFold(txn, from: 1, through: lo, entity: entity, undo: false, onlyKnown: true, into: &rows) else { return nil }
-            low = states(atLoEntity)
-            guard try slotFold(txn, from: lo + 1, through: hi, entity: entity, undo: false, onlyKnown: true, into: &rows) else { return nil }
-            high = states(atHiEntity)
         } else {
             let format = try self.format(in: txn)
             var fetched = FetchedValues(attributes: rows.layout.kept)
             for id in touched.ids {
-                if try headRecord(ObjectKey(entity: entity, id: id), format: format, into: &fetched, in: txn) {
+                if try storedRecord(ObjectKey(entity: entity, id: id), at: base == head ? nil : base, format: format,
+                                    into: &fetched, in: txn) {
                     rows.appendExisting(id, fetched.slots)
                 } else {
                     rows.appendAbsent(id)
                 }
             }
-            guard try slotFold(txn, from: hi + 1, through: head, entity: entity, undo: true, onlyKnown: true, into: &rows) else { return nil }
+        }
+        if folds {
+            guard try slotFold(txn, from: base + 1, through: lo, entity: entity, undo: false, onlyKnown: true, into: &rows) else { return nil }
+            low = states(atLoEntity)
+            guard try slotFold(txn, from: lo + 1, through: hi, entity: entity, undo: false, onlyKnown: true, into: &rows) else { return nil }
+            high = states(atHiEntity)
+        } else {
+            guard try slotFold(txn, from: hi + 1, through: base, entity: entity, undo: true, onlyKnown: true, into: &rows) else { return nil }
             high = states(atHiEntity)
             guard try slotFold(txn, from: lo + 1, through: hi, entity: entity, undo: true, onlyKnown: true, into: &rows) else { return nil }
             low = states(atLoEntity)

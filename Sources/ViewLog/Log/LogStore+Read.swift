@@ -80,14 +80,19 @@ extension LogStore {
             }
             let record = try self.objectRecord(key, in: txn)
             if let record, record.seq <= p { return canonical(record.values) }  // unchanged since p
+            // From the nearest known state: the empty store or a checkpoint below, a checkpoint or the head above.
+            let bases: (below: UInt64?, above: UInt64?) = travel == .automatic
+                ? try self.checkpointDirectory(in: txn).bases(around: p) : (nil, nil)
+            let lower = bases.below ?? 0, upper = bases.above ?? head
             var state = ObjectState(values: nil)
-            if travel.foldsForward(entriesBefore: p, entriesAfter: head - p) {
-                try self.foldLog(txn, from: 1, through: p, entity: key.entity) { _, change in
+            if travel.foldsForward(entriesBefore: p - lower, entriesAfter: upper - p) {
+                if lower > 0 { state.values = try self.checkpointRecord(key, at: lower, in: txn) }
+                try self.foldLog(txn, from: lower + 1, through: p, entity: key.entity) { _, change in
                     if change.key?.id == key.id { state.apply(change) }
                 }
             } else {
-                state.values = record?.values
-                try self.undoLog(txn, from: p + 1, through: head, entity: key.entity) { _, inverse in
+                state.values = upper == head ? record?.values : try self.checkpointRecord(key, at: upper, in: txn)
+                try self.undoLog(txn, from: p + 1, through: upper, entity: key.entity) { _, inverse in
                     if inverse.key?.id == key.id { state.apply(inverse) }
                 }
             }
