@@ -226,7 +226,11 @@ struct CheckpointTests {
             if i >= 2 { changes.append(.update(entity: "A", id: .int(Int64(i / 2)), values: ["n": .int(-1)])) }
             try store.append(changes, author: "t")
         }
-        #expect(try Self.directory(store).complete.count >= 5)
+        let directory = try Self.directory(store)
+        #expect(directory.complete.count >= 5)
+        let statistics = try store.statistics()
+        #expect(statistics.checkpoints == directory.complete && statistics.checkpointBuilding == directory.building)
+        #expect(statistics.checkpointBytes > 0)
         for p in 0...(try store.head) {
             for entity in ["A", "B"] {
                 let both = try Self.bothWays(store, entity, at: p)

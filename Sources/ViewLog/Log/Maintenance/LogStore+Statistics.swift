@@ -14,6 +14,12 @@ public struct StoreStatistics: Sendable, Hashable {
     public var usedBytes: Int
     /// The current map size (the data file can grow to it without a resize).
     public var mapSizeBytes: Int
+    /// The complete checkpoints' seqs, oldest first (see ``CheckpointPolicy``).
+    public var checkpoints: [UInt64] = []
+    /// The seq of the checkpoint appends are building, if any.
+    public var checkpointBuilding: UInt64?
+    /// Bytes of the pages of the checkpoints database.
+    public var checkpointBytes: Int = 0
 
     /// Objects at the head in all entities.
     public var objects: Int { objectsByEntity.values.reduce(0, +) }
@@ -28,10 +34,17 @@ extension LogStore {
             for name in schema.entityNames {
                 counts[name] = try txn.scan(self.objectsDB, prefix: ObjectRecordCodec.entityPrefix(name)) { _ in .next }
             }
-            return StoreStatistics(head: try self.head(in: txn), objectsByEntity: counts,
-                                   logBytes: try txn.statistics(self.logDB).bytes,
-                                   objectBytes: try txn.statistics(self.objectsDB).bytes,
-                                   usedBytes: self.environment.usedBytes, mapSizeBytes: self.environment.mapSizeBytes)
+            var statistics = StoreStatistics(head: try self.head(in: txn), objectsByEntity: counts,
+                                             logBytes: try txn.statistics(self.logDB).bytes,
+                                             objectBytes: try txn.statistics(self.objectsDB).bytes,
+                                             usedBytes: self.environment.usedBytes, mapSizeBytes: self.environment.mapSizeBytes)
+            if let db = self.checkpointsDB {
+                let directory = try self.checkpointDirectory(in: txn)
+                statistics.checkpoints = directory.complete
+                statistics.checkpointBuilding = directory.building
+                statistics.checkpointBytes = try txn.statistics(db).bytes
+            }
+            return statistics
         }
     }
 }
