@@ -48,7 +48,7 @@ extension LogStore {
                              in txn: LMDBTransaction) throws {
         guard let building = directory.building, let db = checkpointsDB else { return }
         var copies = CheckpointRowBatch(seq: building)
-        for slot in 0..<objects.count where objects[slot].assumedAbsent == nil {
+        for slot in objects.keyOrder() where objects[slot].assumedAbsent == nil {  // in key order, for the puts
             try objects.withKey(of: slot) { key in
                 guard directory.cursor.isEmpty || directory.cursor.withUnsafeBytes({ ByteReader.compare($0, key) < 0 }),
                       let row = try txn.value(objectsDB, for: key) else { return }
@@ -156,11 +156,17 @@ struct CheckpointRowBatch: ~Copyable {
         rows.append((keyStart..<recordStart, recordStart..<bytes.count))
     }
 
-    /// Puts the rows into the checkpoints database `db`.
+    /// Puts the rows into the checkpoints database `db`, through one cursor: they were added in key order, so each
+    /// put finds its page from the last one's.
     func write(into db: LMDBDatabase, _ txn: LMDBTransaction) throws {
-        for row in rows {
-            try bytes.withBytes(row.key) { key in
-                try bytes.withBytes(row.record) { record in try txn.put(db, key: key, value: record) }
+        guard !rows.isEmpty else { return }
+        try txn.withSequentialPuts(db) { puts in
+            for row in rows {
+                try bytes.withBytes(row.key) { key in
+                    try bytes.withBytes(row.record) { record in
+                        try puts.put(key: key, reserving: record.count) { out in out.copyMemory(from: record) }
+                    }
+                }
             }
         }
     }
