@@ -61,9 +61,10 @@ extension LogStore {
     /// The object's values at the head, or at `position`; `nil` when it does not exist there.
     ///
     /// An older position is computed from the log, whichever way costs less: folding the object's changes
-    /// forwards from the empty store (entries 1 … position), or undoing them from the head (entries after the
-    /// position), which costs more per entry — it folds unless the entries before outnumber those after by more
-    /// than a third. Only the entries on that side are read.
+    /// forwards from the empty store or the nearest checkpoint below (the entries up to the position), or undoing
+    /// them from the nearest checkpoint above or the head (the entries after the position), which costs more per
+    /// entry — it folds unless the entries before outnumber those after by more than a third. Only the entries on
+    /// that side are read.
     public func object(_ key: ObjectKey, at position: UInt64? = nil) throws(StoreError) -> ObjectValues? {
         try object(key, at: position, via: .automatic)
     }
@@ -103,9 +104,9 @@ extension LogStore {
     /// Every object of `entity` at the head or at `position`, in id order.
     ///
     /// An older position is computed from the log, whichever way costs less (it folds unless the entries before
-    /// outnumber those after by more than a third): folding the entity's
-    /// changes forwards from the empty store (entries 1 … position), or undoing them from the object rows at the
-    /// head (entries after the position). Only the entries on that side are read, one at a time.
+    /// outnumber those after by more than a third): folding the entity's changes forwards from the empty store or
+    /// the nearest checkpoint below (``CheckpointPolicy``), or undoing them from the nearest checkpoint above or the
+    /// object rows at the head. Only the entries on that side are read, one at a time.
     public func objects(of entity: String, at position: UInt64? = nil) throws(StoreError) -> [(id: ObjectID, values: ObjectValues)] {
         try objects(of: entity, at: position, via: .automatic)
     }
