@@ -58,17 +58,11 @@ extension LogStore {
             var objects: [ObjectDelta] = [], schemaChange: Schema?, complete = true
             // By slot, the touched objects' states start from the nearest known state: the empty store or a
             // checkpoint at or below lo, a checkpoint or the head at or above hi.
-            var base: (state: UInt64, folds: Bool) = (folds ? 0 : head, folds)
-            if travel == .automatic, lo > 0 {
-                let directory = try checkpointDirectory(in: txn)
-                let below = directory.bases(around: lo).below ?? 0, above = directory.bases(around: hi).above ?? head
-                let forwards = travel.foldsForward(entriesBefore: lo - below, entriesAfter: above - hi)
-                base = (forwards ? below : above, forwards)
-            }
+            let start = try timeTravelStart(from: lo, to: hi, head: head, via: travel, in: txn)
             for entity in entities {
                 let part = folds && from == 0
                     ? try replayBySlot(of: entity, through: to, in: txn)
-                    : try deltaBySlot(of: entity, from: from, to: to, head: head, base: base.state, folds: base.folds, in: txn)
+                    : try deltaBySlot(of: entity, from: from, to: to, head: head, base: start.base, folds: start.folds, in: txn)
                 guard let part else { complete = false; break }
                 objects += part.objects
                 schemaChange = part.schemaChange

@@ -31,6 +31,23 @@ extension LogStore {
         }
     }
 
+    /// Where a state of positions `lo … hi` (`lo ≤ hi`; one position when equal) starts: the nearest known state
+    /// below `lo` — the empty store (0) or, with ``TimeTravel/automatic``, a complete checkpoint — to fold forwards
+    /// from, or the nearest above `hi` — a complete checkpoint or the head — to undo from; `travel` chooses by the
+    /// entries each way.
+    func timeTravelStart(from lo: UInt64, to hi: UInt64, head: UInt64, via travel: TimeTravel,
+                         in txn: LMDBTransaction) throws -> (base: UInt64, folds: Bool) {
+        precondition(lo <= hi && hi <= head, "positions out of order")
+        var below: UInt64 = 0, above = head
+        if travel == .automatic {
+            let directory = try checkpointDirectory(in: txn)
+            below = directory.bases(around: lo).below ?? 0
+            above = directory.bases(around: hi).above ?? head
+        }
+        let folds = travel.foldsForward(entriesBefore: lo - below, entriesAfter: above - hi)
+        return (folds ? below : above, folds)
+    }
+
     /// Calls `body` with the seq and each insert, update and delete of `entity` (of every entity when `nil`) of
     /// entries `from … through`, oldest first. An update carries the values `updates` asks for (by default its
     /// new values, all a fold forwards applies; its `previous` is then empty).

@@ -82,18 +82,16 @@ extension LogStore {
             let record = try self.objectRecord(key, in: txn)
             if let record, record.seq <= p { return canonical(record.values) }  // unchanged since p
             // From the nearest known state: the empty store or a checkpoint below, a checkpoint or the head above.
-            let bases: (below: UInt64?, above: UInt64?) = travel == .automatic
-                ? try self.checkpointDirectory(in: txn).bases(around: p) : (nil, nil)
-            let lower = bases.below ?? 0, upper = bases.above ?? head
+            let start = try self.timeTravelStart(from: p, to: p, head: head, via: travel, in: txn)
             var state = ObjectState(values: nil)
-            if travel.foldsForward(entriesBefore: p - lower, entriesAfter: upper - p) {
-                if lower > 0 { state.values = try self.checkpointRecord(key, at: lower, in: txn) }
-                try self.foldLog(txn, from: lower + 1, through: p, entity: key.entity) { _, change in
+            if start.folds {
+                if start.base > 0 { state.values = try self.checkpointRecord(key, at: start.base, in: txn) }
+                try self.foldLog(txn, from: start.base + 1, through: p, entity: key.entity) { _, change in
                     if change.key?.id == key.id { state.apply(change) }
                 }
             } else {
-                state.values = upper == head ? record?.values : try self.checkpointRecord(key, at: upper, in: txn)
-                try self.undoLog(txn, from: p + 1, through: upper, entity: key.entity) { _, inverse in
+                state.values = start.base == head ? record?.values : try self.checkpointRecord(key, at: start.base, in: txn)
+                try self.undoLog(txn, from: p + 1, through: start.base, entity: key.entity) { _, inverse in
                     if inverse.key?.id == key.id { state.apply(inverse) }
                 }
             }
@@ -167,24 +165,20 @@ extension LogStore {
     private func foldBySlot(_ entity: String, at p: UInt64, head: UInt64, via travel: TimeTravel,
                             described description: EntityDescription,
                             keeping: [Attribute], in txn: LMDBTransaction) throws -> SlotRows? {
-        let bases: (below: UInt64?, above: UInt64?) = travel == .automatic
-            ? try checkpointDirectory(in: txn).bases(around: p) : (nil, nil)
-        let lower = bases.below ?? 0, upper = bases.above ?? head
-        let folds = travel.foldsForward(entriesBefore: p - lower, entriesAfter: upper - p)
+        let (base, folds) = try timeTravelStart(from: p, to: p, head: head, via: travel, in: txn)
         // Names resolve against the schema of the newest entry read: schemas only add attributes, so it knows
         // every name the entries read can hold (else the fold reports it and the caller folds by name).
-        guard let resolving = folds ? description : try self.schema(at: upper, in: txn).entities[entity] else { return nil }
+        guard let resolving = folds ? description : try self.schema(at: base, in: txn).entities[entity] else { return nil }
         var rows = SlotRows(layout: SlotLayout(attributes: resolving.attributes, keeping: keeping))
-        let base = folds ? lower : upper
         if base > 0 {
             try forEachObject(of: entity, storedAt: base == head ? nil : base, reading: rows.layout.kept, in: txn) { id, fetched, _ in
                 rows.appendExisting(id, fetched.slots)
             }
         }
         if folds {
-            guard try slotFold(txn, from: lower + 1, through: p, entity: entity, undo: false, into: &rows) else { return nil }
+            guard try slotFold(txn, from: base + 1, through: p, entity: entity, undo: false, into: &rows) else { return nil }
         } else {
-            guard try slotFold(txn, from: p + 1, through: upper, entity: entity, undo: true, into: &rows) else { return nil }
+            guard try slotFold(txn, from: p + 1, through: base, entity: entity, undo: true, into: &rows) else { return nil }
         }
         return rows
     }
