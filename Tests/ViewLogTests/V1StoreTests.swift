@@ -8,13 +8,9 @@ import Testing
 struct V1StoreTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("V1Store")
 
-    /// A copy of the fixture in a new directory (opening writes `lock.mdb`); removed by `body`'s caller.
+    /// A copy of the fixture in a new directory, removed when `body` returns.
     static func withCopy(_ body: (String) throws -> Void) throws {
-        let path = newStorePath()
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        try FileManager.default.copyItem(atPath: fixture.appendingPathComponent("data.mdb").path, toPath: path + "/data.mdb")
-        try body(path)
+        try withCopyOfStore(fixture, body)
     }
 
     static func expectedExport() throws -> [String] {
@@ -96,4 +92,14 @@ struct V1StoreTests {
             #expect(try store.verify().isOK)
         }
     }
+}
+
+/// Runs `body` with the path of a copy of the store fixture in `directory` (its `data.mdb`) in a new directory (opening
+/// writes `lock.mdb`, so a fixture is never opened in place); the copy is removed when `body` returns.
+func withCopyOfStore(_ directory: URL, _ body: (String) throws -> Void) throws {
+    let path = newStorePath()
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try FileManager.default.copyItem(atPath: directory.appendingPathComponent("data.mdb").path, toPath: path + "/data.mdb")
+    try body(path)
 }

@@ -9,13 +9,8 @@ struct V2StoreBeforeCheckpointsTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("V2StoreBeforeCheckpoints")
 
-    /// A copy of the fixture in a new directory (opening writes `lock.mdb`); removed when `body` returns.
     static func withCopy(_ body: (String) throws -> Void) throws {
-        let path = newStorePath()
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        try FileManager.default.copyItem(atPath: fixture.appendingPathComponent("data.mdb").path, toPath: path + "/data.mdb")
-        try body(path)
+        try withCopyOfStore(fixture, body)
     }
 
     static func export(_ store: LogStore) throws -> [String] {

@@ -270,16 +270,8 @@ extension LogStore {
     /// into `fetched` (its attributes' values); `false` when the object has none there.
     func storedRecord(_ key: ObjectKey, at checkpoint: UInt64?, format: Int, into fetched: inout FetchedValues,
                       in txn: LMDBTransaction) throws -> Bool {
-        let db: LMDBDatabase, k: [UInt8]
-        if let checkpoint {
-            guard let checkpoints = checkpointsDB else { preconditionFailure("a checkpoint read without a checkpoints database") }
-            db = checkpoints
-            k = bigEndianBytes(checkpoint) + ObjectRecordCodec.key(key)
-        } else {
-            db = objectsDB
-            k = ObjectRecordCodec.key(key)
-        }
-        return try k.withUnsafeBytes { kb in
+        let (db, prefix) = storedRows(at: checkpoint)
+        return try (prefix + ObjectRecordCodec.key(key)).withUnsafeBytes { kb in
             guard let bytes = try txn.value(db, for: kb) else { return false }
             do { try ObjectRecordCodec.decode(bytes, key: kb, format: format, into: &fetched) } catch {
                 throw StoreError.corrupt(seq: nil, reason: checkpoint.map { "object \(key) in the checkpoint at seq \($0): \(error)" }
@@ -291,9 +283,8 @@ extension LogStore {
 
     /// The values of `key` in the complete checkpoint at seq `checkpoint`, `nil` when it has none there.
     func checkpointRecord(_ key: ObjectKey, at checkpoint: UInt64, in txn: LMDBTransaction) throws -> ObjectValues? {
-        guard let db = checkpointsDB else { preconditionFailure("a checkpoint read without a checkpoints database") }
-        let k = bigEndianBytes(checkpoint) + ObjectRecordCodec.key(key)
-        return try k.withUnsafeBytes { kb -> ObjectValues? in
+        let (db, prefix) = storedRows(at: checkpoint)
+        return try (prefix + ObjectRecordCodec.key(key)).withUnsafeBytes { kb -> ObjectValues? in
             guard let bytes = try txn.value(db, for: kb) else { return nil }
             do { return try ObjectRecordCodec.decode(bytes, key: kb, format: 2).values } catch {
                 throw StoreError.corrupt(seq: nil, reason: "object \(key) in the checkpoint at seq \(checkpoint): \(error)")

@@ -260,15 +260,8 @@ extension LogStore {
         of entity: String, at checkpoint: UInt64?, in txn: LMDBTransaction, format: Int,
         _ body: (ObjectID, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(CodecError) -> Void
     ) throws {
-        let db: LMDBDatabase, prefix: [UInt8]
-        if let checkpoint {
-            guard let checkpoints = checkpointsDB else { preconditionFailure("a checkpoint read without a checkpoints database") }
-            db = checkpoints
-            prefix = bigEndianBytes(checkpoint) + ObjectRecordCodec.entityPrefix(entity)
-        } else {
-            db = objectsDB
-            prefix = ObjectRecordCodec.entityPrefix(entity)
-        }
+        let (db, keyPrefix) = storedRows(at: checkpoint)
+        let prefix = keyPrefix + ObjectRecordCodec.entityPrefix(entity)
         try txn.scan(db, from: .atLeast(prefix)) { e in
             guard e.key.hasPrefix(prefix) else {
                 // The key that ends the scan must be a sound record too: a damaged key of this entity (one byte
@@ -297,5 +290,13 @@ extension LogStore {
         }
         let objectKey = UnsafeRawBufferPointer(rebasing: key[8...])
         return "row of the checkpoint at seq \(seq) \(relation) (key \(ObjectRecordCodec.describeKey(objectKey)))"
+    }
+
+    /// Where stored rows are: the object rows at the head (`checkpoint` `nil`: the `objects` database, keys as they
+    /// are) or the rows of the checkpoint at seq `checkpoint` (the `checkpoints` database, keys after the seq).
+    func storedRows(at checkpoint: UInt64?) -> (db: LMDBDatabase, keyPrefix: [UInt8]) {
+        guard let checkpoint else { return (objectsDB, []) }
+        guard let checkpoints = checkpointsDB else { preconditionFailure("a checkpoint read without a checkpoints database") }
+        return (checkpoints, bigEndianBytes(checkpoint))
     }
 }
