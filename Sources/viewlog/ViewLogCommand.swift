@@ -32,6 +32,7 @@ struct ViewLogCommand: AsyncParsableCommand {
             InitCommand.self, AppendCommand.self, LogCommand.self, GetCommand.self, QueryCommand.self,
             DiffCommand.self, WatchCommand.self, VerifyCommand.self, StatsCommand.self, ExportCommand.self,
             ImportCommand.self, ReplayCommand.self, SchemaCommand.self, ViewsCommand.self, UpgradeCommand.self,
+            CheckpointsCommand.self,
             SyncCommand.self,
         ]
     )

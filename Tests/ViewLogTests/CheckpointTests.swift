@@ -207,7 +207,21 @@ struct CheckpointTests {
         #expect(throws: StoreError.self, "an append does not build on a damaged directory") {
             try store.append([.insert(entity: "Employee", id: .string("late"), values: ["name": .string("l")])], author: "t")
         }
-        #expect(try store.verify().problems.first?.contains("checkpoint directory") == true)
+        let problems = try store.verify().problems
+        #expect(problems.first?.contains("the directory in the checkpoints database fails its checksum") == true
+                && problems.first?.contains("--drop") == true, "\(problems)")
+
+        // Dropping the checkpoints repairs the store, losing nothing; appends build new ones.
+        let rows = try store.dropCheckpoints()
+        #expect(rows > 0)
+        #expect(try Self.directory(store) == CheckpointDirectory())
+        #expect(try store.verify().isOK)
+        for i in 0..<40 {
+            try store.append([.insert(entity: "Employee", id: .string("after\(i)"), values: ["name": .string("a")])], author: "t")
+        }
+        #expect(try Self.directory(store).complete.count >= 1)
+        #expect(try store.verify().isOK)
+        #expect(try store.dropCheckpoints() > 0 && store.dropCheckpoints() == 0, "a second drop finds nothing")
     }
 
     /// A checkpoint holds every entity's rows, so a view of either reads from it, and an entity with no rows at the

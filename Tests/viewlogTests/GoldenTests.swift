@@ -261,7 +261,7 @@ import Testing
         var t = Transcript()
         t.record(try box.run(["--help"]))
         for command in ["init", "append", "log", "get", "query", "diff", "watch", "verify", "stats", "export", "import",
-                        "replay", "schema", "views"] {
+                        "replay", "schema", "views", "checkpoints"] {
             t.record(try box.run(["help", command]))
         }
         Golden.check("help.txt", t.text)

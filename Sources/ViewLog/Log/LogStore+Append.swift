@@ -274,7 +274,7 @@ extension LogStore {
         return try (prefix + ObjectRecordCodec.key(key)).withUnsafeBytes { kb in
             guard let bytes = try txn.value(db, for: kb) else { return false }
             do { try ObjectRecordCodec.decode(bytes, key: kb, format: format, into: &fetched) } catch {
-                throw StoreError.corrupt(seq: nil, reason: checkpoint.map { "object \(key) in the checkpoint at seq \($0): \(error)" }
+                throw StoreError.corrupt(seq: nil, reason: checkpoint.map { "object \(key) in the checkpoint at seq \($0): \(error)" + Self.checkpointRepairHint }
                                                            ?? "object \(key): \(error)")
             }
             return true
@@ -287,7 +287,7 @@ extension LogStore {
         return try (prefix + ObjectRecordCodec.key(key)).withUnsafeBytes { kb -> ObjectValues? in
             guard let bytes = try txn.value(db, for: kb) else { return nil }
             do { return try ObjectRecordCodec.decode(bytes, key: kb, format: 2).values } catch {
-                throw StoreError.corrupt(seq: nil, reason: "object \(key) in the checkpoint at seq \(checkpoint): \(error)")
+                throw StoreError.corrupt(seq: nil, reason: "object \(key) in the checkpoint at seq \(checkpoint): \(error)" + Self.checkpointRepairHint)
             }
         }
     }

@@ -268,7 +268,8 @@ extension LogStore {
                 // of its entity name changed) would otherwise end the scan early and silently drop the rest.
                 if format >= 2 {
                     do { _ = try ObjectRecordCodec.decode(e.value, key: e.key, format: format) } catch {
-                        throw StoreError.corrupt(seq: nil, reason: "\(Self.describeRow(e.key, checkpoint: checkpoint, "after \(entity)'s")): \(error)")
+                        throw StoreError.corrupt(seq: nil, reason: "\(Self.describeRow(e.key, checkpoint: checkpoint, "after \(entity)'s")): \(error)"
+                                                     + (checkpoint == nil ? "" : Self.checkpointRepairHint))
                     }
                 }
                 return .stop
@@ -276,7 +277,8 @@ extension LogStore {
             do {
                 try body(try ObjectRecordCodec.decodeID(e.key, prefixCount: prefix.count), e.key, e.value)
             } catch {
-                throw StoreError.corrupt(seq: nil, reason: "\(Self.describeRow(e.key, checkpoint: checkpoint, "of \(entity)")): \(error)")
+                throw StoreError.corrupt(seq: nil, reason: "\(Self.describeRow(e.key, checkpoint: checkpoint, "of \(entity)")): \(error)"
+                                             + (checkpoint == nil ? "" : Self.checkpointRepairHint))
             }
             return .next
         }

@@ -19,17 +19,17 @@ enum MetaRecord {
 
     /// The payload of `value`, stored under `key` in a store of log format `format`, after checking its checksum.
     /// - Throws: ``StoreError/corrupt(seq:reason:)`` naming `record` when the checksum does not match.
-    static func payload(_ value: UnsafeRawBufferPointer, key: [UInt8], format: Int,
-                        record: @autoclosure () -> String) throws(StoreError) -> UnsafeRawBufferPointer {
+    static func payload(_ value: UnsafeRawBufferPointer, key: [UInt8], format: Int, record: @autoclosure () -> String,
+                        in place: String = "the metadata") throws(StoreError) -> UnsafeRawBufferPointer {
         guard format >= 2 else { return value }
         guard value.count >= checksumBytes else {
-            throw .corrupt(seq: nil, reason: "\(record()) in the metadata is truncated (\(value.count) bytes)")
+            throw .corrupt(seq: nil, reason: "\(record()) in \(place) is truncated (\(value.count) bytes)")
         }
         let payload = UnsafeRawBufferPointer(rebasing: value[..<(value.count - checksumBytes)])
         let stored = UInt32(littleEndian: value.loadUnaligned(fromByteOffset: payload.count, as: UInt32.self))
         let computed = key.withUnsafeBytes { CRC32C.checksum(payload, seed: CRC32C.checksum($0)) }
         guard stored == computed else {
-            throw .corrupt(seq: nil, reason: "\(record()) in the metadata fails its checksum (stored \(CodecError.hex(stored)), computed \(CodecError.hex(computed)))")
+            throw .corrupt(seq: nil, reason: "\(record()) in \(place) fails its checksum (stored \(CodecError.hex(stored)), computed \(CodecError.hex(computed)))")
         }
         return payload
     }

@@ -31,11 +31,7 @@ struct StatsCommand: ParsableCommand {
                 ("usedBytes", .int(Int64(s.usedBytes))), ("mapSizeBytes", .int(Int64(s.mapSizeBytes))),
             ]
             if hasCheckpoints {
-                fields.append(("checkpoints", .object([
-                    ("complete", .array(s.checkpoints.map { .int(Int64($0)) })),
-                    ("building", s.checkpointBuilding.map { .int(Int64($0)) } ?? .null),
-                    ("bytes", .int(Int64(s.checkpointBytes))),
-                ])))
+                fields.append(("checkpoints", s.checkpointsJSON))
             }
             Output.standard.line(JSONValue.object(fields).text)
         } else {

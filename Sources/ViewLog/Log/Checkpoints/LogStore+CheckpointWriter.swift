@@ -18,10 +18,15 @@ extension LogStore {
         guard let db = checkpointsDB else { return CheckpointDirectory() }
         return try CheckpointDirectory.key.withUnsafeBytes { key throws -> CheckpointDirectory in
             guard let value = try txn.value(db, for: key) else { return CheckpointDirectory() }
-            let payload = try MetaRecord.payload(value, key: CheckpointDirectory.key, format: 2,
-                                                 record: "the checkpoint directory")
+            let payload: UnsafeRawBufferPointer
+            do {
+                payload = try MetaRecord.payload(value, key: CheckpointDirectory.key, format: 2,
+                                                 record: "the directory", in: "the checkpoints database")
+            } catch let StoreError.corrupt(_, reason) {
+                throw StoreError.corrupt(seq: nil, reason: reason + Self.checkpointRepairHint)
+            }
             do { return try CheckpointDirectory(decoding: payload) } catch {
-                throw StoreError.corrupt(seq: nil, reason: "the checkpoint directory: \(error)")
+                throw StoreError.corrupt(seq: nil, reason: "the checkpoint directory: \(error)" + Self.checkpointRepairHint)
             }
         }
     }
@@ -101,6 +106,25 @@ extension LogStore {
         }
         directory.maintained = head
         try putCheckpointDirectory(directory, in: txn)
+    }
+
+    /// What an error about a damaged checkpoint adds: checkpoints hold nothing the log does not, so dropping them
+    /// repairs the store.
+    static let checkpointRepairHint = " (checkpoints are copies of what the log holds: `viewlog checkpoints STORE --drop`, or LogStore.dropCheckpoints(), removes them and loses nothing)"
+
+    /// Removes every checkpoint — the complete ones and the one being built — in one write, and returns how many rows
+    /// it held. Time travel then starts from the empty store or the head again until appends build new checkpoints
+    /// (the next append starts one when one is due). Checkpoints are copies of what the log holds, so nothing is
+    /// lost: this repairs a store whose checkpoints `verify` reports damaged.
+    @discardableResult
+    public func dropCheckpoints() throws(StoreError) -> Int {
+        try perform { txn -> Int in
+            guard let db = self.checkpointsDB else { return 0 }
+            let entries = try txn.statistics(db).entries
+            let hasDirectory = try CheckpointDirectory.key.withUnsafeBytes { try txn.value(db, for: $0) } != nil
+            try txn.clear(db)
+            return entries - (hasDirectory ? 1 : 0)
+        }
     }
 
     /// Writes the directory record (with its checksum, as a metadata record of log format 2).
