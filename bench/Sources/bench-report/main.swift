@@ -121,6 +121,46 @@ if let what = ProcessInfo.processInfo.environment["BENCH_PROFILE"] {
         log("fetch \(n) rows: ViewLog median \(v.medianNs / 1e3) µs, GRDB records \(g.medianNs / 1e3) µs: "
             + "\(v.medianNs / g.medianNs)×")
         for suffix in ["", "-wal", "-shm"] { removeTree(path + suffix) }
+    case "append-checkpoints":
+        // What building checkpoints costs an append: two stores of the same `n` rows, one that never builds one and
+        // one that is always building (a new build starts as the last completes), each append an insert and an
+        // update of an older object; the two alternated in rounds of `reps` appends. BENCH_CK_PER_CHANGE and
+        // BENCH_CK_PER_WRITE set the building store's rows copied per change and per write (default 2 and 8).
+        let durable = ProcessInfo.processInfo.environment["BENCH_PROFILE_DURABLE"] == "1"
+        let always = CheckpointPolicy(minimumEntries: 1, entriesPerRow: 0, rowsCopiedPerChange: Int(ProcessInfo.processInfo.environment["BENCH_CK_PER_CHANGE"] ?? "") ?? 2, rowsCopiedPerWrite: Int(ProcessInfo.processInfo.environment["BENCH_CK_PER_WRITE"] ?? "") ?? 8)
+        let stores = try [CheckpointPolicy.never, always].enumerated().map { i, policy in
+            let store = try LogStore.create(at: scratchPath(options.root, "profile-s\(i)"), schema: Workload.schema(),
+                                            options: StoreOptions(durable: durable, mapSizeBytes: 1 << 30, checkpoints: policy))
+            try store.append(Workload.items(n).map { .insert(entity: Workload.entityName, id: .int(Int64($0.id)), values: Workload.values($0.id, score: $0.score)) },
+                             author: Workload.author)
+            return store
+        }
+        var wall: [[Double]] = [[], []], cpu: [Double] = [0, 0]
+        var rng = SystemRandomNumberGenerator()
+        var next = n + 1
+        for _ in 0..<10 {
+            for (i, store) in stores.enumerated() {
+                let first = next
+                let c0 = processCPUNanoseconds()
+                for k in 0..<reps {
+                    let id = first + k, old = Int.random(in: 1...n, using: &rng)
+                    let changes: [ChangeRequest] = [
+                        .insert(entity: Workload.entityName, id: .int(Int64(id)), values: Workload.values(id, score: Int64(id % 1000))),
+                        .update(entity: Workload.entityName, id: .int(Int64(old)), values: ["score": .int(Int64(k))]),
+                    ]
+                    wall[i].append(time { do { try stores[i].append(changes, author: Workload.author) } catch { fatalError("\(error)") } })
+                }
+                cpu[i] += Double(processCPUNanoseconds() - c0)
+                _ = store
+            }
+            next += reps
+        }
+        let built = try stores[1].statistics().checkpoints.count
+        let t0 = Timing(wall[0]), t1 = Timing(wall[1])
+        log("append-checkpoints \(n) rows, durable \(durable), \(10 * reps) appends each: never \(t0.medianNs / 1e3) µs, "
+            + "always building \(t1.medianNs / 1e3) µs per append (median wall; \(t1.medianNs / t0.medianNs)×); CPU "
+            + "\(cpu[0] / Double(10 * reps) / 1e3) / \(cpu[1] / Double(10 * reps) / 1e3) µs per append (mean); \(built) checkpoints completed")
+        for i in 0..<2 { removeTree(options.root + "/profile-s\(i)") }
     case "replay":
         let store = makeReplayStore(path: scratchPath(options.root, "profile"), items: n / 10, changes: n)
         let c0 = processCPUNanoseconds()
