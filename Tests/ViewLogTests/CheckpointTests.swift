@@ -253,4 +253,36 @@ struct CheckpointTests {
         }
         #expect(try store.verify().isOK)
     }
+
+    /// A results controller's fill at an older position (`forEachObject(of:at:…)`): every object that exists there,
+    /// in id order, `visit` given the attributes it reads and `member` the whole values of those it accepts —
+    /// whether it folds from the empty store, overlays the entries on a checkpoint, or undoes them from the head.
+    @Test func aFillAtAnyPositionSeesWhatTheLogSays() throws {
+        var g = SeededGenerator(stream: 143)
+        let store = try Self.makeStore(writes: 120, using: &g)
+        defer { try? FileManager.default.removeItem(atPath: store.path) }
+        #expect(try Self.directory(store).complete.count >= 5)
+        let entity = try #require(try store.schema.entities["Employee"])
+        let read = entity.attributes.filter { $0.name == "height" || $0.name == "name" }
+        let head = try store.head
+        for p in 0..<head {
+            let expected = try store.objects(of: "Employee", at: p, via: .foldFromStart)
+            var visited: [ObjectID] = [], members: [(ObjectID, [Value])] = []
+            let complete = try store.perform(read: true) { txn in
+                try store.forEachObject(of: entity, at: p, reading: read, in: txn, visit: { id, fetched in
+                    visited.append(id)
+                    let values = expected.first { $0.id == id }?.values
+                    #expect(fetched.slots == read.map { values?[$0.name] ?? .null }, "\(id) at \(p)")
+                    return id.description.utf8.reduce(0) { $0 + Int($1) } % 3 != 0
+                }, member: { id, values in members.append((id, values)) })
+            }
+            #expect(complete)
+            #expect(visited == expected.map(\.id), "every object once, in id order, at \(p)")
+            let accepted = expected.filter { $0.id.description.utf8.reduce(0) { $0 + Int($1) } % 3 != 0 }
+            #expect(members.map(\.0) == accepted.map(\.id), "at \(p)")
+            for ((id, values), object) in zip(members, accepted) {
+                #expect(values == entity.attributes.map { object.values[$0.name] ?? .null }, "\(id) at \(p)")
+            }
+        }
+    }
 }
