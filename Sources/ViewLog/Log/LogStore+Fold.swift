@@ -1,23 +1,25 @@
 import LMDB
 
-/// Streaming the log for time travel: the changes of one entity, forwards (fold from the start) or backwards
-/// (undo from the head), decoded in place from LMDB's pages one entry at a time — no array of transactions.
+/// Streaming the log for time travel: the changes of one entity, forwards (a fold from the empty store or a
+/// checkpoint below) or backwards (an undo from a checkpoint above or the head), decoded in place from LMDB's pages
+/// one entry at a time — no array of transactions.
 ///
-/// Which way a read goes decides which entries it reads: a state at position p folded forwards reads entries
-/// 1 … p, one undone from the head reads p + 1 … head. A read never needs an entry on the other side, so a
+/// Which way a read goes decides which entries it reads: a state at position p folded forwards from C reads entries
+/// C + 1 … p, one undone from C' reads p + 1 … C'. A read never needs an entry on the other side, so a
 /// damaged entry is reported by the reads that cross it, and `verify` reports every one (`tools/RELIABILITY.md`).
 extension LogStore {
     /// How a state at an older position is computed.
     enum TimeTravel {
-        /// Whichever costs less: fold from the start unless the entries before the position outnumber those after
-        /// it by more than a third, else undo from the head. An undo entry costs more than a fold entry (it decodes
+        /// Whichever costs less, from the nearest known state each way (the empty store or a complete checkpoint
+        /// below, a complete checkpoint or the head above: ``LogStore/timeTravelStart(from:to:head:via:in:)``): fold
+        /// unless the entries before the position outnumber those after it by more than a third, else undo. An undo entry costs more than a fold entry (it decodes
         /// the previous values, and an entity's undo first reads every row at the head): on the bench's log (an
         /// insert per four updates) the two ways cost the same at 57 % of the log, and the middle folds 8–15 % faster
         /// than it undoes (`bench/RESULTS-notes.md`, session 9).
         case automatic
-        /// Start from the object rows at the head and undo every change after the position.
+        /// Start from the object rows at the head and undo every change after the position (no checkpoint).
         case undoFromHead
-        /// Start from the empty store and apply every change up to the position.
+        /// Start from the empty store and apply every change up to the position (no checkpoint).
         case foldFromStart
 
         /// Whether a state is folded forwards from the empty store rather than undone from the head, given the

@@ -11,8 +11,10 @@ import Darwin
 /// - `log`: 8-byte big-endian seq → encoded ``Transaction`` with its CRC32C, appended with `MDB_APPEND`.
 /// - `objects`: entity + id → encoded object values and the seq that last changed the object (the head state).
 /// - `meta`: format version, head, and the schema of each position where it changed.
+/// - `checkpoints`: the object rows as they were at a few seqs, built by appends (``CheckpointPolicy``); time travel
+///   starts from the nearest one.
 ///
-/// Every append writes all three in **one** LMDB write transaction, so `objects == replay(log)` always holds
+/// Every append writes them in **one** LMDB write transaction, so `objects == replay(log)` always holds
 /// (``verify(progress:)`` checks it). A `LogStore` is `Sendable`: share one per path in a process (LMDB's rule,
 /// which ``open(at:options:)`` enforces by sharing the environment). Reads use short read transactions; no
 /// read transaction stays open between calls.
