@@ -169,7 +169,10 @@ extension LogStore {
         // Names resolve against the schema of the newest entry read: schemas only add attributes, so it knows
         // every name the entries read can hold (else the fold reports it and the caller folds by name).
         guard let resolving = folds ? description : try self.schema(at: base, in: txn).entities[entity] else { return nil }
-        var rows = SlotRows(layout: SlotLayout(attributes: resolving.attributes, keeping: keeping))
+        // Starting from stored rows, room for as many as the head has (of every entity: an upper bound when one
+        // entity dominates, as a view's usually does), so that loading them grows no array.
+        let capacity = base > 0 ? min(try txn.statistics(objectsDB).entries, Self.slotRowsReserveMax) : 0
+        var rows = SlotRows(layout: SlotLayout(attributes: resolving.attributes, keeping: keeping), capacity: capacity)
         if base > 0 {
             try forEachObject(of: entity, storedAt: base == head ? nil : base, reading: rows.layout.kept, in: txn) { id, fetched, _ in
                 rows.appendExisting(id, fetched.slots)
@@ -301,4 +304,8 @@ extension LogStore {
         guard let checkpoints = checkpointsDB else { preconditionFailure("a checkpoint read without a checkpoints database") }
         return (checkpoints, bigEndianBytes(checkpoint))
     }
+
+    /// The most rows a fold reserves room for ahead (a store of many entities, most not the one read, would
+    /// otherwise reserve for all of them).
+    static let slotRowsReserveMax = 4_000_000
 }

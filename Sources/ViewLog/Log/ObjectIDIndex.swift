@@ -125,7 +125,12 @@ struct ObjectIDIndex {
                 let (offset, overflow) = v.subtractingReportingOverflow(denseBase)
                 if !overflow, offset >= 0, offset < Int64(Self.denseSpanMax(count + 1)) {
                     let i = Int(offset)
-                    if i >= dense.count { dense.append(contentsOf: repeatElement(0, count: i + 1 - dense.count)) }
+                    if i >= dense.count {
+                        // Grown by half at least (zeros: no row), not by one per ascending id: one `append` per
+                        // insert was a tenth of loading a checkpoint's rows. Within the span allowed for count + 1.
+                        let grown = min(max(i + 1, dense.count + dense.count / 2, 64), Self.denseSpanMax(count + 1))
+                        dense.append(contentsOf: repeatElement(0, count: grown - dense.count))
+                    }
                     precondition(dense[i] == 0, "an id already in the index")
                     dense[i] = Int32(row + 1)
                     count += 1

@@ -229,6 +229,8 @@ struct SlotRows {
     private var index = ObjectIDIndex()
     /// The rows, `rowWords` words each: mark, tag words, payloads.
     private var words: [UInt64] = []
+    /// A new row's words: no seq, not existing, every slot absent.
+    private let emptyRow: [UInt64]
     /// Words of tags per row (a byte per slot).
     private let tagWords: Int
     /// Words per row.
@@ -255,6 +257,7 @@ struct SlotRows {
         self.tracksTouchedRows = tracksTouchedRows
         tagWords = (layout.width + 7) / 8
         rowWords = 1 + tagWords + layout.width
+        emptyRow = Array(repeating: 0, count: rowWords)
         if capacity > 0 {
             ids.reserveCapacity(capacity)
             index = ObjectIDIndex(capacity: capacity)
@@ -348,7 +351,7 @@ struct SlotRows {
         if rowsAreInIDOrder, let last = ids.last, !(last < id) { rowsAreInIDOrder = false }
         ids.append(id)
         index.insert(id, row: r)
-        words.append(contentsOf: repeatElement(0, count: rowWords))
+        words.append(contentsOf: emptyRow)  // an array's contents: one copy, not a generic loop per row
         if tracksTouchedRows { touchedRound.append(0) }
         return r
     }
