@@ -57,7 +57,8 @@ extension LMDBTransaction {
     public func scan(_ db: LMDBDatabase, prefix: [UInt8],
                      _ body: (LMDBCursor.Entry) throws -> ScanStep) throws -> Int {
         var seen = 0
-        try scan(db, from: .atLeast(prefix)) { e in
+        // LMDB refuses to seek to an empty key: every key starts with the empty prefix.
+        try scan(db, from: prefix.isEmpty ? .first : .atLeast(prefix)) { e in
             guard e.key.hasPrefix(prefix) else { return .stop }
             seen += 1
             return try body(e)

@@ -76,6 +76,9 @@ struct LMDBScanTests {
             return out
         }
         #expect(keys == ["ab", "abc", "abd", "abz"])
+        // The empty prefix is every key (LMDB refuses to seek to an empty key: the scan starts at the first).
+        let all = try env.read { txn in try txn.scan(db, prefix: []) { _ in .next } }
+        #expect(all == 7)
     }
 
     @Test func aThrowingBodyEndsTheScanWithItsError() throws {

@@ -179,10 +179,10 @@ extension LogStore {
         }
         // The checkpoint being built copies the rows this write changes before it writes them (see
         // `LogStore+CheckpointWriter.swift`).
-        var checkpoints = try checkpointsBeforeWrite(headBefore: headBefore, format: format, in: txn)
+        let checkpoints = try checkpointsBeforeWrite(headBefore: headBefore, format: format, in: txn)
         if let checkpoints { try copyRowsBeforeWrite(of: objects, directory: checkpoints, in: txn) }
         try writeRows(of: objects, entries: entries, format: format, in: txn)
-        if checkpoints != nil { try advanceCheckpoints(&checkpoints!, head: head, changes: changeCount, in: txn) }
+        if var checkpoints { try advanceCheckpoints(&checkpoints, head: head, changes: changeCount, in: txn) }
         try putMeta(txn, MetaKey.head, bigEndianBytes(head), format: format)
         return result
     }
@@ -261,33 +261,35 @@ extension LogStore {
                                           reason: ChangeResolver.existingIDRefusal($0.key).reason) }
     }
 
-    /// The object's record at the head: values and the seq that last changed it.
-    func objectRecord(_ key: ObjectKey, format: Int? = nil, in txn: LMDBTransaction) throws -> (values: ObjectValues, seq: UInt64)? {
-        try objectRecord(ObjectRecordCodec.key(key), of: key, format: format, in: txn)
+    /// The object's record at the head (`checkpoint` `nil`) or in the complete checkpoint at seq `checkpoint`:
+    /// values and the seq that last changed it; `nil` when it has none there.
+    func objectRecord(_ key: ObjectKey, at checkpoint: UInt64? = nil, format: Int? = nil,
+                      in txn: LMDBTransaction) throws -> (values: ObjectValues, seq: UInt64)? {
+        let format = try format ?? self.format(in: txn)
+        return try storedRow(key, at: checkpoint, in: txn) { bytes, k throws(CodecError) in
+            try ObjectRecordCodec.decode(bytes, key: k, format: format)
+        }
     }
 
     /// Reads the row of `key` at the head (`checkpoint` `nil`) or in the complete checkpoint at seq `checkpoint`
     /// into `fetched` (its attributes' values); `false` when the object has none there.
     func storedRecord(_ key: ObjectKey, at checkpoint: UInt64?, format: Int, into fetched: inout FetchedValues,
                       in txn: LMDBTransaction) throws -> Bool {
-        let (db, prefix) = storedRows(at: checkpoint)
-        return try (prefix + ObjectRecordCodec.key(key)).withUnsafeBytes { kb in
-            guard let bytes = try txn.value(db, for: kb) else { return false }
-            do { try ObjectRecordCodec.decode(bytes, key: kb, format: format, into: &fetched) } catch {
-                throw StoreError.corrupt(seq: nil, reason: checkpoint.map { "object \(key) in the checkpoint at seq \($0): \(error)" + Self.checkpointRepairHint }
-                                                           ?? "object \(key): \(error)")
-            }
-            return true
-        }
+        try storedRow(key, at: checkpoint, in: txn) { bytes, k throws(CodecError) in
+            try ObjectRecordCodec.decode(bytes, key: k, format: format, into: &fetched)
+        } != nil
     }
 
-    /// The values of `key` in the complete checkpoint at seq `checkpoint`, `nil` when it has none there.
-    func checkpointRecord(_ key: ObjectKey, at checkpoint: UInt64, in txn: LMDBTransaction) throws -> ObjectValues? {
+    /// `decode` of the row of `key` at the head or in a checkpoint (its bytes and LMDB key), `nil` when there is
+    /// none; a ``CodecError`` is a ``StoreError/corrupt(seq:reason:)`` naming the object (and the checkpoint).
+    private func storedRow<T>(_ key: ObjectKey, at checkpoint: UInt64?, in txn: LMDBTransaction,
+                              _ decode: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(CodecError) -> T) throws -> T? {
         let (db, prefix) = storedRows(at: checkpoint)
-        return try (prefix + ObjectRecordCodec.key(key)).withUnsafeBytes { kb -> ObjectValues? in
-            guard let bytes = try txn.value(db, for: kb) else { return nil }
-            do { return try ObjectRecordCodec.decode(bytes, key: kb, format: 2).values } catch {
-                throw StoreError.corrupt(seq: nil, reason: "object \(key) in the checkpoint at seq \(checkpoint): \(error)" + Self.checkpointRepairHint)
+        return try (prefix + ObjectRecordCodec.key(key)).withUnsafeBytes { k -> T? in
+            guard let bytes = try txn.value(db, for: k) else { return nil }
+            do { return try decode(bytes, k) } catch {
+                throw StoreError.corrupt(seq: nil, reason: checkpoint.map { "object \(key) in the checkpoint at seq \($0): \(error)" + Self.checkpointRepairHint }
+                                                           ?? "object \(key): \(error)")
             }
         }
     }

@@ -85,12 +85,12 @@ extension LogStore {
             let start = try self.timeTravelStart(from: p, to: p, head: head, via: travel, in: txn)
             var state = ObjectState(values: nil)
             if start.folds {
-                if start.base > 0 { state.values = try self.checkpointRecord(key, at: start.base, in: txn) }
+                if start.base > 0 { state.values = try self.objectRecord(key, at: start.base, in: txn)?.values }
                 try self.foldLog(txn, from: start.base + 1, through: p, entity: key.entity) { _, change in
                     if change.key?.id == key.id { state.apply(change) }
                 }
             } else {
-                state.values = start.base == head ? record?.values : try self.checkpointRecord(key, at: start.base, in: txn)
+                state.values = start.base == head ? record?.values : try self.objectRecord(key, at: start.base, in: txn)?.values
                 try self.undoLog(txn, from: p + 1, through: start.base, entity: key.entity) { _, inverse in
                     if inverse.key?.id == key.id { state.apply(inverse) }
                 }

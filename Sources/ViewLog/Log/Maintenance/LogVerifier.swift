@@ -471,18 +471,15 @@ enum StoredRows {
     /// Calls `body` with each row's LMDB key, object key and record, in key order; returns how many there were.
     func scan(_ store: LogStore, _ txn: LMDBTransaction,
               _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws -> Int {
-        switch self {
-        case .head:
-            return try txn.scan(store.objectsDB) { e in
-                try body(e.key, e.key, e.value)
-                return .next
-            }
-        case .checkpoint(let seq, _):
-            guard let db = store.checkpointsDB else { return 0 }
-            return try txn.scan(db, prefix: bigEndianBytes(seq)) { e in
-                try body(e.key, UnsafeRawBufferPointer(rebasing: e.key[8...]), e.value)
-                return .next
-            }
+        var checkpoint: UInt64?
+        if case .checkpoint(let seq, _) = self {
+            guard store.checkpointsDB != nil else { return 0 }
+            checkpoint = seq
+        }
+        let (db, prefix) = store.storedRows(at: checkpoint)
+        return try txn.scan(db, prefix: prefix) { e in
+            try body(e.key, UnsafeRawBufferPointer(rebasing: e.key[prefix.count...]), e.value)
+            return .next
         }
     }
 }
