@@ -46,7 +46,8 @@ public struct CheckpointPolicy: Sendable, Hashable {
 
     /// Rows a write of `changes` changes copies into the checkpoint being built.
     func rowsCopied(changes: Int) -> Int {
-        let (scaled, overflow) = changes.multipliedReportingOverflow(by: rowsCopiedPerChange)
-        return overflow ? Int.max : scaled.addingReportingOverflow(rowsCopiedPerWrite).overflow ? Int.max : scaled + rowsCopiedPerWrite
+        let (scaled, overflowed) = changes.multipliedReportingOverflow(by: rowsCopiedPerChange)
+        let (total, overflowedAgain) = scaled.addingReportingOverflow(rowsCopiedPerWrite)
+        return overflowed || overflowedAgain ? .max : total
     }
 }

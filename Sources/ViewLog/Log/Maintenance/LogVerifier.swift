@@ -73,8 +73,7 @@ struct LogVerifier {
             }
             if let c = pending.first, c.seq == seq {
                 pending.removeFirst()
-                let format = try store.format
-                try store.perform(read: true) { txn in _ = try self.checkObjects(txn, format: format, in: c) }
+                try store.perform(read: true) { txn in _ = try self.checkObjects(txn, format: try store.format(in: txn), in: c) }
             }
             progress?(seq, head)
         }
@@ -431,6 +430,7 @@ enum StoredRows {
     /// `seq`), else the object key up to which its build has copied rows (it must hold those at or below it).
     case checkpoint(seq: UInt64, passed: [UInt8]?)
 
+    /// The checkpoint's seq; the head's rows sort after every checkpoint (`UInt64.max`).
     var seq: UInt64 {
         switch self {
         case .head: .max
