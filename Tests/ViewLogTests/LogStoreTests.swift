@@ -92,6 +92,13 @@ struct LogStoreTests {
         (.insert(entity: "Employee", id: .string("e1"), values: ["name": .string("A")]), "the id exists already"),
         (.update(entity: "Employee", id: .string("e9"), values: ["height": .int(2)]), "no such object"),
         (.delete(entity: "Employee", id: .string("e9")), "no such object"),
+        // Keys that cannot be an object's LMDB key are refused as input, never trapped on while the key is made.
+        (.insert(entity: "Emp\u{0}loyee", id: .string("x"), values: [:]), "unknown entity 'Emp\u{0}loyee'"),
+        (.update(entity: "", id: .string("x"), values: ["height": .int(1)]), "unknown entity ''"),
+        (.delete(entity: String(repeating: "E", count: 300), id: .string("x")), "unknown entity 'EEEE"),
+        (.insert(entity: "Employee", id: .string(String(repeating: "x", count: 600)), values: ["name": .string("A")]),
+         "id is longer than"),
+        (.delete(entity: "Employee", id: .string(String(repeating: "x", count: 600))), "id is longer than"),
     ])
     func refusedChangesNameTheProblem(request: ChangeRequest, message: String) throws {
         let store = try makeStore()
@@ -102,6 +109,25 @@ struct LogStoreTests {
         } catch {
             #expect(error.description.contains(message), "\(error)")
         }
+        #expect(try store.head == 1)
+    }
+
+    /// Keys no object can have (an entity with a NUL, an empty or over-long entity name, an over-long or mistyped
+    /// id) read as absent and are refused when staged, never trapped on while their LMDB key is made.
+    @Test func keysNoObjectCanHaveReadAsAbsent() throws {
+        let store = try makeStore()
+        try store.append([.insert(entity: "Employee", id: .string("e1"), values: ["name": .string("Ann")])], author: "t")
+        let keys = [ObjectKey(entity: "Emp\u{0}loyee", id: .string("e1")), ObjectKey(entity: "", id: .int(1)),
+                    ObjectKey(entity: String(repeating: "E", count: 300), id: .string("e1")),
+                    ObjectKey(entity: "Employee", id: .string(String(repeating: "x", count: 600))),
+                    ObjectKey(entity: "Employee", id: .int(1))]
+        let context = try Context(store: store, name: "c")
+        for key in keys {
+            #expect(try store.object(key) == nil, "\(key)")
+            #expect(try store.object(key, at: 0) == nil, "\(key)")
+            #expect(throws: StoreError.self, "\(key)") { try context.delete(key.entity, id: key.id) }
+        }
+        #expect(try context.save() == nil)
         #expect(try store.head == 1)
     }
 

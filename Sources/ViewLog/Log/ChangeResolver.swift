@@ -10,28 +10,52 @@ struct ChangeResolver {
     }
 
     /// The entity the last request named, with its attribute names encoded as the log writes them: a write's
-    /// requests usually name one entity, so it is looked up and its names encoded once, not per change.
-    private var last: (entity: EntityDescription, names: [[UInt8]])?
+    /// requests usually name one entity, so it is looked up and its names encoded once, not per change. A class, so
+    /// that handing it out is one reference, not a copy of the description's arrays and dictionary.
+    final class ResolvedEntity {
+        let description: EntityDescription
+        /// Every attribute's name as the log writes a name (length as a varint, then UTF-8), one after another in
+        /// attribute order: what ``EntryWriter/appendInsert(_:of:values:)`` interleaves with the values.
+        let names: [UInt8]
+        /// Where each attribute's encoded name ends in ``names``.
+        let nameEnds: [Int]
+
+        init(_ description: EntityDescription) {
+            self.description = description
+            var w = ByteWriter(capacity: description.attributes.reduce(0) { $0 + $1.name.utf8.count + 5 })
+            var ends: [Int] = []
+            ends.reserveCapacity(description.attributes.count)
+            for a in description.attributes {
+                w.name(a.name)
+                ends.append(w.count)
+            }
+            names = w.finish()
+            nameEnds = ends
+        }
+    }
+
+    private var last: ResolvedEntity?
     /// After ``resolve(_:current:)`` of an insert: its complete values in the order of the entity's attributes,
-    /// whose names are ``insertNames`` — what an append encodes (``EntryWriter/appendInsert(_:names:values:)``).
+    /// whose names its ``ResolvedEntity`` holds — what an append encodes (``EntryWriter/appendInsert(_:of:values:)``).
     private(set) var insertValues: [Value] = []
 
     init(schema: Schema) { self.schema = schema }
 
-    /// The names of the attributes of the entity of the last request resolved, each encoded as the log writes a name
-    /// (length, then UTF-8), in the order of ``insertValues``.
-    var insertNames: [[UInt8]] { last?.names ?? [] }
-
-    mutating func entity(_ name: String) throws(Refusal) -> EntityDescription {
-        if let last, last.entity.name == name { return last.entity }
+    mutating func entity(_ name: String) throws(Refusal) -> ResolvedEntity {
+        if let last, last.description.name == name { return last }
         guard let e = schema.entities[name] else { throw Refusal(reason: "unknown entity '\(name)'") }
-        // Each name as the log writes it: its length (a varint), then its UTF-8.
-        last = (e, e.attributes.map { a in
-            var w = ByteWriter(capacity: a.name.utf8.count + 5)
-            w.name(a.name)
-            return w.finish()
-        })
-        return e
+        let resolved = ResolvedEntity(e)
+        last = resolved
+        return resolved
+    }
+
+    /// The entity of `key`, after checking that `key` can name an object: an entity of the schema and an id of its
+    /// id type and length — before anything encodes the key (an LMDB key holds only a schema's entity names and ids
+    /// within the limits).
+    mutating func checkedEntity(of key: ObjectKey) throws(Refusal) -> ResolvedEntity {
+        let resolved = try entity(key.entity)
+        do { try resolved.description.checkID(key.id) } catch { throw Refusal(reason: error.description) }
+        return resolved
     }
 
     /// The refusal of an insert of `key`, which exists already.
@@ -39,40 +63,35 @@ struct ChangeResolver {
         Refusal(reason: "insert of \(key.entity) \(key.id.json.text): the id exists already")
     }
 
-    func checkID(_ id: ObjectID, of entity: EntityDescription) throws(Refusal) {
-        do { try entity.checkID(id) } catch { throw Refusal(reason: error.description) }
-    }
-
     /// Resolves `request` against `current`, the object's values now (`nil` when absent). An insert also leaves
     /// its values by attribute in ``insertValues``.
     mutating func resolve(_ request: ChangeRequest, current: ObjectValues?) throws(Refusal) -> Change {
+        try resolve(request, of: try checkedEntity(of: request.key), current: current)
+    }
+
+    /// ``resolve(_:current:)`` of a request whose key ``checkedEntity(of:)`` checked, giving `entity`.
+    mutating func resolve(_ request: ChangeRequest, of entity: ResolvedEntity, current: ObjectValues?) throws(Refusal) -> Change {
         switch request {
         case let .insert(entityName, id, values):
-            let entity = try entity(entityName)
-            try checkID(id, of: entity)
             guard current == nil else { throw Self.existingIDRefusal(ObjectKey(entity: entityName, id: id)) }
             let full: ObjectValues
-            do { full = try entity.completeInsert(values, into: &insertValues) } catch {
+            do { full = try entity.description.completeInsert(values, into: &insertValues) } catch {
                 throw Refusal(reason: "insert of \(entityName) \(id.json.text): \(error)")
             }
             return .insert(ObjectKey(entity: entityName, id: id), values: full)
         case let .update(entityName, id, values):
-            let entity = try entity(entityName)
-            try checkID(id, of: entity)
             guard !values.isEmpty else {
                 throw Refusal(reason: "update of \(entityName) \(id.json.text): sets no values (an update needs at least one attribute)")
             }
             guard let current else { throw Refusal(reason: "update of \(entityName) \(id.json.text): no such object") }
             let checked: ObjectValues
-            do { checked = try entity.checkedValues(values) } catch {
+            do { checked = try entity.description.checkedValues(values) } catch {
                 throw Refusal(reason: "update of \(entityName) \(id.json.text): \(error)")
             }
             var previous = ObjectValues(minimumCapacity: checked.count)
             for name in checked.keys { previous[name] = current[name] ?? .null }
             return .update(ObjectKey(entity: entityName, id: id), values: checked, previous: previous)
         case let .delete(entityName, id):
-            let entity = try entity(entityName)
-            try checkID(id, of: entity)
             guard let current else { throw Refusal(reason: "delete of \(entityName) \(id.json.text): no such object") }
             return .delete(ObjectKey(entity: entityName, id: id), previous: current)
         }

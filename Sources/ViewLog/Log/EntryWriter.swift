@@ -71,23 +71,27 @@ struct EntryWriter: ~Copyable {
         return nil
     }
 
-    /// Writes the insert of `key` whose complete values are `values`, one per attribute named in `names` (the
-    /// entity's attribute names in code-point order, each encoded as the log writes a name: its length as a varint,
-    /// then its UTF-8): the same bytes as ``append(_:)`` of that insert. Returns the byte range of its object values.
-    /// - Precondition: `names` and `values` have the same count, at most ``Limits/attributesMax``; names strictly
-    ///   increasing.
+    /// Writes the insert of `key` whose complete values are `values`, one per attribute of `entity` (in its order:
+    /// names in code-point order, already encoded as the log writes them): the same bytes as ``append(_:)`` of that
+    /// insert. Returns the byte range of its object values.
+    /// - Precondition: one value per attribute, at most ``Limits/attributesMax``.
     @discardableResult
-    mutating func appendInsert(_ key: ObjectKey, names: [[UInt8]], values: [Value]) -> Range<Int> {
-        precondition(names.count == values.count, "an insert needs one value per attribute")
+    mutating func appendInsert(_ key: ObjectKey, of entity: ChangeResolver.ResolvedEntity, values: [Value]) -> Range<Int> {
+        let ends = entity.nameEnds
+        precondition(ends.count == values.count, "an insert needs one value per attribute")
         precondition(values.count <= Limits.attributesMax, "more than \(Limits.attributesMax) attributes")
         countChange()
         w.u8(TransactionCodec.Kind.insert)
         w.key(key)
         let start = w.count
         w.varint(values.count)
-        for i in values.indices {
-            names[i].withUnsafeBytes { w.raw($0) }
-            w.value(values[i])
+        entity.names.withUnsafeBytes { names in
+            var from = 0
+            for i in values.indices {
+                w.raw(UnsafeRawBufferPointer(rebasing: names[from..<ends[i]]))
+                w.value(values[i])
+                from = ends[i]
+            }
         }
         return start..<w.count
     }

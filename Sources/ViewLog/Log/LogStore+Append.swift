@@ -136,6 +136,11 @@ extension LogStore {
             }
             for (ci, changeRequest) in request.changes.enumerated() {
                 let key = changeRequest.key
+                // Before the key is encoded: only a schema's entity and a valid id make an LMDB key.
+                let entity: ChangeResolver.ResolvedEntity
+                do { entity = try resolver.checkedEntity(of: key) } catch {
+                    throw try refusal(of: objects, transaction: ti, change: ci, error.reason, in: txn)
+                }
                 let (slot, isNew) = objects.slot(of: key)
                 let current: ObjectValues?
                 if !isNew {
@@ -147,7 +152,7 @@ extension LogStore {
                     current = try objects.withKey(of: slot) { k in try objectRecord(k, of: key, format: format, in: txn) }?.values
                 }
                 let change: Change
-                do { change = try resolver.resolve(changeRequest, current: current) } catch {
+                do { change = try resolver.resolve(changeRequest, of: entity, current: current) } catch {
                     throw try refusal(of: objects, transaction: ti, change: ci, error.reason, in: txn)
                 }
                 if let expected = request.expected?[ci], expected != change {
@@ -157,7 +162,7 @@ extension LogStore {
                 }
                 var inserted = 0..<0
                 if case .insert = change {
-                    inserted = entries.appendInsert(key, names: resolver.insertNames, values: resolver.insertValues)
+                    inserted = entries.appendInsert(key, of: entity, values: resolver.insertValues)
                 } else {
                     entries.append(change)
                 }

@@ -74,10 +74,13 @@ extension LogStore {
             let head = try self.head(in: txn)
             let p = position ?? head
             guard p <= head else { throw StoreError.positionPastHead(position: p, head: head) }
-            let entity = try self.schema(at: p, in: txn).entities[key.entity]
+            // An object of an entity the schema lacks at p, or with an id its entity cannot have, is absent there
+            // (and such a key has no LMDB key to look up).
+            guard let entity = try self.schema(at: p, in: txn).entities[key.entity],
+                  (try? entity.checkID(key.id)) != nil else { return nil }
             func canonical(_ values: ObjectValues?) -> ObjectValues? {
                 guard let values else { return nil }
-                return entity?.canonical(values) ?? values
+                return entity.canonical(values)
             }
             let record = try self.objectRecord(key, in: txn)
             if let record, record.seq <= p { return canonical(record.values) }  // unchanged since p

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The binary forms of the `objects` database (the current state at head): the record of one object (its values
 /// and the seq that last changed it) and its LMDB key (entity, then id, ordered so that byte order is id order
 /// within an entity). Byte layout in `schema/log-format.md`.
@@ -253,9 +259,13 @@
     }
 
     static func appendPrefix(_ entity: String, to w: inout ByteWriter) {
-        precondition(!entity.isEmpty && entity.utf8.count <= Limits.nameBytesMax, "entity name out of range")
-        precondition(!entity.utf8.contains(0), "entity name contains a NUL byte")
-        w.raw(entity)
+        var entity = entity
+        entity.withUTF8 { name in
+            precondition(!name.isEmpty && name.count <= Limits.nameBytesMax, "entity name out of range")
+            // memchr, not a loop over `utf8`: this runs for every key an append writes.
+            precondition(memchr(name.baseAddress!, 0, name.count) == nil, "entity name contains a NUL byte")
+            w.raw(UnsafeRawBufferPointer(name))
+        }
         w.u8(0)
     }
 

@@ -46,11 +46,12 @@ extension EntityDescription {
             var unchanged = values.count == m
             for (name, value) in values {
                 guard let i = slotIndex(ofAttribute: name), !given[i] else { return nil }
-                let a = attributes[i]
-                guard let stored = try? checked(value, for: a) else { return nil }
-                if a.type == .double, case .int = value { unchanged = false }  // the one conversion `coerce` makes
+                switch acceptance(of: value, at: i) {
+                case .refused: return nil
+                case .asGiven: slots[i] = value
+                case .asDouble(let d): slots[i] = .double(d); unchanged = false
+                }
                 given[i] = true
-                slots[i] = stored
             }
             if !unchanged {
                 for i in 0..<m where !given[i] {
@@ -65,6 +66,34 @@ extension EntityDescription {
                 }
             }
             return unchanged
+        }
+    }
+
+    /// What an insert's fast path stores for `value` in attribute `i`.
+    private enum Acceptance {
+        /// The value is refused (``checked(_:for:)`` names why).
+        case refused
+        /// Stored as given.
+        case asGiven
+        /// An integer given for a `double` attribute, stored as this double (the one conversion `coerce` makes).
+        case asDouble(Double)
+    }
+
+    /// Whether attribute `i` accepts `value`, by the same rules as ``checked(_:for:)`` (type, `null` only when
+    /// optional, an integer for a double, finite doubles, dates in range, string length), decided in one switch on
+    /// the value that reads the attribute's type in place: no `Attribute` copied, no optional `Value` made.
+    @inline(__always)
+    private func acceptance(of value: Value, at i: Int) -> Acceptance {
+        let type = attributes[i].type
+        switch value {
+        case .null: return attributes[i].isOptional ? .asGiven : .refused
+        case .string(let s): return type == .string && s.utf8.count <= Limits.stringBytesMax ? .asGiven : .refused
+        case .int(let n):
+            if type == .int { return .asGiven }
+            return type == .double ? .asDouble(Double(n)) : .refused
+        case .double(let d): return type == .double && d.isFinite ? .asGiven : .refused
+        case .bool: return type == .bool ? .asGiven : .refused
+        case .date(let t): return type == .date && t.isInRange ? .asGiven : .refused
         }
     }
 
