@@ -23,6 +23,14 @@ struct AppendedObjects: ~Copyable {
         var assumedAbsent: (transaction: Int, change: Int)?
 
         init(key: Range<Int>) { self.key = key }
+
+        /// Records that transaction `seq` left the object with `values` (`nil`: absent), `inserted` being where the
+        /// values of that change lie in the log entries when it is an insert (empty otherwise).
+        mutating func changed(to values: ObjectValues?, at seq: UInt64, inserted: Range<Int>) {
+            self.values = values
+            self.seq = seq
+            insertedValues = inserted
+        }
     }
 
     private(set) var objects: [Object] = []
@@ -119,7 +127,7 @@ struct AppendedObjects: ~Copyable {
     }
 
     subscript(slot: Int) -> Object {
-        get { objects[slot] }
+        _read { yield objects[slot] }  // a field read in place, without copying the object's values
         _modify { yield &objects[slot] }
     }
 

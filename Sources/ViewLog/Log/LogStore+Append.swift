@@ -170,9 +170,7 @@ extension LogStore {
                     throw try refusal(of: objects, transaction: ti, change: ci,
                                       "the transaction encodes to more than \(Limits.transactionBytesMax) bytes", in: txn)
                 }
-                objects[slot].values = ObjectValues.applying(change, to: current)
-                objects[slot].seq = seq
-                objects[slot].insertedValues = inserted
+                objects[slot].changed(to: ObjectValues.applying(change, to: current), at: seq, inserted: inserted)
                 changes.append(change)
             }
             let entry = entries.end()
@@ -210,31 +208,33 @@ extension LogStore {
         var encoded = ByteWriter(capacity: 256)
         try txn.withSequentialPuts(objectsDB) { puts in
             for (position, slot) in order.enumerated() {
-                let object = objects[slot]
+                // The object's fields are read in place (`objects[slot]`), not copied: a copy retains its values.
+                let assumedAbsent = objects[slot].assumedAbsent != nil, seq = objects[slot].seq
+                let inserted = objects[slot].insertedValues
                 let written = try objects.withKey(of: slot) { key throws -> Bool in
-                    guard let values = object.values else {
+                    guard objects[slot].values != nil else {
                         // Absent after the write: a row to remove — or, for an object inserted and then deleted
                         // within it, a row that must not exist (left as it is, to be named).
-                        if object.assumedAbsent != nil { return try txn.value(objectsDB, for: key) == nil }
+                        if assumedAbsent { return try txn.value(objectsDB, for: key) == nil }
                         try txn.delete(objectsDB, key: Array(key))
                         return true
                     }
-                    let flags: PutFlags = object.assumedAbsent == nil ? [] : .noOverwrite
+                    let flags: PutFlags = assumedAbsent ? .noOverwrite : []
                     func put(_ valueBytes: UnsafeRawBufferPointer) throws {
                         let size = ObjectRecordCodec.recordBytes(valueBytes: valueBytes.count, format: format)
                         try puts.put(key: key, reserving: size, flags: flags) { out in
-                            ObjectRecordCodec.write(into: out, valueBytes: valueBytes, seq: object.seq, key: key, format: format)
+                            ObjectRecordCodec.write(into: out, valueBytes: valueBytes, seq: seq, key: key, format: format)
                         }
                     }
                     do {
-                        if object.insertedValues.isEmpty {
+                        if inserted.isEmpty {
                             encoded.truncate(to: 0)
-                            encoded.objectValues(values)
+                            if let values = objects[slot].values { encoded.objectValues(values) }
                             try encoded.withBytes(0..<encoded.count, put)
                         } else {
-                            try entries.withBytes(object.insertedValues, put)
+                            try entries.withBytes(inserted, put)
                         }
-                    } catch let error as LMDBError where error == .keyExists && object.assumedAbsent != nil {
+                    } catch let error as LMDBError where error == .keyExists && assumedAbsent {
                         return false
                     }
                     return true
