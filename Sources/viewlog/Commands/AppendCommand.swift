@@ -64,6 +64,7 @@ struct AppendCommand: ParsableCommand {
             do { entries = try AppendInput.parse(text, schema: schema) } catch {
                 throw CLIError("\(error); nothing appended")
             }
+            let author = self.author  // an option's getter, read once and not per line
             for entry in entries {
                 requests.append(TransactionRequest(author: entry.author ?? author, changes: entry.requests))
                 lines.append(entry.line)
@@ -100,7 +101,7 @@ struct AppendCommand: ParsableCommand {
         let items = zip(lines, requests).map { (line: $0, item: $1, changes: $1.changes.count) }
         try writer.commit(items, write: { (group) throws(StoreError) -> [UInt64] in try store.append(group).map(\.seq) },
                           committed: { seqs in
-                              seqs.forEach(printSeq)
+                              printSeqs(seqs)
                               Output.standard.flush()
                           })
     }
@@ -118,6 +119,8 @@ struct AppendCommand: ParsableCommand {
         var lines: [Int] = []
         var changes = 0
         let writer = ChunkedWriter(store: store, chunked: false, verb: "appended")
+        // ArgumentParser's property getters instantiate generic metadata on every read: read once, not per line.
+        let author = self.author
         let seqs: [UInt64]
         do {
             seqs = try store.append(batches: { () throws -> [TransactionRequest]? in
@@ -153,13 +156,19 @@ struct AppendCommand: ParsableCommand {
         } catch let error as StoreError {
             throw CLIError(writer.describe(error, lines: lines, committed: []))
         }
-        seqs.forEach(printSeq)
+        printSeqs(seqs)
         Output.standard.flush()
     }
 
     /// Prints a new seq as the output format wants it.
-    func printSeq(_ seq: UInt64) {
-        Output.standard.line(format.json ? JSONValue.object([("seq", .int(Int64(seq)))]).text : String(seq))
+    func printSeq(_ seq: UInt64) { printSeqs(CollectionOfOne(seq)) }
+
+    /// Prints new seqs, one per line, as the output format wants them (the format option read once).
+    func printSeqs(_ seqs: some Sequence<UInt64>) {
+        let json = format.json
+        for seq in seqs {  // bounded by the seqs appended
+            Output.standard.line(json ? JSONValue.object([("seq", .int(Int64(seq)))]).text : String(seq))
+        }
     }
 
     /// Appends through the replica's stream, transaction by transaction, printing each seq once committed.
