@@ -8,10 +8,10 @@ import TestSupport
 struct RecordShapeTests {
     /// The general reading of one record: its slots, or its error.
     static func general(_ bytes: [UInt8], _ wanted: [Attribute]) -> Result<[Value], CodecError> {
-        var fetched = FetchedValues(attributes: wanted)
+        let fetched = FetchedValues(attributes: wanted)
         return bytes.withUnsafeBytes { raw in
             var r = ByteReader(raw)
-            do throws(CodecError) { try r.objectValues(into: &fetched, names: AttributeNames(wanted)) } catch { return .failure(error) }
+            do throws(CodecError) { try r.objectValues(into: fetched, names: AttributeNames(wanted)) } catch { return .failure(error) }
             return r.isAtEnd ? .success(fetched.slots) : .failure(.trailingBytes(offset: r.offset, count: r.remaining))
         }
     }
@@ -26,7 +26,7 @@ struct RecordShapeTests {
             let wanted = pool.filter { _ in Int.random(in: 0..<3, using: &g) == 0 }.map { Attribute(name: $0, type: .string) }
             let names = AttributeNames(wanted)
             var shape = RecordShape()
-            var fetched = FetchedValues(attributes: wanted)
+            let fetched = FetchedValues(attributes: wanted)
             let shapes = (0..<Int.random(in: 1...3, using: &g)).map { _ in pool.filter { _ in Bool.random(using: &g) } }
             var run = shapes[0]
             for n in 0..<60 {
@@ -49,7 +49,7 @@ struct RecordShapeTests {
                 let expected = Self.general(bytes, wanted)
                 let got: Result<[Value], CodecError> = bytes.withUnsafeBytes { raw in
                     var r = ByteReader(raw)
-                    do throws(CodecError) { try r.objectValues(into: &fetched, names: names, shape: &shape) } catch { return .failure(error) }
+                    do throws(CodecError) { try r.objectValues(into: fetched, names: names, shape: &shape) } catch { return .failure(error) }
                     return r.isAtEnd ? .success(fetched.slots) : .failure(.trailingBytes(offset: r.offset, count: r.remaining))
                 }
                 switch (expected, got) {
@@ -74,11 +74,11 @@ struct RecordShapeTests {
         let bytes = w.finish()
         var shape = RecordShape()
         let wanted = [Attribute(name: "n1003", type: .int)]
-        var fetched = FetchedValues(attributes: wanted)
+        let fetched = FetchedValues(attributes: wanted)
         for _ in 0..<2 {
             bytes.withUnsafeBytes { raw in
                 var r = ByteReader(raw)
-                #expect(throws: Never.self) { try r.objectValues(into: &fetched, names: AttributeNames(wanted), shape: &shape) }
+                #expect(throws: Never.self) { try r.objectValues(into: fetched, names: AttributeNames(wanted), shape: &shape) }
             }
             #expect(shape.count == 0)
             #expect(fetched.slots == [.int(3)])

@@ -93,8 +93,8 @@ struct SlotRowsTests {
                     }
                 }
                 var seen = 0, accepted = 0
-                var fetched = FetchedValues(attributes: layout.kept)
-                rows.forEachExistingRow(reading: output, into: &fetched, all: output, visit: { id, read in
+                let fetched = FetchedValues(attributes: layout.kept)
+                rows.forEachExistingRow(reading: output, into: fetched, all: output, visit: { id, read in
                     seen += 1
                     let expected = model[id]!
                     #expect(read.slots.map { Self.exact($0) } == expected.slots.map { Self.exact($0 ?? .null) }, "round \(round), \(id)")

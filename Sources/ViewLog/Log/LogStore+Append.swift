@@ -278,10 +278,10 @@ extension LogStore {
 
     /// Reads the row of `key` at the head (`checkpoint` `nil`) or in the complete checkpoint at seq `checkpoint`
     /// into `fetched` (its attributes' values); `false` when the object has none there.
-    func storedRecord(_ key: ObjectKey, at checkpoint: UInt64?, format: Int, into fetched: inout FetchedValues,
+    func storedRecord(_ key: ObjectKey, at checkpoint: UInt64?, format: Int, into fetched: FetchedValues,
                       in txn: LMDBTransaction) throws -> Bool {
         try storedRow(key, at: checkpoint, in: txn) { bytes, k throws(CodecError) in
-            try ObjectRecordCodec.decode(bytes, key: k, format: format, into: &fetched)
+            try ObjectRecordCodec.decode(bytes, key: k, format: format, into: fetched)
         } != nil
     }
 

@@ -166,10 +166,10 @@ extension LogStore {
             for id in touched.ids { rows.appendAbsent(id) }
         } else {
             let format = try self.format(in: txn)
-            var fetched = FetchedValues(attributes: rows.layout.kept)
+            let fetched = FetchedValues(attributes: rows.layout.kept)
             for id in touched.ids {
                 if try storedRecord(ObjectKey(entity: entity, id: id), at: base == head ? nil : base, format: format,
-                                    into: &fetched, in: txn) {
+                                    into: fetched, in: txn) {
                     rows.appendExisting(id, fetched.slots)
                 } else {
                     rows.appendAbsent(id)

@@ -203,8 +203,8 @@ extension LogStore {
         precondition(p < head, "forEachObject(of:at:) is for positions below the head")
         guard let rows = try foldBySlot(entity.name, at: p, head: head, via: .automatic, described: entity,
                                         keeping: entity.attributes, in: txn) else { return false }
-        var fetched = FetchedValues(attributes: attributes)
-        rows.forEachExistingRow(reading: rows.output(attributes), into: &fetched, all: rows.output(entity.attributes),
+        let fetched = FetchedValues(attributes: attributes)
+        rows.forEachExistingRow(reading: rows.output(attributes), into: fetched, all: rows.output(entity.attributes),
                                 visit: visit, member: member)
         return true
     }
@@ -248,11 +248,11 @@ extension LogStore {
     func forEachObject(of entity: String, storedAt checkpoint: UInt64?, reading attributes: [Attribute], in txn: LMDBTransaction,
                        _ body: (ObjectID, FetchedValues, UnsafeRawBufferPointer) -> Void) throws {
         let format = try self.format(in: txn)
-        var fetched = FetchedValues(attributes: attributes)
+        let fetched = FetchedValues(attributes: attributes)
         let names = AttributeNames(attributes)
         var shape = RecordShape()
         try forEachStoredRecord(of: entity, at: checkpoint, in: txn, format: format) { id, key, value throws(CodecError) in
-            let range = try ObjectRecordCodec.decode(value, key: key, format: format, into: &fetched, names: names,
+            let range = try ObjectRecordCodec.decode(value, key: key, format: format, into: fetched, names: names,
                                                      shape: &shape)
             body(id, fetched, UnsafeRawBufferPointer(rebasing: value[range]))
         }

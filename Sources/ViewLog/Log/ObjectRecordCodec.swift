@@ -65,10 +65,10 @@ import Darwin
     ///   a caller that keeps them (``ViewRowRecords``).
     @discardableResult
     static func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, format: Int,
-                       into fetched: inout FetchedValues, names: AttributeNames? = nil) throws(CodecError) -> Range<Int> {
+                       into fetched: FetchedValues, names: AttributeNames? = nil) throws(CodecError) -> Range<Int> {
         try decodeFrame(bytes, key: key, format: format) { r throws(CodecError) in
             let start = r.offset
-            try r.objectValues(into: &fetched, names: names)
+            try r.objectValues(into: fetched, names: names)
             return start..<r.offset
         }.values
     }
@@ -77,11 +77,11 @@ import Darwin
     /// (``RecordShape``).
     @discardableResult
     static func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, format: Int,
-                       into fetched: inout FetchedValues, names: AttributeNames,
+                       into fetched: FetchedValues, names: AttributeNames,
                        shape: inout RecordShape) throws(CodecError) -> Range<Int> {
         try decodeFrame(bytes, key: key, format: format) { r throws(CodecError) in
             let start = r.offset
-            try r.objectValues(into: &fetched, names: names, shape: &shape)
+            try r.objectValues(into: fetched, names: names, shape: &shape)
             return start..<r.offset
         }.values
     }

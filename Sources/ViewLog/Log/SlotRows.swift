@@ -531,7 +531,7 @@ struct SlotRows {
     /// (`null` where it has none) in `fetched`, reused for every row; for each row `visit` accepts, calls `member`
     /// with its values of `all`'s attributes, in one buffer reused for every row. A row `visit` refuses (a view's
     /// non-member) gets only the few values it reads.
-    func forEachExistingRow(reading read: OutputSlots, into fetched: inout FetchedValues, all: OutputSlots,
+    func forEachExistingRow(reading read: OutputSlots, into fetched: FetchedValues, all: OutputSlots,
                             visit: (ObjectID, FetchedValues) -> Bool, member: (ObjectID, [Value]) -> Void) {
         precondition(fetched.slots.count == read.slots.count, "fetched values of other attributes")
         var values = [Value](repeating: .null, count: all.slots.count)

@@ -243,7 +243,7 @@ extension ByteReader {
     /// Reads object values into `fetched`: each of its attributes' slots gets the record's value, `null` when the
     /// record lacks it; other names are dropped. The same checks and errors as ``objectValues()``.
     /// `names`, when given, are `fetched.attributes`' names as bytes (made once for a scan of many records).
-    mutating func objectValues(into fetched: inout FetchedValues, names: AttributeNames? = nil) throws(CodecError) {
+    mutating func objectValues(into fetched: FetchedValues, names: AttributeNames? = nil) throws(CodecError) {
         // Only the attributes asked for are decoded: a view reads its predicate and key attributes, not every
         // value of every row (the others are stepped over, their framing checked; the row's checksum covers them).
         if let names {
@@ -263,17 +263,17 @@ extension ByteReader {
     /// last record's), each name is compared with the shape's and its value read or stepped over as the shape says;
     /// otherwise (or when that reading fails) the record is read the general way, which names any error, and its
     /// names become the shape. The same values and errors either way (tests compare the two).
-    mutating func objectValues(into fetched: inout FetchedValues, names: AttributeNames,
+    mutating func objectValues(into fetched: FetchedValues, names: AttributeNames,
                                shape: inout RecordShape) throws(CodecError) {
         let start = offset
         if shape.count > 0 {
             var attempt = self
-            if attempt.readLike(shape, into: &fetched) {
+            if attempt.readLike(shape, into: fetched) {
                 self = attempt
                 return
             }
         }
-        try objectValues(into: &fetched, names: names)
+        try objectValues(into: fetched, names: names)
         if let base = buffer.baseAddress {
             shape.record(UnsafeRawBufferPointer(start: base + start, count: offset - start), wanted: names)
         }
@@ -282,7 +282,7 @@ extension ByteReader {
     /// Reads object values whose names are exactly `shape`'s, in order; `false` (the reader left anywhere, some of
     /// `fetched` overwritten) when they are not or the values do not read.
     @inline(__always)
-    private mutating func readLike(_ shape: RecordShape, into fetched: inout FetchedValues) -> Bool {
+    private mutating func readLike(_ shape: RecordShape, into fetched: FetchedValues) -> Bool {
         do {
             // The count need not be checked against the bytes left (a division per row): the shape's names are
             // few, and each is read with its bounds checked.
