@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 tools/install-deps
-swift build -c release --product viewlog 2>&1 | grep -vE "^\[|^Building|^Compiling|^Write" || true
+swift build -c release --static-swift-stdlib --product viewlog 2>&1 | grep -vE "^\[|^Building|^Compiling|^Write" || true
 viewlog() { .build/release/viewlog "$@"; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
