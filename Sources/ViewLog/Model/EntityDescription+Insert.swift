@@ -38,35 +38,35 @@ extension EntityDescription {
     /// (an entity's attributes are few; a long list is searched by its index).
     private func completeValidInsert(_ values: ObjectValues, into slots: inout [Value]) -> Bool? {
         let m = attributes.count
-        guard values.count <= m else { return nil }
+        // The attributes given, one bit each: entities of more than 64 attributes take the general walk.
+        guard values.count <= m, m <= 64 else { return nil }
         // Every slot is written below (a given value, a default or `null`): the array is reused as it is.
         if slots.count != m { slots = Array(repeating: .null, count: m) }
-        return withUnsafeTemporaryAllocation(of: Bool.self, capacity: m) { given -> Bool? in
-            given.initialize(repeating: false)
-            var unchanged = values.count == m
-            for (name, value) in values {
-                guard let i = slotIndex(ofAttribute: name), !given[i] else { return nil }
-                switch acceptance(of: value, at: i) {
-                case .refused: return nil
-                case .asGiven: slots[i] = value
-                case .asDouble(let d): slots[i] = .double(d); unchanged = false
-                }
-                given[i] = true
+        var given: UInt64 = 0
+        var unchanged = values.count == m
+        for (name, value) in values {
+            // A dictionary's names are distinct, so each matches a different attribute.
+            guard let i = slotIndex(ofAttribute: name) else { return nil }
+            switch acceptance(of: value, at: i) {
+            case .refused: return nil
+            case .asGiven: slots[i] = value
+            case .asDouble(let d): slots[i] = .double(d); unchanged = false
             }
-            if !unchanged {
-                for i in 0..<m where !given[i] {
-                    let a = attributes[i]
-                    if let d = a.defaultValue {
-                        slots[i] = d
-                    } else if a.isOptional {
-                        slots[i] = .null
-                    } else {
-                        return nil  // a required attribute without a default is missing
-                    }
-                }
-            }
-            return unchanged
+            given |= 1 << UInt64(i)
         }
+        if !unchanged {
+            for i in 0..<m where given & (1 << UInt64(i)) == 0 {
+                let a = attributes[i]
+                if let d = a.defaultValue {
+                    slots[i] = d
+                } else if a.isOptional {
+                    slots[i] = .null
+                } else {
+                    return nil  // a required attribute without a default is missing
+                }
+            }
+        }
+        return unchanged
     }
 
     /// What an insert's fast path stores for `value` in attribute `i`.
