@@ -247,5 +247,16 @@ public final class GRDBLiveView {
         current = fresh
     }
 
+    /// Stops the observation and closes the database before its files are removed. Dropping the view only cancels
+    /// the observation: a fetch it had started could still open a reader on the path after the files were removed
+    /// and a new database made there (the report's no-sync phase reuses the path), and fail with SQLite's
+    /// "disk I/O error".
+    public func close() {
+        cancellable?.cancel()
+        cancellable = nil
+        queue.sync {}  // whatever the observation had scheduled has run
+        do { try pool.close() } catch { fatalError("GRDB close: \(error)") }
+    }
+
     deinit { cancellable?.cancel() }
 }

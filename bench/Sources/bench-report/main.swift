@@ -298,6 +298,7 @@ for n in options.sizes {
             }
         }
         live = nil
+        grdb.close()
         grdb = nil
         removeTree(options.root + "/view-viewlog-\(n)")
         for suffix in ["", "-wal", "-shm"] { removeTree(options.root + "/view-grdb-\(n).sqlite" + suffix) }
