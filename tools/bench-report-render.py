@@ -284,7 +284,7 @@ if cli:
     w(f"`tools/bench-cli.py`: {cli['rows']:,} `Item`s, then updates of random items' scores: a log of {cli['changes']:,} "
       "changes, one per transaction. `sqlite3` in WAL mode with `synchronous=FULL` (every commit flushed, as LMDB's durable "
       "commit is) and an index `item_score(score)` matching the view's order. Whole processes timed (start-up included on "
-      f"both sides), the two sides run in turn, round after round, so both see the same load; medians of {cli['reps']} "
+      f"both sides), the two sides run in turn, round after round, so both see the same load; medians of {cli.get('load_reps', cli['reps'])} "
       f"rounds for the bulk load, {cli.get('read_reps', cli['reps'] + 2)} for the queries, 2 for the replay.\n")
     w("| what | ViewLog | sqlite3 | ViewLog / sqlite3 | target |")
     w("|---|---|---|---|---|")
