@@ -5,9 +5,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 tools/install-deps
-# The static link prints the toolchain's own libFoundationEssentials.a warning about `mktemp` (not this code's).
-swift build -c release --static-swift-stdlib --product viewlog 2>&1 \
-    | grep -vE "^\[|^Building|^Compiling|^Write|the use of .mktemp. is dangerous" || true
+# A failed build stops the demo with the compiler's output. The static link prints the toolchain's own
+# libFoundationEssentials.a warning about `mktemp` (not this code's): not shown.
+build_log=$(mktemp)
+if ! swift build -c release --static-swift-stdlib --product viewlog > "$build_log" 2>&1; then
+  cat "$build_log" >&2
+  rm -f "$build_log"
+  exit 1
+fi
+grep -vE "^\[|^Building|^Compiling|^Write|the use of .mktemp. is dangerous" "$build_log" || true
+rm -f "$build_log"
 viewlog() { .build/release/viewlog "$@"; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
