@@ -47,7 +47,7 @@ extension EntityDescription {
         for (name, value) in values {
             // A dictionary's names are distinct, so each matches a different attribute.
             guard let i = slotIndex(ofAttribute: name) else { return nil }
-            switch acceptance(of: value, at: i) {
+            switch Self.acceptance(of: value, type: attributes[i].type, isOptional: attributes[i].isOptional) {
             case .refused: return nil
             case .asGiven: slots[i] = value
             case .asDouble(let d): slots[i] = .double(d); unchanged = false
@@ -69,7 +69,7 @@ extension EntityDescription {
         return unchanged
     }
 
-    /// What an insert's fast path stores for `value` in attribute `i`.
+    /// What an attribute stores for a value given to it.
     private enum Acceptance {
         /// The value is refused (``checked(_:for:)`` names why).
         case refused
@@ -79,14 +79,14 @@ extension EntityDescription {
         case asDouble(Double)
     }
 
-    /// Whether attribute `i` accepts `value`, by the same rules as ``checked(_:for:)`` (type, `null` only when
-    /// optional, an integer for a double, finite doubles, dates in range, string length), decided in one switch on
-    /// the value that reads the attribute's type in place: no `Attribute` copied, no optional `Value` made.
+    /// Whether an attribute of `type` (optional or not) accepts `value`: its type, `null` only when optional, an
+    /// integer for a double, finite doubles, dates in range, strings of at most ``Limits/stringBytesMax`` bytes. The
+    /// one statement of these rules: ``checked(_:for:)`` and the insert's fast path (which reads the attribute's
+    /// fields in place, no `Attribute` copied) both decide by it, in one switch on the value.
     @inline(__always)
-    private func acceptance(of value: Value, at i: Int) -> Acceptance {
-        let type = attributes[i].type
+    private static func acceptance(of value: Value, type: AttributeType, isOptional: Bool) -> Acceptance {
         switch value {
-        case .null: return attributes[i].isOptional ? .asGiven : .refused
+        case .null: return isOptional ? .asGiven : .refused
         case .string(let s): return type == .string && s.utf8.count <= Limits.stringBytesMax ? .asGiven : .refused
         case .int(let n):
             if type == .int { return .asGiven }
@@ -156,21 +156,30 @@ extension EntityDescription {
     /// string over `Limits/stringBytesMax`.
     @inline(__always)
     func checked(_ value: Value, for a: Attribute) throws(ObjectValuesError) -> Value {
+        switch Self.acceptance(of: value, type: a.type, isOptional: a.isOptional) {
+        case .asGiven: return value
+        case .asDouble(let d): return .double(d)
+        case .refused: throw refusal(of: value, for: a)
+        }
+    }
+
+    /// The error that says why `a` refuses `value` (``acceptance(of:type:isOptional:)`` refused it).
+    private func refusal(of value: Value, for a: Attribute) -> ObjectValuesError {
         guard let stored = a.coerce(value) else {
-            if value.isNull { throw .invalidValue(entity: name, .nullForRequired(attribute: a.name)) }
+            if value.isNull { return .invalidValue(entity: name, .nullForRequired(attribute: a.name)) }
             let got = value.type.map { "a \($0.rawValue)" } ?? "null"
-            throw .invalidValue(entity: name, .typeMismatch(attribute: a.name, expected: a.type, got: got))
+            return .invalidValue(entity: name, .typeMismatch(attribute: a.name, expected: a.type, got: got))
         }
         switch stored {
         case .double(let d) where !d.isFinite:
-            throw .invalidValue(entity: name, .typeMismatch(attribute: a.name, expected: a.type, got: "\(d) (not a finite number)"))
+            return .invalidValue(entity: name, .typeMismatch(attribute: a.name, expected: a.type, got: "\(d) (not a finite number)"))
         case .date(let t) where !t.isInRange:
-            throw .invalidValue(entity: name, .typeMismatch(attribute: a.name, expected: a.type,
-                                                             got: "\(t) (outside \(Timestamp.rangeText))"))
+            return .invalidValue(entity: name, .typeMismatch(attribute: a.name, expected: a.type,
+                                                              got: "\(t) (outside \(Timestamp.rangeText))"))
         case .string(let s) where s.utf8.count > Limits.stringBytesMax:
-            throw .stringTooLong(entity: name, attribute: a.name, bytes: s.utf8.count)
+            return .stringTooLong(entity: name, attribute: a.name, bytes: s.utf8.count)
         default:
-            return stored
+            preconditionFailure("\(name).\(a.name): a value refused that the attribute's checks accept")
         }
     }
 

@@ -104,8 +104,15 @@ extension JSONWriter {
         /// date's ISO 8601 string, with room to spare.
         public static let scalarBytesMax = 48
 
-        /// Writes a value as ``Value/json`` gives it; a string or a date needs ``stringBytesMax(_:)`` of its
-        /// text, anything else at most ``scalarBytesMax``.
+        /// The most bytes ``value(_:)`` writes for `v`: ``stringBytesMax(_:)`` of a string, ``scalarBytesMax``
+        /// for anything else.
+        @inline(__always)
+        public static func bytesMax(of v: Value) -> Int {
+            if case .string(let s) = v { return stringBytesMax(s.utf8.count) }
+            return scalarBytesMax
+        }
+
+        /// Writes a value as ``Value/json`` gives it, in at most ``bytesMax(of:)`` bytes.
         public mutating func value(_ v: Value) {
             switch v {
             case .null: null()

@@ -91,12 +91,8 @@
 
     /// Appends a value as ``Value/json`` gives it: dates as ISO-8601 strings, doubles in their shortest text.
     public mutating func value(_ v: Value) {
-        // The one rule of how a value is written is the unchecked writer's; only a string's room depends on it.
-        if case .string(let s) = v {
-            string(s)
-        } else {
-            appendUnchecked(atMost: Unchecked.scalarBytesMax) { $0.value(v) }
-        }
+        // The one rule of how a value is written, and of its room, is the unchecked writer's.
+        appendUnchecked(atMost: Unchecked.bytesMax(of: v)) { $0.value(v) }
     }
 
     /// Appends an id as ``ObjectID/json`` gives it: a string or an integer.

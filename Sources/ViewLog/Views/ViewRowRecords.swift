@@ -130,13 +130,7 @@ import CPrefetch
             // `append(contentsOf:)` were ~5 % of a `query --at`): the keys' bytes, `", "` between members, and
             // each value's most.
             var bound = keys.byteCount + 2 * values.count
-            for v in values {
-                if case .string(let s) = v {
-                    bound += JSONWriter.Unchecked.stringBytesMax(s.utf8.count)
-                } else {
-                    bound += JSONWriter.Unchecked.scalarBytesMax
-                }
-            }
+            for v in values { bound += JSONWriter.Unchecked.bytesMax(of: v) }
             w.appendUnchecked(atMost: bound) { (u: inout JSONWriter.Unchecked) in
                 for (j, v) in values.enumerated() {
                     u.key(j, of: keys)
