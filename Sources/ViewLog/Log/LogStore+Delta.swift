@@ -62,7 +62,7 @@ extension LogStore {
             for entity in entities {
                 let part = folds && from == 0
                     ? try replayBySlot(of: entity, through: to, in: txn)
-                    : try deltaBySlot(of: entity, from: from, to: to, head: head, base: start.base, folds: start.folds, in: txn)
+                    : try deltaBySlot(of: entity, from: from, to: to, start: start, in: txn)
                 guard let part else { complete = false; break }
                 objects += part.objects
                 schemaChange = part.schemaChange
@@ -139,12 +139,13 @@ extension LogStore {
 
 extension LogStore {
     /// The delta of `entity`'s objects from `from` to `to` (either direction, neither 0 → forwards), folded by
-    /// slot: the touched objects from entries lo + 1 … hi (ids only, no value decoded), then their states at `base`
-    /// — the empty store (0), a complete checkpoint, or the head rows — folded forwards from it (`folds`, `base` ≤
-    /// lo) or undone from it (`base` ≥ hi), each pass applying only to them. `nil` when the log names an attribute
+    /// slot: the touched objects from entries lo + 1 … hi (ids only, no value decoded), then their states at
+    /// `start.base` — the empty store (0), a complete checkpoint, or the head rows — folded forwards from it
+    /// (`start.folds`, base ≤ lo) or undone from it (base ≥ hi), each pass applying only to them. `nil` when the log names an attribute
     /// the schema lacks or a schema of the move lacks the entity (the caller folds by name).
-    private func deltaBySlot(of entity: String, from: UInt64, to: UInt64, head: UInt64, base: UInt64, folds: Bool,
+    private func deltaBySlot(of entity: String, from: UInt64, to: UInt64, start: TimeTravelStart,
                              in txn: LMDBTransaction) throws -> Delta? {
+        let base = start.base, folds = start.folds, head = start.head
         let lo = min(from, to), hi = max(from, to), forward = from < to
         precondition(folds ? base <= lo : base >= hi && base <= head, "a delta's base state on the wrong side of the move")
         let schemaLo = try schema(at: lo, in: txn), schemaHi = try schema(at: hi, in: txn)
@@ -168,7 +169,7 @@ extension LogStore {
             let format = try self.format(in: txn)
             let fetched = FetchedValues(attributes: rows.layout.kept)
             for id in touched.ids {
-                if try storedRecord(ObjectKey(entity: entity, id: id), at: base == head ? nil : base, format: format,
+                if try storedRecord(ObjectKey(entity: entity, id: id), at: start.storedRows, format: format,
                                     into: fetched, in: txn) {
                     rows.appendExisting(id, fetched.slots)
                 } else {

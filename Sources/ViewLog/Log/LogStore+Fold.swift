@@ -33,12 +33,25 @@ extension LogStore {
         }
     }
 
+    /// The known state a read at an older position starts from (``timeTravelStart(from:to:head:via:in:)``).
+    struct TimeTravelStart {
+        /// Its position: 0 (the empty store), a complete checkpoint's seq, or the head.
+        let base: UInt64
+        /// Whether the read folds forwards from it (`base` below the position) rather than undoing from it.
+        let folds: Bool
+        let head: UInt64
+
+        /// Where the state's rows are stored, as ``LogStore/storedRows(at:)`` names them: `nil` for the head's
+        /// object rows, else the checkpoint at `base`. (The empty store, base 0, has none to read.)
+        var storedRows: UInt64? { base == head ? nil : base }
+    }
+
     /// Where a state of positions `lo … hi` (`lo ≤ hi`; one position when equal) starts: the nearest known state
     /// below `lo` — the empty store (0) or, with ``TimeTravel/automatic``, a complete checkpoint — to fold forwards
     /// from, or the nearest above `hi` — a complete checkpoint or the head — to undo from; `travel` chooses by the
     /// entries each way.
     func timeTravelStart(from lo: UInt64, to hi: UInt64, head: UInt64, via travel: TimeTravel,
-                         in txn: LMDBTransaction) throws -> (base: UInt64, folds: Bool) {
+                         in txn: LMDBTransaction) throws -> TimeTravelStart {
         precondition(lo <= hi && hi <= head, "positions out of order")
         var below: UInt64 = 0, above = head
         if travel == .automatic {
@@ -47,7 +60,7 @@ extension LogStore {
             above = directory.bases(around: hi).above ?? head
         }
         let folds = travel.foldsForward(entriesBefore: lo - below, entriesAfter: above - hi)
-        return (folds ? below : above, folds)
+        return TimeTravelStart(base: folds ? below : above, folds: folds, head: head)
     }
 
     /// Calls `body` with the seq and each insert, update and delete of `entity` (of every entity when `nil`) of

@@ -88,12 +88,13 @@ extension LogStore {
             let start = try self.timeTravelStart(from: p, to: p, head: head, via: travel, in: txn)
             var state = ObjectState(values: nil)
             if start.folds {
-                if start.base > 0 { state.values = try self.objectRecord(key, at: start.base, in: txn)?.values }
+                if start.base > 0 { state.values = try self.objectRecord(key, at: start.storedRows, in: txn)?.values }
                 try self.foldLog(txn, from: start.base + 1, through: p, entity: key.entity) { _, change in
                     if change.key?.id == key.id { state.apply(change) }
                 }
             } else {
-                state.values = start.base == head ? record?.values : try self.objectRecord(key, at: start.base, in: txn)?.values
+                // The head's record is read already.
+                state.values = start.storedRows == nil ? record?.values : try self.objectRecord(key, at: start.storedRows, in: txn)?.values
                 try self.undoLog(txn, from: p + 1, through: start.base, entity: key.entity) { _, inverse in
                     if inverse.key?.id == key.id { state.apply(inverse) }
                 }
@@ -168,7 +169,8 @@ extension LogStore {
     private func foldBySlot(_ entity: String, at p: UInt64, head: UInt64, via travel: TimeTravel,
                             described description: EntityDescription,
                             keeping: [Attribute], in txn: LMDBTransaction) throws -> SlotRows? {
-        let (base, folds) = try timeTravelStart(from: p, to: p, head: head, via: travel, in: txn)
+        let start = try timeTravelStart(from: p, to: p, head: head, via: travel, in: txn)
+        let base = start.base, folds = start.folds
         // Names resolve against the schema of the newest entry read: schemas only add attributes, so it knows
         // every name the entries read can hold (else the fold reports it and the caller folds by name).
         guard let resolving = folds ? description : try self.schema(at: base, in: txn).entities[entity] else { return nil }
@@ -177,7 +179,7 @@ extension LogStore {
         let capacity = base > 0 ? min(try txn.statistics(objectsDB).entries, Self.slotRowsReserveMax) : 0
         var rows = SlotRows(layout: SlotLayout(attributes: resolving.attributes, keeping: keeping), capacity: capacity)
         if base > 0 {
-            try forEachObject(of: entity, storedAt: base == head ? nil : base, reading: rows.layout.kept, in: txn) { id, fetched, _ in
+            try forEachObject(of: entity, storedAt: start.storedRows, reading: rows.layout.kept, in: txn) { id, fetched, _ in
                 rows.appendExisting(id, fetched.slots)
             }
         }
