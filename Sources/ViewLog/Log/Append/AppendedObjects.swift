@@ -44,7 +44,7 @@ struct AppendedObjects: ~Copyable {
     /// (as LMDB's `MDB_APPEND` trusts order): a bulk load of ascending ids probes no table, and needs no sort.
     private var ascending = true
     /// Objects this write was sized for.
-    let capacity: Int
+    private(set) var capacity: Int
 
     /// Room for `capacity` objects (at most one per change: sized once, never grown).
     init(capacity: Int) {
@@ -55,6 +55,15 @@ struct AppendedObjects: ~Copyable {
     }
 
     var count: Int { objects.count }
+
+    /// Room for one more object than there is: a write whose delete rules touch objects its requests do not name
+    /// grows, doubling (the table, if made, is made again at its new size).
+    mutating func reserveOneMore() {
+        guard objects.count >= capacity else { return }
+        capacity = max(16, capacity * 2)
+        objects.reserveCapacity(capacity)
+        if !table.isEmpty { makeTable() }
+    }
 
     /// The slot of `key`, and whether the write touches it for the first time (a new object, with no values yet).
     /// - Precondition: at most `capacity` objects in all.

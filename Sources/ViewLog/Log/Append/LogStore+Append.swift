@@ -118,7 +118,9 @@ extension LogStore {
         var entries = EntryWriter(capacity: changeCount * 64 + requests.count * 64)
         var result: [Transaction] = []
         result.reserveCapacity(requests.count)
+        var references = ReferenceWrite(schema: resolver.schema)
         for (ti, request) in requests.enumerated() {
+            references.beginTransaction()
             let seq = head + 1
             let time = request.time ?? time
             let schemaChange = ti == 0 ? newSchema : nil
@@ -126,11 +128,14 @@ extension LogStore {
             var changes: [Change] = []
             changes.reserveCapacity(loggedCount)
             // The entry is written as its changes are resolved: an insert's values go from their slots straight
-            // into it, never through a dictionary sorted by name.
-            entries.begin(seq: seq, time: time, author: request.author, changeCount: loggedCount)
+            // into it, never through a dictionary sorted by name. With relationships, delete rules add changes as
+            // they run: the entry, which declares its count first, is written once the transaction is resolved.
+            let deferred = references.isActive
+            var causes: [Int] = []  // deferred: the request change behind each logged change
+            if !deferred { entries.begin(seq: seq, time: time, author: request.author, changeCount: loggedCount) }
             if let newSchema = schemaChange {
                 let change = Change.schema(newSchema, previous: currentSchema)
-                entries.append(change)
+                if deferred { causes.append(0) } else { entries.append(change) }
                 changes.append(change)
                 try putMeta(txn, MetaKey.schema(at: seq), Array(newSchema.json.text.utf8), format: format)
             }
@@ -161,17 +166,50 @@ extension LogStore {
                                       in: txn)
                 }
                 var inserted = 0..<0
-                if case .insert = change {
-                    inserted = entries.appendInsert(key, of: entity, values: resolver.insertValues)
+                if deferred {
+                    causes.append(ci)
                 } else {
-                    entries.append(change)
-                }
-                guard entries.count <= Limits.transactionBytesMax else {
-                    throw try refusal(of: objects, transaction: ti, change: ci,
-                                      "the transaction encodes to more than \(Limits.transactionBytesMax) bytes", in: txn)
+                    if case .insert = change {
+                        inserted = entries.appendInsert(key, of: entity, values: resolver.insertValues)
+                    } else {
+                        entries.append(change)
+                    }
+                    guard entries.count <= Limits.transactionBytesMax else {
+                        throw try refusal(of: objects, transaction: ti, change: ci,
+                                          "the transaction encodes to more than \(Limits.transactionBytesMax) bytes", in: txn)
+                    }
                 }
                 objects[slot].changed(to: ObjectValues.applying(change, to: current), at: seq, inserted: inserted)
                 changes.append(change)
+                if deferred {
+                    references.record(change, before: current, after: objects[slot].values, index: ci)
+                    // A transaction reproduced as logged (import, replay, a replica) holds its rules' consequences.
+                    if case .delete = change, request.expected == nil {
+                        do {
+                            try applyDeleteRules(of: key, seq: seq, change: ci, objects: &objects, changes: &changes,
+                                                 causes: &causes, references: &references, format: format, in: txn)
+                        } catch let refusal as ChangeResolver.Refusal {
+                            throw try self.refusal(of: objects, transaction: ti, change: ci, refusal.reason, in: txn)
+                        }
+                    }
+                }
+            }
+            if deferred {
+                if let problem = try references.integrityProblem(refs: try refsDatabase(), objects: objectsDB, in: txn) {
+                    throw try refusal(of: objects, transaction: ti, change: problem.change, problem.reason, in: txn)
+                }
+                guard changes.count <= Limits.transactionChangesMax else {
+                    throw try refusal(of: objects, transaction: ti, change: causes.last ?? 0,
+                                      "its delete rules make more than \(Limits.transactionChangesMax) changes in one transaction", in: txn)
+                }
+                entries.begin(seq: seq, time: time, author: request.author, changeCount: changes.count)
+                for (i, change) in changes.enumerated() {
+                    entries.append(change)
+                    guard entries.count <= Limits.transactionBytesMax else {
+                        throw try refusal(of: objects, transaction: ti, change: causes[i],
+                                          "the transaction encodes to more than \(Limits.transactionBytesMax) bytes", in: txn)
+                    }
+                }
             }
             let entry = entries.end()
             try withUnsafeBytes(of: seq.bigEndian) { key in
@@ -185,6 +223,7 @@ extension LogStore {
         let checkpoints = try checkpointsBeforeWrite(headBefore: headBefore, format: format, in: txn)
         if let checkpoints { try copyRowsBeforeWrite(of: objects, directory: checkpoints, in: txn) }
         try writeRows(of: objects, entries: entries, format: format, in: txn)
+        if references.isActive { try references.write(refs: try refsDatabase(), in: txn) }
         if var checkpoints { try advanceCheckpoints(&checkpoints, head: head, changes: changeCount, in: txn) }
         try putMeta(txn, MetaKey.head, bigEndianBytes(head), format: format)
         return result

@@ -38,7 +38,8 @@ extension LogStore {
         let firstSchema = try schema(at: 0)
         let target = try LogStore.create(at: path, schema: firstSchema, options: options)
         var done: UInt64 = 0
-        if bySlot { done = try copyBySlot(into: target, schema: firstSchema, through: end, chunk: size, progress: progress) }
+        // Copying by slot writes object rows, not the relationships index: a log with relationships replays as appends.
+        if bySlot && !firstSchema.hasRelationships { done = try copyBySlot(into: target, schema: firstSchema, through: end, chunk: size, progress: progress) }
         var chunk: [Transaction] = []
         func flush() throws(StoreError) {
             guard !chunk.isEmpty else { return }

@@ -22,7 +22,9 @@ extension LogStore {
     /// ways).
     func verify(bySlot: Bool, progress: ((UInt64, UInt64) -> Void)? = nil) throws(StoreError) -> VerifyReport {
         var verifier = LogVerifier(store: self, bySlot: bySlot)
-        return try verifier.run(progress: progress)
+        var report = try verifier.run(progress: progress)
+        report.problems += try referenceProblems(limit: max(0, LogVerifier.problemsMax - report.problems.count))
+        return report
     }
 }
 

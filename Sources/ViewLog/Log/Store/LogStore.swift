@@ -13,6 +13,7 @@ import Darwin
 /// - `meta`: format version, head, and the schema of each position where it changed.
 /// - `checkpoints`: the object rows as they were at a few seqs, built by appends (``CheckpointPolicy``); time travel
 ///   starts from the nearest one.
+/// - `refs`: the reverse index of relationships: target → the objects that name it (``ReferenceKey``).
 ///
 /// Every append writes them in **one** LMDB write transaction, so `objects == replay(log)` always holds
 /// (``verify(progress:)`` checks it). A `LogStore` is `Sendable`: share one per path in a process (LMDB's rule,
@@ -28,6 +29,10 @@ public final class LogStore: Sendable {
     /// The checkpoints (``CheckpointDirectory``): `nil` only in a store opened read-only that has none yet (a
     /// store made by code older than checkpoints gets the database when it is first opened for writing).
     let checkpointsDB: LMDBDatabase?
+    /// The reverse index of relationships (``ReferenceKey``): `nil` only in a store opened read-only that has none
+    /// yet (a store made by code older than relationships gets it when it is first opened for writing; until its
+    /// schema has a relationship it stays empty).
+    let refsDB: LMDBDatabase?
     /// When this store's appends start checkpoints and how fast they build them.
     let checkpointPolicy: CheckpointPolicy
     /// The last schema read from the metadata, with the stored text it was parsed from. Every append reads
@@ -55,6 +60,11 @@ public final class LogStore: Sendable {
                 checkpointsDB = try environment.database(named: "checkpoints", create: create)
             } catch where error.code == LMDBError.notFound.code {
                 checkpointsDB = options.readOnly ? nil : try environment.database(named: "checkpoints", create: true)
+            }
+            do {
+                refsDB = try environment.database(named: "refs", create: create)
+            } catch where error.code == LMDBError.notFound.code {
+                refsDB = options.readOnly ? nil : try environment.database(named: "refs", create: true)
             }
         } catch where error.code == LMDBError.notFound.code {
             throw StoreError.notAStore(path: path, reason: "its LMDB file has no ViewLog databases")
