@@ -146,6 +146,7 @@ extension LogStore {
                 do { entity = try resolver.checkedEntity(of: key) } catch {
                     throw try refusal(of: objects, transaction: ti, change: ci, error.reason, in: txn)
                 }
+                if deferred { objects.reserveOneMore() }  // delete rules may have taken the room of later changes
                 let (slot, isNew) = objects.slot(of: key)
                 let current: ObjectValues?
                 if !isNew {

@@ -1,0 +1,348 @@
+import Foundation
+import Testing
+import TestSupport
+@_spi(Engine) @testable import ViewLog
+
+/// A schema with relationships (DESIGN §10): employees in departments, each with an optional manager; projects
+/// owned by a department (required, cascading) and reviewed by an employee (deny).
+let graphSchemaText = """
+{"entities": {
+  "Employee": {"id": "string", "attributes": {"name": {"type": "string"}, "height": {"type": "int", "optional": true}},
+    "relationships": {"department": {"to": "Department", "optional": true, "inverse": "employees"},
+                      "manager": {"to": "Employee", "optional": true, "inverse": "reports"}}},
+  "Department": {"id": "int", "attributes": {"name": {"type": "string"}, "floor": {"type": "int", "optional": true}}},
+  "Project": {"id": "int", "attributes": {"title": {"type": "string"}},
+    "relationships": {"owner": {"to": "Department", "onDelete": "cascade", "inverse": "projects"},
+                      "reviewer": {"to": "Employee", "optional": true, "onDelete": "deny"}}}
+}}
+"""
+
+func graphSchema() throws -> Schema { try Schema(jsonText: graphSchemaText) }
+
+private func graphStore() throws -> LogStore {
+    try LogStore.create(at: newStorePath(), schema: try graphSchema(), options: StoreOptions(durable: false))
+}
+
+private func emp(_ id: String, _ name: String, department: Int64? = nil, manager: String? = nil) -> ChangeRequest {
+    .insert(entity: "Employee", id: .string(id), values: ["name": .string(name),
+                                                          "department": department.map(Value.int) ?? .null,
+                                                          "manager": manager.map(Value.string) ?? .null])
+}
+
+private func dept(_ id: Int64, _ name: String) -> ChangeRequest {
+    .insert(entity: "Department", id: .int(id), values: ["name": .string(name)])
+}
+
+/// The changes of `t` as `op Entity id` lines, for comparing logged consequences.
+private func outline(_ t: Transaction) -> [String] {
+    t.changes.map { c in
+        switch c {
+        case .insert(let k, _): return "insert \(k.entity) \(k.id.json.text)"
+        case .update(let k, let v, _): return "update \(k.entity) \(k.id.json.text) \(v.keys.sorted().joined(separator: ","))"
+        case .delete(let k, _): return "delete \(k.entity) \(k.id.json.text)"
+        case .schema: return "schema"
+        }
+    }
+}
+
+@Suite("Relationships: schema")
+struct RelationshipSchemaTests {
+    @Test func relationshipsAreStoredAsAttributesOfTheTargetsIDTypeWithTheirRules() throws {
+        let schema = try graphSchema()
+        let e = try schema.entity(named: "Employee")
+        let department = try #require(e.attribute(named: "department"))
+        #expect(department.type == .int && department.isOptional)
+        #expect(department.relationship == Relationship(target: "Department", inverse: "employees", deleteRule: .nullify))
+        let owner = try #require(try schema.entity(named: "Project").attribute(named: "owner"))
+        #expect(owner.type == .int && !owner.isOptional && owner.relationship?.deleteRule == .cascade)
+        #expect(e.attribute(named: "manager")?.type == .string)
+        #expect(schema.inverse(named: "employees", of: "Department") == InverseRelationship(name: "employees", source: "Employee", relationship: "department"))
+        #expect(schema.relationships(targeting: "Department").map { "\($0.source).\($0.relationship.name)" } == ["Employee.department", "Project.owner"])
+        // The schema's JSON keeps them apart from attributes, and reads back the same.
+        let text = schema.json.text
+        #expect(text.contains("\"relationships\""))
+        #expect(try Schema(jsonText: text) == schema)
+    }
+
+    @Test func defaultDeleteRulesFollowOptionality() throws {
+        let schema = try Schema(jsonText: """
+        {"entities": {"A": {"id": "int", "relationships": {"b": {"to": "B", "optional": true}, "c": {"to": "B"}}}, "B": {"id": "string"}}}
+        """)
+        let a = try schema.entity(named: "A")
+        #expect(a.attribute(named: "b")?.relationship?.deleteRule == .nullify)
+        #expect(a.attribute(named: "c")?.relationship?.deleteRule == .deny)
+        #expect(a.attribute(named: "c")?.type == .string)
+    }
+
+    @Test(arguments: [
+        (#"{"entities": {"A": {"relationships": {"b": {"to": "Nope"}}}}}"#, "relationship 'b' of entity 'A' names unknown entity 'Nope'"),
+        (#"{"entities": {"A": {"relationships": {"b": {"to": "A", "onDelete": "nullify"}}}}}"#, "is required: its onDelete cannot be \"nullify\""),
+        (#"{"entities": {"A": {"relationships": {"b": {"to": "A", "onDelete": "explode"}}}}}"#, "'onDelete' must be \"nullify\", \"cascade\" or \"deny\""),
+        (#"{"entities": {"A": {"relationships": {"b": {"to": "A", "weight": 1}}}}}"#, "unknown key 'weight'"),
+        (#"{"entities": {"A": {"relationships": {"b": {"optional": true}}}}}"#, "needs a \"to\""),
+        (#"{"entities": {"A": {"attributes": {"x": "int"}, "relationships": {"b": {"to": "A", "optional": true, "inverse": "x"}}}}}"#, "inverse 'x' is already an attribute or relationship of A"),
+        (#"{"entities": {"A": {"relationships": {"b": {"to": "A", "optional": true, "inverse": "r"}, "c": {"to": "A", "optional": true, "inverse": "r"}}}}}"#, "inverse 'r' of entity 'A' is declared twice"),
+        (#"{"entities": {"A": {"attributes": {"b": "int"}, "relationships": {"b": {"to": "A", "optional": true}}}}}"#, "has attribute 'b' twice"),
+    ])
+    func badRelationshipsAreRefusedNamingThem(text: String, message: String) {
+        #expect { try Schema(jsonText: text) } throws: { "\($0)".contains(message) }
+    }
+
+    @Test func evolutionAddsOptionalRelationshipsAndInversesOnly() throws {
+        let old = try Schema(jsonText: #"{"entities": {"A": {"id": "int", "relationships": {"b": {"to": "B", "optional": true}}}, "B": {"id": "int"}}}"#)
+        let withInverse = try Schema(jsonText: #"{"entities": {"A": {"id": "int", "relationships": {"b": {"to": "B", "optional": true, "inverse": "as"}}}, "B": {"id": "int"}}}"#)
+        try withInverse.checkAdditive(over: old)
+        let newOptional = try Schema(jsonText: #"{"entities": {"A": {"id": "int", "relationships": {"b": {"to": "B", "optional": true}, "c": {"to": "A", "optional": true}}}, "B": {"id": "int"}}}"#)
+        try newOptional.checkAdditive(over: old)
+        let newRequired = try Schema(jsonText: #"{"entities": {"A": {"id": "int", "relationships": {"b": {"to": "B", "optional": true}, "c": {"to": "A", "onDelete": "cascade"}}}, "B": {"id": "int"}}}"#)
+        #expect { try newRequired.checkAdditive(over: old) } throws: { "\($0)".contains("new relationship 'c' of entity 'A' is required") }
+        let changedRule = try Schema(jsonText: #"{"entities": {"A": {"id": "int", "relationships": {"b": {"to": "B", "optional": true, "onDelete": "cascade"}}}, "B": {"id": "int"}}}"#)
+        #expect { try changedRule.checkAdditive(over: old) } throws: { "\($0)".contains("relationship 'b' of entity 'A' changed") }
+    }
+}
+
+@Suite("Relationships: integrity and delete rules")
+struct RelationshipIntegrityTests {
+    @Test func orderWithinATransactionIsFreeAndValuesAreTheTargetsIDs() throws {
+        let store = try graphStore()
+        // An employee before its department; two employees naming each other.
+        try store.append([emp("e1", "Ann", department: 7, manager: "e2"), emp("e2", "Bob", department: 7, manager: "e1"), dept(7, "Sales")], author: "t")
+        #expect(try store.object(employee("e1"))?["department"] == .int(7))
+        #expect(try store.object(employee("e2"))?["manager"] == .string("e1"))
+        #expect(try store.verify().isOK)
+    }
+
+    @Test func aMissingTargetIsRefusedNamingTheObjectTheRelationshipAndTheID() throws {
+        let store = try graphStore()
+        try store.append([dept(7, "Sales")], author: "t")
+        #expect {
+            try store.append([TransactionRequest(author: "t", changes: [dept(8, "Ops")]),
+                              TransactionRequest(author: "t", changes: [emp("e1", "Ann", department: 9)])])
+        } throws: { error in
+            guard case StoreError.invalidChange(1, 0, let reason) = error else { return false }
+            return reason == "insert of Employee \"e1\": relationship 'department' names Department 9, which does not exist"
+        }
+        #expect(try store.head == 1)  // nothing appended, not even the first transaction
+        try store.append([emp("e1", "Ann", department: 7)], author: "t")
+        #expect { try store.append([.update(entity: "Employee", id: .string("e1"), values: ["manager": .string("zz")])], author: "t") }
+            throws: { "\($0)".contains("update of Employee \"e1\": relationship 'manager' names Employee \"zz\", which does not exist") }
+        // A wrong id type is refused by type, as for any attribute.
+        #expect { try store.append([.update(entity: "Employee", id: .string("e1"), values: ["department": .string("7")])], author: "t") }
+            throws: { "\($0)".contains("department") }
+    }
+
+    @Test func nullifyAndCascadeAreLoggedRightAfterTheirDeleteInSection10sOrder() throws {
+        let store = try graphStore()
+        try store.append([dept(7, "Sales"), dept(8, "Ops"),
+                          emp("b", "Bob", department: 7), emp("a", "Ann", department: 7, manager: "b"), emp("c", "Cy", department: 8),
+                          .insert(entity: "Project", id: .int(10), values: ["title": .string("X"), "owner": .int(7)]),
+                          .insert(entity: "Project", id: .int(2), values: ["title": .string("Y"), "owner": .int(7)])], author: "t")
+        let t = try store.append([.delete(entity: "Department", id: .int(7)), .update(entity: "Employee", id: .string("c"), values: ["name": .string("Cyd")])], author: "t")
+        // Referring entities in code-point order (Employee, Project), then relationships, then ids (2 before 10).
+        #expect(outline(t) == ["delete Department 7", "update Employee \"a\" department", "update Employee \"b\" department",
+                               "delete Project 2", "delete Project 10", "update Employee \"c\" name"])
+        // Cascades run depth first; an object already deleted is skipped.
+        let schema = try Schema(jsonText: #"{"entities": {"N": {"id": "int", "relationships": {"up": {"to": "N", "optional": true, "onDelete": "cascade"}}}}}"#)
+        let tree = try LogStore.create(at: newStorePath(), schema: schema, options: StoreOptions(durable: false))
+        func n(_ id: Int64, _ up: Int64?) -> ChangeRequest { .insert(entity: "N", id: .int(id), values: ["up": up.map(Value.int) ?? .null]) }
+        try tree.append([n(1, nil), n(2, 1), n(3, 2), n(4, 1), n(5, 3)], author: "t")
+        let cascade = try tree.append([.delete(entity: "N", id: .int(1))], author: "t")
+        #expect(outline(cascade) == ["delete N 1", "delete N 2", "delete N 3", "delete N 5", "delete N 4"])
+        #expect(try tree.objects(of: "N").isEmpty)
+        #expect(try tree.verify().isOK && store.verify().isOK)
+        // The log alone replays it, forwards and backwards.
+        #expect(try store.objects(of: "Employee", at: 1).count == 3)
+        #expect(try store.object(employee("a"))?["department"] == .null)
+    }
+
+    @Test func denyRefusesUnlessTheReferrersAreGoneAtTheEndOfTheTransaction() throws {
+        let store = try graphStore()
+        try store.append([dept(7, "Sales"), emp("e1", "Ann", department: 7),
+                          .insert(entity: "Project", id: .int(1), values: ["title": .string("X"), "owner": .int(7), "reviewer": .string("e1")])], author: "t")
+        #expect { try store.append([.delete(entity: "Employee", id: .string("e1"))], author: "t") }
+            throws: { "\($0)".contains("delete of Employee \"e1\": Project 1 still names it through 'reviewer' (onDelete: deny)") }
+        // Re-pointed later in the same transaction: allowed.
+        try store.append([.delete(entity: "Employee", id: .string("e1")),
+                          .update(entity: "Project", id: .int(1), values: ["reviewer": .null])], author: "t")
+        #expect(try store.verify().isOK)
+    }
+
+    @Test func importReplayAndVerbatimAppendsReproduceLoggedConsequences() throws {
+        let store = try graphStore()
+        try store.append([dept(7, "Sales"), emp("a", "Ann", department: 7),
+                          .insert(entity: "Project", id: .int(1), values: ["title": .string("X"), "owner": .int(7)])], author: "t")
+        try store.append([.delete(entity: "Department", id: .int(7))], author: "t")
+        let replayed = try store.replay(into: newStorePath(), options: StoreOptions(durable: false))
+        #expect(try replayed.transactions() == store.transactions())
+        #expect(try replayed.verify().isOK)
+        let copy = try graphStore()
+        try copy.appendVerbatim(try store.transactions())
+        #expect(try copy.verify().isOK)
+        #expect(try copy.transactions(after: 1)[0].changes.count == 3)
+    }
+
+    @Test func verifyFindsADamagedOrMissingReferenceEntry() throws {
+        let store = try graphStore()
+        try store.append([dept(7, "Sales"), emp("a", "Ann", department: 7)], author: "t")
+        let refs = try #require(store.refsDB)
+        let key = ReferenceKey.key(target: ObjectKey(entity: "Department", id: .int(7)), source: employee("a"), relationship: "department")
+        try store.environment.write { txn in _ = try txn.delete(refs, key: key) }
+        #expect(try store.verify().problems.contains { $0.contains("no entry for Employee \"a\" naming Department 7 through 'department'") })
+        try store.environment.write { txn in try txn.put(refs, key: key, value: [0, 0, 0, 0]) }
+        #expect(try store.verify().problems.contains { $0.contains("does not match its checksum") })
+        let stray = ReferenceKey.key(target: ObjectKey(entity: "Department", id: .int(7)), source: employee("zz"), relationship: "department")
+        try store.environment.write { txn in
+            try txn.put(refs, key: key, value: key.withUnsafeBytes { ReferenceKey.value(of: $0) })
+            try txn.put(refs, key: stray, value: stray.withUnsafeBytes { ReferenceKey.value(of: $0) })
+        }
+        #expect(try store.verify().problems == ["relationships index (refs): Employee \"zz\" names Department 7 through 'department', but the object does not"])
+    }
+
+    @Test func referenceKeysDecodeTotally() throws {
+        let key = ReferenceKey.key(target: ObjectKey(entity: "Department", id: .int(-3)), source: ObjectKey(entity: "Employee", id: .string("é")), relationship: "department")
+        let e = try key.withUnsafeBytes { try ReferenceKey.decode($0) }
+        #expect(e == ReferenceKey.Entry(target: ObjectKey(entity: "Department", id: .int(-3)), source: ObjectKey(entity: "Employee", id: .string("é")), relationship: "department"))
+        var g = SeededGenerator(stream: 27)
+        for _ in 0..<2_000 {  // any bytes: a value or an error, never a trap
+            var bytes = key
+            for _ in 0..<Int.random(in: 1...4, using: &g) { bytes[Int.random(in: 0..<bytes.count, using: &g)] = UInt8.random(in: 0...255, using: &g) }
+            bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &g)))
+            _ = bytes.withUnsafeBytes { try? ReferenceKey.decode($0) }
+        }
+    }
+}
+
+/// Random graph workloads against a plain model of DESIGN §10's rules: every transaction either appends exactly the
+/// changes the model predicts (consequences included, in order) or is refused exactly when the model refuses it, and
+/// the store's objects and relationships index stay equal to the model (verify).
+@Suite("Relationships: model-based")
+struct RelationshipModelTests {
+    struct Model {
+        var objects: [ObjectKey: ObjectValues] = [:]
+        let schema: Schema
+
+        func referrers(of target: ObjectKey) -> [(ObjectKey, Attribute)] {
+            var out: [(ObjectKey, Attribute)] = []
+            for (source, a) in schema.relationships(targeting: target.entity) {
+                let ids = objects.filter { $0.key.entity == source && $0.value[a.name].flatMap(ObjectID.init) == target.id }.map(\.key).sorted()
+                out += ids.map { ($0, a) }
+            }
+            return out
+        }
+
+        /// Applies `requests` as one transaction; the logged outline, or `nil` when refused.
+        mutating func apply(_ requests: [ChangeRequest]) -> [String]? {
+            let saved = objects
+            var log: [String] = []
+            var deleted: [ObjectKey] = []
+            var touched: Set<ObjectKey> = []
+            func delete(_ key: ObjectKey) {
+                objects[key] = nil
+                log.append("delete \(key.entity) \(key.id.json.text)")
+                deleted.append(key)
+                for (source, a) in referrers(of: key) where objects[source] != nil {
+                    switch a.relationship!.deleteRule {
+                    case .nullify:
+                        objects[source]![a.name] = .null
+                        log.append("update \(source.entity) \(source.id.json.text) \(a.name)")
+                    case .cascade: delete(source)
+                    case .deny: break
+                    }
+                }
+            }
+            for r in requests {
+                let key = r.key
+                touched.insert(key)
+                switch r {
+                case .insert(_, _, let v):
+                    guard objects[key] == nil else { objects = saved; return nil }
+                    var full = v
+                    for a in schema.entities[key.entity]!.attributes where full[a.name] == nil { full[a.name] = .null }
+                    objects[key] = full
+                    log.append("insert \(key.entity) \(key.id.json.text)")
+                case .update(_, _, let v):
+                    guard objects[key] != nil else { objects = saved; return nil }
+                    for (k, x) in v { objects[key]![k] = x }
+                    log.append("update \(key.entity) \(key.id.json.text) \(v.keys.sorted().joined(separator: ","))")
+                case .delete:
+                    guard objects[key] != nil else { objects = saved; return nil }
+                    delete(key)
+                }
+            }
+            for key in touched {
+                guard let values = objects[key] else { continue }
+                for a in schema.entities[key.entity]!.relationships {
+                    if let id = values[a.name].flatMap(ObjectID.init), objects[ObjectKey(entity: a.relationship!.target, id: id)] == nil {
+                        objects = saved
+                        return nil
+                    }
+                }
+            }
+            for key in deleted {
+                for (_, a) in referrers(of: key) where a.relationship!.deleteRule == .deny || objects[key] == nil {
+                    objects = saved
+                    return nil
+                }
+            }
+            return log
+        }
+    }
+
+    @Test(arguments: 0..<6)
+    func randomGraphWorkloadsMatchTheModel(stream: UInt64) throws {
+        var g = SeededGenerator(stream: 2700 + stream)
+        let schema = try graphSchema()
+        let store = try LogStore.create(at: newStorePath(), schema: schema, options: StoreOptions(durable: false))
+        defer { try? FileManager.default.removeItem(atPath: store.path) }
+        var model = Model(schema: schema)
+        let employees = (0..<8).map { "e\($0)" }, departments: [Int64] = [1, 2, 3, 10], projects: [Int64] = [1, 2, 11]
+        func maybe<T>(_ xs: [T]) -> T? { Bool.random(using: &g) && Bool.random(using: &g) ? nil : xs.randomElement(using: &g)! }
+        func request() -> ChangeRequest {
+            switch Int.random(in: 0..<10, using: &g) {
+            case 0, 1:
+                return .insert(entity: "Department", id: .int(departments.randomElement(using: &g)!), values: ["name": .string("d")])
+            case 2, 3:
+                return emp(employees.randomElement(using: &g)!, "n", department: maybe(departments), manager: maybe(employees))
+            case 4:
+                return .insert(entity: "Project", id: .int(projects.randomElement(using: &g)!),
+                               values: ["title": .string("p"), "owner": .int(departments.randomElement(using: &g)!),
+                                        "reviewer": maybe(employees).map(Value.string) ?? .null])
+            case 5:
+                return .update(entity: "Employee", id: .string(employees.randomElement(using: &g)!),
+                               values: Bool.random(using: &g) ? ["department": maybe(departments).map(Value.int) ?? .null]
+                                                              : ["manager": maybe(employees).map(Value.string) ?? .null])
+            case 6:
+                return .update(entity: "Project", id: .int(projects.randomElement(using: &g)!), values: ["reviewer": maybe(employees).map(Value.string) ?? .null])
+            case 7:
+                return .delete(entity: "Employee", id: .string(employees.randomElement(using: &g)!))
+            case 8:
+                return .delete(entity: "Department", id: .int(departments.randomElement(using: &g)!))
+            default:
+                return .delete(entity: "Project", id: .int(projects.randomElement(using: &g)!))
+            }
+        }
+        var appended = 0
+        for step in 0..<150 {
+            let requests = (0..<Int.random(in: 1...4, using: &g)).map { _ in request() }
+            let predicted = model.apply(requests)
+            let head = try store.head
+            let result = Result { try store.append(requests, author: "m") }
+            switch (predicted, result) {
+            case (let log?, .success(let t)):
+                #expect(outline(t) == log, "step \(step), \(g.rerunHint)")
+                appended += 1
+            case (nil, .failure):
+                #expect(try store.head == head, "a refused transaction appended, step \(step)")
+            default:
+                Issue.record("step \(step): model \(predicted.map { "\($0)" } ?? "refused"), store \(result), requests \(requests), \(g.rerunHint)")
+                return
+            }
+        }
+        for entity in ["Employee", "Department", "Project"] {
+            let stored = Dictionary(uniqueKeysWithValues: try store.objects(of: entity).map { (ObjectKey(entity: entity, id: $0.id), $0.values) })
+            #expect(stored == model.objects.filter { $0.key.entity == entity }, "\(entity), \(g.rerunHint)")
+        }
+        #expect(try store.verify().isOK)
+        #expect(appended > 10)
+    }
+}
