@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+import ViewLogTesting
 
 /// A schema with relationships (DESIGN §10): employees in departments, each with an optional manager; projects
 /// owned by a department (required, cascading) and reviewed by an employee (deny).
@@ -344,5 +345,114 @@ struct RelationshipModelTests {
         }
         #expect(try store.verify().isOK)
         #expect(appended > 10)
+    }
+}
+
+/// Views over key paths (DESIGN §10): a related object's change reaches the rows that reach it, in every context,
+/// at every position, in both directions, exactly as a recomputation says and by the UITableView rules.
+@Suite("Relationships: views over key paths")
+struct KeyPathViewTests {
+    @Test(arguments: [
+        ("manager.manager.manager.department.name", "more than 3 relationships"),
+        ("department.nme", "Department has no attribute or relationship 'nme'"),
+        ("name.length", "'name' of Employee is an attribute, not a relationship"),
+        ("department.employees", "is a to-many relationship"),
+    ])
+    func badKeyPathsAreRefusedWhenTheViewIsMade(path: String, message: String) throws {
+        let schema = try graphSchema()
+        let request = FetchRequest(entity: "Employee", sortDescriptors: [ViewSortDescriptor(key: path)])
+        #expect { try request.validate(against: schema) } throws: { "\($0)".contains(message) }
+        // A named view is checked when the schema is given.
+        let text = String(graphSchemaText.dropLast()) + ", \"views\": {\"v\": {\"entity\": \"Employee\", \"sort\": \"\(path)\"}}}"
+        #expect { try Schema(jsonText: text) } throws: { "\($0)".contains(message) }
+    }
+
+    @Test func aSiblingContextsRenameMovesExactlyTheRowsSectionedByTheDepartmentsName() throws {
+        let store = try graphStore()
+        try store.append([dept(1, "Sales"), dept(2, "Ops"), emp("a", "Ann", department: 1), emp("b", "Bob", department: 2),
+                          emp("c", "Cy", department: 1), emp("d", "Di")], author: "t")
+        let main = try Context(store: store, name: "main")
+        let request = FetchRequest(entity: "Employee", sortDescriptors: [ViewSortDescriptor(key: "department.name"), ViewSortDescriptor(key: "name")],
+                                   sectionKey: "department.name")
+        let controller = try main.makeResultsController(request)
+        #expect(controller.snapshot.sections.map(\.rows) == [[.string("d")], [.string("b")], [.string("a"), .string("c")]])
+        var changes: [ChangeSet] = []
+        let observation = controller.observe { if case .changes(let c) = $0 { changes.append(c) } }
+        defer { observation.cancel() }
+        // A sibling context renames Sales to Alpha: a and c move to the section before Ops.
+        let sibling = try Context(store: store, name: "sibling")
+        try sibling.update("Department", id: .int(1), values: ["name": .string("Alpha")])
+        try sibling.save()
+        let before = controller.snapshot
+        try main.refresh()
+        let after = controller.snapshot
+        #expect(after.sections.map(\.rows) == [[.string("d")], [.string("a"), .string("c")], [.string("b")]])
+        let change = try #require(changes.last)
+        #expect(ChangeSetValidator.validate(change, from: before, to: after).isEmpty)
+        #expect(Set(change.rowChanges.map(\.id)) == [.string("a"), .string("c")])
+        #expect(change.rowChanges.allSatisfy { $0.changed.contains("department.name") })
+        // Another process's view of it: a fresh context at the head agrees.
+        #expect(try Context(store: store, name: "fresh").makeResultsController(request).snapshot == after)
+        #expect(controller.pathValues(of: .string("a")) == ["department.name": .string("Alpha")])
+    }
+
+    @Test(arguments: 0..<4)
+    func randomGraphWorkloadsKeepEveryKeyPathViewEqualToARecomputation(stream: UInt64) throws {
+        var g = SeededGenerator(stream: 2710 + stream)
+        let store = try graphStore()
+        defer { try? FileManager.default.removeItem(atPath: store.path) }
+        let requests: [FetchRequest] = [
+            FetchRequest(entity: "Employee", sortDescriptors: [ViewSortDescriptor(key: "department.name"), ViewSortDescriptor(key: "name")], sectionKey: "department.name"),
+            FetchRequest(entity: "Employee", predicate: try ViewPredicate("department.floor > 1 OR manager.department.name == 'd1'"),
+                         sortDescriptors: [ViewSortDescriptor(key: "manager.name", ascending: false)], limit: 3, offset: 1),
+            FetchRequest(entity: "Project", predicate: try ViewPredicate("owner.name != 'd0'"), sortDescriptors: [ViewSortDescriptor(key: "reviewer.department.floor")],
+                         sectionKey: "owner.floor"),
+        ]
+        let ids = (0..<6).map { "e\($0)" }
+        func value<T>(_ xs: [T]) -> T { xs.randomElement(using: &g)! }
+        let live = try Context(store: store, name: "live")
+        var controllers = try requests.map { try live.makeResultsController($0) }
+        for step in 0..<60 {
+            var batch: [ChangeRequest] = []
+            for _ in 0..<Int.random(in: 1...3, using: &g) {
+                switch Int.random(in: 0..<6, using: &g) {
+                case 0: batch.append(.insert(entity: "Department", id: .int(value([1, 2, 3])), values: ["name": .string("d\(value([0, 1, 2]))"), "floor": value([.null, .int(1), .int(2)])]))
+                case 1: batch.append(.update(entity: "Department", id: .int(value([1, 2, 3])), values: Bool.random(using: &g) ? ["name": .string("d\(value([0, 1, 2]))")] : ["floor": value([.null, .int(1), .int(3)])]))
+                case 2: batch.append(emp(value(ids), "n\(value([0, 1, 2]))", department: value([nil, 1, 2, 3]), manager: value([nil] + ids)))
+                case 3: batch.append(.update(entity: "Employee", id: .string(value(ids)), values: value([["department": value([.null, .int(1), .int(2)])], ["manager": value([.null, .string("e0"), .string("e1")])], ["name": .string("n\(value([0, 1, 2]))")]])))
+                case 4: batch.append(.insert(entity: "Project", id: .int(value([1, 2])), values: ["title": .string("p"), "owner": .int(value([1, 2, 3])), "reviewer": value([.null, .string("e0"), .string("e2")])]))
+                default: batch.append(value([.delete(entity: "Department", id: .int(value([1, 2, 3]))), .delete(entity: "Employee", id: .string(value(ids)))]))
+                }
+            }
+            _ = try? store.append(batch, author: "w")
+            let befores = controllers.map(\.snapshot)
+            var sets: [ChangeSet?] = Array(repeating: nil, count: controllers.count)
+            let observations = controllers.enumerated().map { i, c in c.observe { if case .changes(let s) = $0 { sets[i] = s } } }
+            try live.refresh()
+            observations.forEach { $0.cancel() }
+            for (i, c) in controllers.enumerated() {
+                let fresh = try Context(store: store, name: "fresh").makeResultsController(requests[i])
+                #expect(c.snapshot == fresh.snapshot, "view \(i) step \(step), \(g.rerunHint)")
+                if let s = sets[i] { #expect(ChangeSetValidator.validate(s, from: befores[i], to: c.snapshot).isEmpty, "view \(i) step \(step) \(s), \(g.rerunHint)") }
+            }
+            if step % 20 == 19 { controllers = try requests.map { try live.makeResultsController($0) } }
+        }
+        // Time travel both ways between random positions: a move gives the view a recomputation gives.
+        let head = try store.head
+        for _ in 0..<12 {
+            let a = UInt64.random(in: 0...head, using: &g), b = UInt64.random(in: 0...head, using: &g)
+            for (i, request) in requests.enumerated() {
+                let context = try Context(store: store, name: "travel", at: a)
+                let c = try context.makeResultsController(request)
+                let before = c.snapshot
+                var set: ChangeSet?
+                let o = c.observe { if case .changes(let s) = $0 { set = s } }
+                try context.move(to: b)
+                o.cancel()
+                let expected = try Context(store: store, name: "at", at: b).makeResultsController(request).snapshot
+                #expect(c.snapshot == expected, "view \(i) \(a)→\(b), \(g.rerunHint)")
+                if let set { #expect(ChangeSetValidator.validate(set, from: before, to: c.snapshot).isEmpty, "view \(i) \(a)→\(b)") }
+            }
+        }
     }
 }

@@ -13,6 +13,8 @@ extension Context {
     public func makeResultsController(_ request: FetchRequest) throws -> ResultsController {
         try processPendingChanges()
         let entity = try self.entity(of: request)
+        let (viewEntity, paths) = try schema.viewEntity(of: request)
+        if !paths.isEmpty { return adopt(try makeRelationalController(request, entity: viewEntity, paths: paths)) }
         let plan = try ViewPlan(request, for: entity)
         let controller: ResultsController
         if let streamed = try headController(plan, entity) {
@@ -73,6 +75,7 @@ extension Context {
         try processPendingChanges()
         let entity = try self.entity(of: request)
         guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
+        guard try schema.viewEntity(of: request).paths.isEmpty else { return nil }  // rows with path values: by objects
         let plan = try ViewPlan(request, for: entity)
         var rows = ViewRowRecords(entity: entity)
         // Room for every object row (an upper bound, reserved, not touched): the rows kept are never copied to grow.
@@ -101,6 +104,8 @@ extension Context {
         try processPendingChanges()
         let entity = try self.entity(of: request)
         let objects = try self.objects(of: entity.name, staged: processed)
+        let (viewEntity, paths) = try schema.viewEntity(of: request)
+        if !paths.isEmpty { return (adopt(try makeRelationalController(request, entity: viewEntity, paths: paths)), objects) }
         let controller = try ResultsController(fetchRequest: request, entity: entity,
                                                objects: objects.lazy.map { ($0.id, $0.values) }, position: position)
         return (adopt(controller), objects)
@@ -109,6 +114,15 @@ extension Context {
     /// The view of `request` at this context's position with its processed changes, for a controller's refetch.
     func refetch(_ controller: ResultsController, _ request: FetchRequest) throws {
         try processPendingChanges()
+        let (viewEntity, paths) = try schema.viewEntity(of: request)
+        if !paths.isEmpty {
+            let relational = RelationalView(paths: paths, pathValues: [:])
+            let rows = try relationalRows(of: viewEntity.name, relational)
+            controller.relational = relational
+            controller.reload(objects: rows, position: position, plan: try ViewPlan(request, for: viewEntity))
+            return
+        }
+        controller.relational = nil
         let plan = try ViewPlan(request, for: controller.entity)
         // A controller that filters with a closure may read any attribute.
         let read: [Attribute]?
@@ -136,6 +150,10 @@ extension Context {
         position = p
         observers.removeAll { $0.observer == nil }
         for case let controller as ResultsController in observers.map(\.observer) {
+            if controller.relational != nil {  // with its path values, from the new position
+                try refetch(controller, controller.fetchRequest)
+                continue
+            }
             let objects = try store.objects(of: controller.entity.name, at: p)
             try controller.reload(objects: objects.lazy.map { ($0.id, $0.values) }, position: p)
         }
@@ -160,10 +178,20 @@ extension Context {
 
 @_spi(Engine) extension ResultsController: ContextObserver {
     /// The controller's entity: a context's delta needs no other.
-    @_spi(Engine) public var observedEntity: String? { entity.name }
+    @_spi(Engine) public var observedEntity: String? { relational == nil ? entity.name : nil }
 
-    /// Applies the move as one batch.
+    /// Applies the move as one batch; a view over key paths adds the rows whose path values the move changed.
     @_spi(Engine) public func context(_ context: Context, didMoveWith delta: Delta) {
-        apply(delta)
+        guard let relational else {
+            _ = apply(delta)
+            return
+        }
+        do {
+            _ = apply(try relational.augmented(delta, entity: entity.name, context: context))
+        } catch {
+            // The context could not read the related objects (a damaged store): the view starts again from what
+            // the context holds, reported as a reload, never as silence.
+            try? context.refetch(self, fetchRequest)
+        }
     }
 }

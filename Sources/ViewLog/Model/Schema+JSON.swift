@@ -156,12 +156,13 @@ extension Schema {
             }
             return Int(i)
         }
-        for (k, _) in members where !["entity", "where", "sort", "section", "limit", "offset"].contains(k) {
+        for (k, _) in members where !["entity", "where", "sort", "section", "limit", "offset", "include"].contains(k) {
             throw .invalidView(view: name, reason: "unknown key '\(k)'")
         }
         guard let entity = try text("entity") else { throw .invalidView(view: name, reason: "needs an 'entity'") }
         return ViewDefinition(entity: entity, predicate: try text("where"), sort: try text("sort"),
-                              sectionKey: try text("section"), limit: try count("limit"), offset: try count("offset"))
+                              sectionKey: try text("section"), limit: try count("limit"), offset: try count("offset"),
+                              include: try text("include"))
     }
 
     /// The schema as a JSON document, in the schema file format; entities, attributes and views sorted by name.
@@ -200,6 +201,7 @@ extension Schema {
                 if let s = v.sectionKey { spec.append(("section", .string(s))) }
                 if let l = v.limit { spec.append(("limit", .int(Int64(l)))) }
                 if let o = v.offset { spec.append(("offset", .int(Int64(o)))) }
+                if let i = v.include { spec.append(("include", .string(i))) }
                 viewMembers.append((name, .object(spec)))
             }
             members.append(("views", .object(viewMembers)))

@@ -51,7 +51,7 @@ public struct Schema: Sendable, Hashable {
             guard let entity = entities[view.entity] else {
                 throw .invalidView(view: viewName, reason: "unknown entity '\(view.entity)'")
             }
-            if let key = view.sectionKey, key != "id", entity.attribute(named: key) == nil {
+            if let key = view.sectionKey, key != "id", !key.contains("."), entity.attribute(named: key) == nil {
                 throw .invalidView(view: viewName, reason: "unknown section attribute '\(key)' of \(entity.name)")
             }
             if let limit = view.limit, limit < 0 { throw .invalidView(view: viewName, reason: "negative limit") }

@@ -15,6 +15,9 @@ public struct FetchRequest: Sendable, Hashable {
     public var offset: Int
     /// Values of the predicate's `$variables`.
     public var variables: [String: Value]
+    /// Key paths to show and follow without filtering or sorting by them (`include`, DESIGN §10): a row's path
+    /// values and its updates cover them too.
+    public var includes: [String] = []
 
     /// Makes a fetch request.
     public init(entity: String, predicate: ViewPredicate = .all, sortDescriptors: [ViewSortDescriptor] = [],
@@ -36,5 +39,13 @@ public struct FetchRequest: Sendable, Hashable {
                   predicate: try view.predicate.map { (p) throws(QueryError) in try ViewPredicate(p) } ?? .all,
                   sortDescriptors: try ViewSortDescriptor.parse(view.sort ?? ""),
                   sectionKey: view.sectionKey, limit: view.limit, offset: view.offset ?? 0, variables: variables)
+        includes = FetchRequest.includes(view.include)
+    }
+
+    /// The key paths of an `include` text: names or key paths separated by commas.
+    public static func includes(_ text: String?) -> [String] {
+        (text ?? "").split(separator: ",").map { part in
+            String(part.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        }.filter { !$0.isEmpty }
     }
 }

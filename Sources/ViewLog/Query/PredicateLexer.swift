@@ -83,9 +83,15 @@ struct PredicateLexer {
         String(String.UnicodeScalarView(scalars[start..<i]))
     }
 
+    /// A name, or a key path of names joined by `.` (`department.name`): a `.` continues it only when a name
+    /// follows at once.
     private mutating func identifier() -> String {
         let start = i
-        while let u = peek(), PredicateLexer.isIdentifierPart(u) { i += 1 }
+        while true {  // bounded: each round consumes a name
+            while let u = peek(), PredicateLexer.isIdentifierPart(u) { i += 1 }
+            guard peek() == ".", let next = peek(1), PredicateLexer.isIdentifierStart(next) else { break }
+            i += 1
+        }
         return text(from: start)
     }
 

@@ -2,6 +2,8 @@
 @_spi(Engine) public enum Limits {
     /// Longest entity, attribute or view name.
     public static let nameBytesMax = 128
+    /// Most relationships a key path follows (`manager.department.floor` follows 2), the last one counted too.
+    public static let keyPathRelationshipsMax = 3
     /// Longest string value (one attribute) in the log.
     public static let stringBytesMax = 16 * 1024 * 1024
     /// Longest input line of `append` / `import` (one transaction as JSON).

@@ -47,6 +47,8 @@ public final class ResultsController {
     /// Most events the ``changes`` sequence buffers for a consumer that is behind.
     public let changesBufferLimit: Int
 
+    /// Set when the view uses key paths (DESIGN §10): what it keeps to follow relationships.
+    var relational: RelationalView?
     @exclusivity(unchecked) var rows: OrderedRows
     var membership: Membership
     /// Working memory of ``apply(_:)``, reused from batch to batch.

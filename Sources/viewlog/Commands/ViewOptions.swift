@@ -8,6 +8,8 @@ struct ViewOptions: ParsableArguments {
     @Option(name: .customLong("where"), help: "A predicate, e.g. \"height > 170 AND name BEGINSWITH[c] 'a'\".") var predicate: String?
     @Option(help: "Sort descriptors, e.g. \"sectionName, height desc, name\".") var sort: String?
     @Option(help: "The attribute that groups rows into sections.") var section: String?
+    @Option(help: "Key paths to show and follow without filtering or sorting by them, e.g. \"department.name, manager.name\".")
+    var include: String?
     @Option(parsing: .unconditional, help: "At most this many rows.") var limit: Int?
     @Option(parsing: .unconditional, help: "Skip this many rows first.") var offset: Int?
     @Option(name: .customLong("var"), help: "A value for $NAME in the predicate: NAME=VALUE (a JSON literal or text).")
@@ -34,6 +36,7 @@ struct ViewOptions: ParsableArguments {
         } else {
             definition = ViewDefinition(entity: entity!, predicate: predicate, sort: sort, sectionKey: section)
         }
+        if let include { definition.include = include }
         if let limit { definition.limit = limit }
         if let offset { definition.offset = offset }
         let entityDescription = try schema.entity(named: definition.entity)
@@ -110,7 +113,8 @@ final class MaterializedView: ContextObserver {
     var observedEntity: String? { entity.name }
 
     func context(_ context: Context, didMoveWith delta: Delta) {
-        for d in delta.objects { values[d.key.id] = d.after }
+        // A view over key paths has its context deliver every entity's objects: keep only the rows' entity.
+        for d in delta.objects where d.key.entity == entity.name { values[d.key.id] = d.after }
     }
 
     /// Moves the view to `position` (either direction) as one batch: its change set, and the values before.
@@ -179,7 +183,16 @@ final class MaterializedView: ContextObserver {
                 w.id(id)
                 w.raw(", \"values\": {")
                 try writeValues(id, &w)
-                w.raw("}}")
+                w.raw("}")
+                if let paths = controller.pathValues(of: id) {
+                    w.raw(", \"paths\": {")
+                    for (i, name) in paths.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+                        w.key(name, first: i == 0)
+                        w.value(paths[name]!)
+                    }
+                    w.raw("}")
+                }
+                w.raw("}")
                 if w.bytes.count >= pieceBytes { drain(&w) }
             }
             row += info.numberOfObjects
