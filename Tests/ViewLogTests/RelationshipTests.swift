@@ -407,6 +407,11 @@ struct KeyPathViewTests {
                          sortDescriptors: [ViewSortDescriptor(key: "manager.name", ascending: false)], limit: 3, offset: 1),
             FetchRequest(entity: "Project", predicate: try ViewPredicate("owner.name != 'd0'"), sortDescriptors: [ViewSortDescriptor(key: "reviewer.department.floor")],
                          sectionKey: "owner.floor"),
+            FetchRequest(entity: "Department", predicate: try ViewPredicate("ANY employees.name == 'n1' OR NONE projects.title == 'p'"),
+                         sortDescriptors: [ViewSortDescriptor(key: "employees.@count", ascending: false), ViewSortDescriptor(key: "employees.@max.name")],
+                         sectionKey: "projects.@count"),
+            FetchRequest(entity: "Employee", predicate: try ViewPredicate("ALL reports.name != 'n0' AND department.employees.@count > 1"),
+                         sortDescriptors: [ViewSortDescriptor(key: "reports.@min.name")], includes: ["manager.reports.@count"]),
         ]
         let ids = (0..<6).map { "e\($0)" }
         func value<T>(_ xs: [T]) -> T { xs.randomElement(using: &g)! }
@@ -454,5 +459,65 @@ struct KeyPathViewTests {
                 if let set { #expect(ChangeSetValidator.validate(set, from: before, to: c.snapshot).isEmpty, "view \(i) \(a)→\(b)") }
             }
         }
+    }
+}
+
+@Suite("Relationships: quantifiers and aggregates")
+struct QuantifierAggregateTests {
+    @Test func aggregatesAndQuantifiersFollowSection10sNullRules() throws {
+        let store = try graphStore()
+        try store.append([dept(1, "Sales"), dept(2, "Ops"), dept(3, "Empty"),
+                          .insert(entity: "Employee", id: .string("a"), values: ["name": .string("Ann"), "height": .int(195), "department": .int(1)]),
+                          .insert(entity: "Employee", id: .string("b"), values: ["name": .string("Bob"), "height": .null, "department": .int(1)]),
+                          .insert(entity: "Employee", id: .string("c"), values: ["name": .string("Cy"), "height": .int(170), "department": .int(2)]),
+                          .insert(entity: "Employee", id: .string("d"), values: ["name": .string("Di")])], author: "t")
+        let context = try Context(store: store, name: "q")
+        func ids(_ predicate: String, _ entity: String = "Department") throws -> [ObjectID] {
+            try context.makeResultsController(FetchRequest(entity: entity, predicate: try ViewPredicate(predicate))).fetchedObjects
+        }
+        #expect(try ids("ANY employees.height > 190") == [.int(1)])
+        #expect(try ids("SOME employees.height > 190") == [.int(1)])
+        // ALL over the empty set is true; a null member compares false.
+        #expect(try ids("ALL employees.height > 100") == [.int(2), .int(3)])
+        #expect(try ids("NONE employees.height > 190") == [.int(2), .int(3)])
+        #expect(try ids("employees.@count == 0") == [.int(3)])
+        // Through a null relationship: an aggregate is null, a quantifier ranges over nothing.
+        #expect(try ids("department.employees.@count == nil", "Employee") == [.string("d")])
+        #expect(try ids("ALL department.employees.height > 500", "Employee") == [.string("d")])
+        let controller = try context.makeResultsController(FetchRequest(entity: "Department", sortDescriptors: [ViewSortDescriptor(key: "name")],
+                                                                          includes: ["employees.@count", "employees.@sum.height", "employees.@avg.height", "employees.@min.name", "employees.@max.height"]))
+        #expect(controller.pathValues(of: .int(1)) == ["employees.@count": .int(2), "employees.@sum.height": .int(195), "employees.@avg.height": .double(195),
+                                                       "employees.@min.name": .string("Ann"), "employees.@max.height": .int(195)])
+        #expect(controller.pathValues(of: .int(3)) == ["employees.@count": .int(0), "employees.@sum.height": .int(0), "employees.@avg.height": .null,
+                                                       "employees.@min.name": .null, "employees.@max.height": .null])
+        // An employee joining a department updates its aggregates: one update, the paths in `changed`.
+        var last: ChangeSet?
+        let o = controller.observe { if case .changes(let c) = $0 { last = c } }
+        defer { o.cancel() }
+        try store.append([.update(entity: "Employee", id: .string("d"), values: ["department": .int(3), "height": .int(150)])], author: "t")
+        try context.refresh()
+        let change = try #require(last)
+        #expect(change.rowChanges.map(\.id) == [.int(3)])
+        #expect(change.rowChanges.first?.changed == ["employees.@avg.height", "employees.@count", "employees.@max.height", "employees.@min.name", "employees.@sum.height"])
+    }
+
+    @Test(arguments: [
+        ("employees", "unknown sort key 'employees'"),
+        ("employees.@median.height", "unknown aggregate '@median'"),
+        ("employees.@sum.name", "@sum takes an int or double attribute"),
+        ("employees.@count.name", "@count ends a path"),
+    ])
+    func badAggregatesAreRefused(path: String, message: String) throws {
+        let request = FetchRequest(entity: "Department", sortDescriptors: [ViewSortDescriptor(key: path)])
+        #expect { try request.validate(against: try graphSchema()) } throws: { "\($0)".contains(message) }
+    }
+
+    @Test func aQuantifierNeedsAToManyPathAndQuantifiedKeysAreNotShown() throws {
+        #expect { try FetchRequest(entity: "Employee", predicate: try ViewPredicate("ANY department.name == 'x'")).validate(against: try graphSchema()) }
+            throws: { "\($0)".contains("a quantifier needs a to-many relationship") }
+        #expect { try ViewPredicate("ANY 3 > 2") } throws: { "\($0)".contains("ANY needs a to-many key path") }
+        // The text round-trips.
+        let p = try ViewPredicate("ANY employees.height > 190 AND name == 'x'")
+        #expect(try ViewPredicate(p.expression.description).expression == p.expression)
     }
 }

@@ -13,8 +13,10 @@ extension Context {
     public func makeResultsController(_ request: FetchRequest) throws -> ResultsController {
         try processPendingChanges()
         let entity = try self.entity(of: request)
-        let (viewEntity, paths) = try schema.viewEntity(of: request)
-        if !paths.isEmpty { return adopt(try makeRelationalController(request, entity: viewEntity, paths: paths)) }
+        let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
+        if !paths.isEmpty || !quantified.isEmpty {
+            return adopt(try makeRelationalController(request, entity: viewEntity, paths: paths, quantified: quantified))
+        }
         let plan = try ViewPlan(request, for: entity)
         let controller: ResultsController
         if let streamed = try headController(plan, entity) {
@@ -75,7 +77,9 @@ extension Context {
         try processPendingChanges()
         let entity = try self.entity(of: request)
         guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
-        guard try schema.viewEntity(of: request).paths.isEmpty else { return nil }  // rows with path values: by objects
+        guard try schema.viewEntity(of: request).entity.attributes.count == entity.attributes.count else {
+            return nil  // rows with path values: by objects
+        }
         let plan = try ViewPlan(request, for: entity)
         var rows = ViewRowRecords(entity: entity)
         // Room for every object row (an upper bound, reserved, not touched): the rows kept are never copied to grow.
@@ -104,8 +108,10 @@ extension Context {
         try processPendingChanges()
         let entity = try self.entity(of: request)
         let objects = try self.objects(of: entity.name, staged: processed)
-        let (viewEntity, paths) = try schema.viewEntity(of: request)
-        if !paths.isEmpty { return (adopt(try makeRelationalController(request, entity: viewEntity, paths: paths)), objects) }
+        let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
+        if !paths.isEmpty || !quantified.isEmpty {
+            return (adopt(try makeRelationalController(request, entity: viewEntity, paths: paths, quantified: quantified)), objects)
+        }
         let controller = try ResultsController(fetchRequest: request, entity: entity,
                                                objects: objects.lazy.map { ($0.id, $0.values) }, position: position)
         return (adopt(controller), objects)
@@ -114,9 +120,9 @@ extension Context {
     /// The view of `request` at this context's position with its processed changes, for a controller's refetch.
     func refetch(_ controller: ResultsController, _ request: FetchRequest) throws {
         try processPendingChanges()
-        let (viewEntity, paths) = try schema.viewEntity(of: request)
-        if !paths.isEmpty {
-            let relational = RelationalView(paths: paths, pathValues: [:])
+        let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
+        if !paths.isEmpty || !quantified.isEmpty {
+            let relational = RelationalView(paths: paths, quantified: quantified)
             let rows = try relationalRows(of: viewEntity.name, relational)
             controller.relational = relational
             controller.reload(objects: rows, position: position, plan: try ViewPlan(request, for: viewEntity))

@@ -1,28 +1,36 @@
 /// What a results controller over key paths (DESIGN §10) keeps to follow relationships: the paths its request uses
 /// and every object's path values at the controller's position, so that a move reports exactly the rows whose path
-/// values it changed — a related object's update, an object joining or leaving, a re-pointed relationship, a delete
-/// and its consequences — as if their own attributes had changed.
+/// values it changed — a related object's update, an object joining or leaving an inverse set, a re-pointed
+/// relationship, a delete and its consequences — as if their own attributes had changed.
 ///
 /// A move that touches an entity the paths read recomputes every object's path values at the new position and
 /// compares them (O(n) in the view's entity); a move that touches only the view's own entity looks up the paths of
 /// the objects it touched. (The incremental form, from the relationships index, is the next step: DESIGN §10 "Cost".)
 final class RelationalView {
     let paths: [KeyPath]
+    let quantified: [QuantifiedPath]
     /// The entities whose objects the paths read beyond the row's own.
     let entitiesRead: Set<String>
+    /// The to-many inverses whose members the paths read.
+    let inversesRead: [InverseRelationship]
     /// Path values by object id, for every object of the view's entity at the controller's position.
     var pathValues: [ObjectID: ObjectValues]
 
-    init(paths: [KeyPath], pathValues: [ObjectID: ObjectValues]) {
+    init(paths: [KeyPath], quantified: [QuantifiedPath], pathValues: [ObjectID: ObjectValues] = [:]) {
         self.paths = paths
-        self.entitiesRead = Set(paths.flatMap { $0.hops.map(\.target) })
+        self.quantified = quantified
+        self.entitiesRead = Set(paths.flatMap(\.entitiesRead) + quantified.flatMap(\.entitiesRead))
+        var inverses: [InverseRelationship] = []
+        for i in paths.flatMap(\.inversesRead) + quantified.map(\.inverse) where !inverses.contains(i) { inverses.append(i) }
+        self.inversesRead = inverses
         self.pathValues = pathValues
     }
 
-    /// The path values of an object whose own values are `values`.
-    func pathValues(of values: ObjectValues, lookup: (ObjectKey) -> ObjectValues?) -> ObjectValues {
-        var out = ObjectValues(minimumCapacity: paths.count)
-        for p in paths { out[p.text] = p.value(of: values, lookup: lookup) }
+    /// The path values of the object `id` of `entity` whose own values are `values`.
+    func pathValues(of values: ObjectValues, id: ObjectID, entity: String, lookup: PathLookup) -> ObjectValues {
+        var out = ObjectValues(minimumCapacity: paths.count + quantified.count)
+        for p in paths { out[p.text] = p.value(of: values, id: id, entity: entity, lookup: lookup) }
+        for q in quantified { out[q.text] = q.value(of: values, id: id, entity: entity, lookup: lookup) }
         return out
     }
 
@@ -34,13 +42,13 @@ final class RelationalView {
         guard touchesPaths || !own.isEmpty else {
             return Delta(from: delta.from, to: delta.to, objects: [], schemaChange: delta.schemaChange)
         }
-        let lookup = try context.lookup(entities: entitiesRead)
+        let lookup = try context.pathLookup(entities: entitiesRead, inverses: inversesRead)
         var result: [ObjectDelta] = []
         var changedOwn = Set<ObjectID>()
         for d in own {
             changedOwn.insert(d.key.id)
             let before = pathValues[d.key.id] ?? [:]
-            let after = d.after.map { pathValues(of: $0, lookup: lookup) }
+            let after = d.after.map { pathValues(of: $0, id: d.key.id, entity: entity, lookup: lookup) }
             pathValues[d.key.id] = after
             result.append(ObjectDelta(key: d.key, before: d.before?.merging(before) { a, _ in a },
                                       after: d.after.map { $0.merging(after ?? [:]) { a, _ in a } }, seq: d.seq))
@@ -50,7 +58,7 @@ final class RelationalView {
             let pathSeqs = delta.objects.filter { entitiesRead.contains($0.key.entity) }.map(\.seq)
             let seq = (delta.to >= delta.from ? pathSeqs.max() : pathSeqs.min()) ?? delta.to
             for (id, values) in try context.objects(of: entity) where !changedOwn.contains(id) {
-                let after = pathValues(of: values, lookup: lookup)
+                let after = pathValues(of: values, id: id, entity: entity, lookup: lookup)
                 let before = pathValues[id] ?? [:]
                 guard after != before else { continue }
                 pathValues[id] = after
@@ -64,20 +72,31 @@ final class RelationalView {
 }
 
 extension Context {
-    /// A look-up of the objects of `entities` in this context (its position and unsaved changes).
-    func lookup(entities: Set<String>) throws -> (ObjectKey) -> ObjectValues? {
+    /// A look-up of the objects of `entities`, and of the members of `inverses`, in this context (its position and
+    /// unsaved changes).
+    func pathLookup(entities: Set<String>, inverses: [InverseRelationship]) throws -> PathLookup {
         var byEntity: [String: [ObjectID: ObjectValues]] = [:]
         for e in entities {
             byEntity[e] = Dictionary(uniqueKeysWithValues: try objects(of: e, staged: processed).map { ($0.id, $0.values) })
         }
-        return { key in byEntity[key.entity]?[key.id] }
+        var members: [InverseRelationship: [ObjectID: [ObjectValues]]] = [:]
+        for inverse in inverses {
+            var groups: [ObjectID: [ObjectValues]] = [:]
+            for (_, values) in byEntity[inverse.source] ?? [:] {
+                if let v = values[inverse.relationship], let target = ObjectID(v) { groups[target, default: []].append(values) }
+            }
+            members[inverse] = groups
+        }
+        return PathLookup(object: { key in byEntity[key.entity]?[key.id] },
+                          members: { inverse, target in members[inverse]?[target] ?? [] })
     }
 
     /// A controller of `request` over key paths: `entity` is the request's entity with one attribute per path
-    /// (``Schema/viewEntity(of:)``); every object is fed with its own values and its path values.
-    func makeRelationalController(_ request: FetchRequest, entity: EntityDescription, paths: [KeyPath]) throws -> ResultsController {
+    /// (``Schema/viewEntity(of:requiresVariables:)``); every object is fed with its own values and its path values.
+    func makeRelationalController(_ request: FetchRequest, entity: EntityDescription, paths: [KeyPath],
+                                  quantified: [QuantifiedPath]) throws -> ResultsController {
         let plan = try ViewPlan(request, for: entity)
-        let relational = RelationalView(paths: paths, pathValues: [:])
+        let relational = RelationalView(paths: paths, quantified: quantified)
         let rows = try relationalRows(of: entity.name, relational)
         let controller = ResultsController(plan: plan, entity: entity, objects: rows, position: position)
         controller.relational = relational
@@ -86,11 +105,11 @@ extension Context {
 
     /// Every object of `entity` in this context with its path values added, which `relational` keeps.
     func relationalRows(of entity: String, _ relational: RelationalView) throws -> [(ObjectID, ObjectValues)] {
-        let lookup = try lookup(entities: relational.entitiesRead)
+        let lookup = try pathLookup(entities: relational.entitiesRead, inverses: relational.inversesRead)
         var rows: [(ObjectID, ObjectValues)] = []
         relational.pathValues = [:]
         for (id, values) in try objects(of: entity, staged: processed) {
-            let pathValues = relational.pathValues(of: values, lookup: lookup)
+            let pathValues = relational.pathValues(of: values, id: id, entity: entity, lookup: lookup)
             relational.pathValues[id] = pathValues
             rows.append((id, values.merging(pathValues) { a, _ in a }))
         }
@@ -99,11 +118,13 @@ extension Context {
 }
 
 extension ResultsController {
-    /// The path values of row `id` of a view over key paths (DESIGN §10: `department.name` and the like, by path);
-    /// `nil` for a view without key paths.
-    public func pathValues(of id: ObjectID) -> ObjectValues? { relational.map { $0.pathValues[id] ?? [:] } }
+    /// The path values of row `id` of a view over key paths (DESIGN §10: `department.name`, `employees.@count`, by
+    /// path; a quantifier's result is not one); `nil` for a view without key paths.
+    public func pathValues(of id: ObjectID) -> ObjectValues? {
+        relational.map { r in (r.pathValues[id] ?? [:]).filter { !$0.key.contains(" ") } }
+    }
 
-    /// The key paths the view follows (its predicate's, sort's, section key's and `include`'s), in code-point order;
-    /// empty for a view without key paths.
+    /// The key paths the view shows (its predicate's, sort's, section key's and `include`'s, quantifiers aside), in
+    /// code-point order; empty for a view without key paths.
     public var keyPaths: [String] { relational?.paths.map(\.text) ?? [] }
 }

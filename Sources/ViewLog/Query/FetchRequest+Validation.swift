@@ -9,7 +9,7 @@ extension FetchRequest {
     /// `requiresVariables: false` accepts variables without a value (a named view, before it is queried).
     func validate(against schema: Schema, requiresVariables: Bool) throws(QueryError) {
         // A request with key paths is checked against its entity with one attribute more per path.
-        let e = try schema.viewEntity(of: self).entity
+        let e = try schema.viewEntity(of: self, requiresVariables: requiresVariables).entity
         for key in includes where key != "id" && e.attribute(named: key) == nil {
             throw QueryError(.unknownKey, "unknown include key '\(key)' of entity '\(e.name)'", entity: e.name, key: key)
         }

@@ -21,7 +21,8 @@ public struct FetchRequest: Sendable, Hashable {
 
     /// Makes a fetch request.
     public init(entity: String, predicate: ViewPredicate = .all, sortDescriptors: [ViewSortDescriptor] = [],
-                sectionKey: String? = nil, limit: Int? = nil, offset: Int = 0, variables: [String: Value] = [:]) {
+                sectionKey: String? = nil, limit: Int? = nil, offset: Int = 0, variables: [String: Value] = [:],
+                includes: [String] = []) {
         precondition(offset >= 0, "FetchRequest offset must not be negative")
         precondition(limit.map { $0 >= 0 } ?? true, "FetchRequest limit must not be negative")
         self.entity = entity
@@ -31,6 +32,7 @@ public struct FetchRequest: Sendable, Hashable {
         self.limit = limit
         self.offset = offset
         self.variables = variables
+        self.includes = includes
     }
 
     /// Makes a fetch request from a named view's definition, parsing its predicate and sort.

@@ -1,12 +1,13 @@
-/// A key path of a view that follows to-one relationships (DESIGN §10): `department.name`,
-/// `manager.department.floor`, or `manager.department` (a relationship last: the id it names).
+/// A key path of a view that follows relationships (DESIGN §10): to-one hops ending in an attribute
+/// (`department.name`, `manager.department.floor`, `manager.department`: a relationship last is the id it names), or
+/// ending in an aggregate over a to-many inverse (`employees.@count`, `department.employees.@avg.salary`).
 ///
 /// A view that uses key paths sees each as one more attribute of its entity, named by the path's text and of the
 /// type of what it ends in, always optional (a null relationship on the way makes it null): the predicate compiler,
-/// the sort and the sections treat it like any attribute (``Schema/viewEntity(of:)``), and a row's values carry its
-/// path values under those names (``value(of:lookup:)``).
+/// the sort and the sections treat it like any attribute (``Schema/viewEntity(of:requiresVariables:)``), and a row's
+/// values carry its path values under those names (``value(of:id:lookup:)``).
 public struct KeyPath: Sendable, Hashable {
-    /// One relationship a path follows.
+    /// One to-one relationship a path follows.
     public struct Hop: Sendable, Hashable {
         /// The entity it leaves from.
         public let entity: String
@@ -16,77 +17,275 @@ public struct KeyPath: Sendable, Hashable {
         public let target: String
     }
 
+    /// An aggregate over the members of a to-many relationship.
+    public enum Aggregate: String, Sendable, Hashable, CaseIterable {
+        case count = "@count", sum = "@sum", avg = "@avg", min = "@min", max = "@max"
+    }
+
+    /// What a path ends in, on the object its hops reach.
+    public enum Tail: Sendable, Hashable {
+        /// An attribute or relationship of that object.
+        case attribute(String)
+        /// An aggregate over its to-many `inverse`: of `attribute` of each member (`nil` for `@count`).
+        case aggregate(Aggregate, inverse: InverseRelationship, attribute: String?)
+    }
+
     /// The path as written.
     public let text: String
-    /// The relationships followed to reach the object that holds ``last``, in order.
+    /// The to-one relationships followed to reach the object the tail reads, in order.
     public let hops: [Hop]
-    /// The attribute (or relationship: its value is an id) read on the object the hops reach.
-    public let last: String
+    /// What the path reads there.
+    public let tail: Tail
     /// The type of its values.
     public let type: AttributeType
 
     /// Resolves `text` from `entity` in `schema`.
-    /// - Throws: a ``QueryError`` naming the path and the part at fault: an unknown name, a hop that is not a to-one
-    ///   relationship, a to-many relationship, a path longer than ``Limits/keyPathRelationshipsMax`` relationships.
+    /// - Throws: a ``QueryError`` naming the path and the part at fault: an unknown name, an attribute where a
+    ///   relationship must be, a bare to-many path, a wrong aggregate, more than ``Limits/keyPathRelationshipsMax``
+    ///   relationships.
     public init(_ text: String, from entity: EntityDescription, in schema: Schema) throws(QueryError) {
-        let names = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard names.count >= 2, names.allSatisfy({ !$0.isEmpty }) else {
-            throw QueryError(.unknownKey, "'\(text)' is not a key path", entity: entity.name, key: text)
+        let (hops, end) = try KeyPath.walk(text, from: entity, in: schema, allowsMembers: false)
+        self.text = text
+        self.hops = hops
+        switch end {
+        case .attribute(let a):
+            tail = .attribute(a.name)
+            type = a.type
+        case let .aggregate(function, inverse, attribute):
+            tail = .aggregate(function, inverse: inverse, attribute: attribute?.name)
+            switch function {
+            case .count: type = .int
+            case .sum: type = attribute!.type
+            case .avg: type = .double
+            case .min, .max: type = attribute!.type
+            }
+        case .members:
+            preconditionFailure("members end a path only where they are allowed")
         }
+    }
+
+    /// What a walk of a path's names ends in.
+    enum End {
+        case attribute(Attribute)
+        case aggregate(Aggregate, InverseRelationship, Attribute?)
+        /// A to-many inverse and one attribute of its members (only inside a quantifier).
+        case members(InverseRelationship, Attribute)
+    }
+
+    /// Walks `text`'s names from `entity`: the to-one hops and what the path ends in.
+    static func walk(_ text: String, from entity: EntityDescription, in schema: Schema,
+                     allowsMembers: Bool) throws(QueryError) -> ([Hop], End) {
+        let names = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         func fail(_ why: String, _ code: ErrorCode = .unknownKey) -> QueryError {
             QueryError(code, "key path '\(text)' of entity '\(entity.name)': \(why)", entity: entity.name, key: text)
+        }
+        guard names.count >= 2, names.count <= Limits.keyPathRelationshipsMax + 3, names.allSatisfy({ !$0.isEmpty }) else {
+            throw fail("not a key path")
         }
         var current = entity
         var hops: [Hop] = []
         var relationships = 0
-        for (i, name) in names.enumerated() {
-            guard let attribute = current.attribute(named: name) else {
-                if schema.inverse(named: name, of: current.name) != nil {
-                    throw fail("'\(name)' of \(current.name) is a to-many relationship (an inverse): it may end a path only in ANY, ALL, NONE or before @count, @sum, @avg, @min, @max")
-                }
-                throw fail("\(current.name) has no attribute or relationship '\(name)'")
-            }
-            if attribute.relationship != nil { relationships += 1 }
+        func count() throws(QueryError) {
+            relationships += 1
             guard relationships <= Limits.keyPathRelationshipsMax else {
                 throw fail("it follows more than \(Limits.keyPathRelationshipsMax) relationships", .queryTooComplex)
             }
-            if i == names.count - 1 {
-                self.text = text
-                self.hops = hops
-                self.last = name
-                self.type = attribute.type
-                return
+        }
+        var i = 0
+        while i < names.count {  // bounded: each round consumes at least one name
+            let name = names[i], isLast = i == names.count - 1
+            if let inverse = schema.inverse(named: name, of: current.name) {
+                try count()
+                let source = schema.entities[inverse.source]!
+                guard !isLast else {
+                    throw fail("'\(name)' of \(current.name) is a to-many relationship: it ends a path only in ANY, ALL, NONE or before @count, @sum, @avg, @min, @max")
+                }
+                let next = names[i + 1]
+                if next.hasPrefix("@") {
+                    guard let function = Aggregate(rawValue: next) else {
+                        throw fail("unknown aggregate '\(next)' (expected @count, @sum, @avg, @min or @max)")
+                    }
+                    if function == .count {
+                        guard i + 2 == names.count else { throw fail("@count ends a path") }
+                        return (hops, .aggregate(.count, inverse, nil))
+                    }
+                    guard i + 3 == names.count else { throw fail("\(next) takes exactly one attribute of \(source.name) after it") }
+                    guard let a = source.attribute(named: names[i + 2]) else {
+                        throw fail("\(source.name) has no attribute '\(names[i + 2])'")
+                    }
+                    if function == .sum || function == .avg, a.type != .int && a.type != .double {
+                        throw fail("\(next) takes an int or double attribute; '\(a.name)' is \(a.type.rawValue)", .queryTypeMismatch)
+                    }
+                    return (hops, .aggregate(function, inverse, a))
+                }
+                guard i + 2 == names.count, let a = source.attribute(named: next) else {
+                    throw fail("after the to-many '\(name)' comes exactly one attribute of \(source.name) or @count")
+                }
+                guard allowsMembers else {
+                    throw fail("'\(name)' of \(current.name) is a to-many relationship: '\(text)' is allowed only in ANY, ALL or NONE (or use an aggregate)")
+                }
+                return (hops, .members(inverse, a))
+            }
+            guard let attribute = current.attribute(named: name) else {
+                throw fail("\(current.name) has no attribute or relationship '\(name)'")
+            }
+            if attribute.relationship != nil { try count() }
+            if isLast {
+                guard !allowsMembers else { throw fail("a quantifier needs a to-many relationship on its path") }
+                return (hops, .attribute(attribute))
             }
             guard let r = attribute.relationship, let next = schema.entities[r.target] else {
                 throw fail("'\(name)' of \(current.name) is an attribute, not a relationship")
             }
             hops.append(Hop(entity: current.name, relationship: name, target: r.target))
             current = next
+            i += 1
         }
-        preconditionFailure("a key path of two or more names returns in its loop")
+        throw fail("not a key path")
     }
 
-    /// The path's value for an object whose values are `values`: each hop's id looked up with `lookup` (`nil`: no
-    /// such object), `null` through a null hop.
-    public func value(of values: ObjectValues, lookup: (ObjectKey) -> ObjectValues?) -> Value {
+    /// The object the hops reach from a row (`values`, `id`), or `nil` through a null hop.
+    static func reach(_ hops: [Hop], from values: ObjectValues, id: ObjectID, entity: String,
+                      lookup: PathLookup) -> (values: ObjectValues, key: ObjectKey)? {
         var current = values
+        var key = ObjectKey(entity: entity, id: id)
         for hop in hops {  // bounded: at most Limits.keyPathRelationshipsMax hops
-            guard let v = current[hop.relationship], let id = ObjectID(v),
-                  let next = lookup(ObjectKey(entity: hop.target, id: id)) else { return .null }
-            current = next
+            guard let v = current[hop.relationship], let next = ObjectID(v) else { return nil }
+            key = ObjectKey(entity: hop.target, id: next)
+            guard let found = lookup.object(key) else { return nil }
+            current = found
         }
-        return current[last] ?? .null
+        return (current, key)
     }
 
-    /// Whether the path's value can change when an object of `entity` changes (beyond the row's own changes).
-    public func reads(_ entity: String) -> Bool { hops.contains { $0.target == entity } }
+    /// The path's value for the row `id` of `entity` whose values are `values`; `null` through a null hop.
+    public func value(of values: ObjectValues, id: ObjectID, entity: String, lookup: PathLookup) -> Value {
+        guard let (reached, key) = KeyPath.reach(hops, from: values, id: id, entity: entity, lookup: lookup) else { return .null }
+        switch tail {
+        case .attribute(let name):
+            return reached[name] ?? .null
+        case let .aggregate(function, inverse, attribute):
+            let members = lookup.members(inverse, key.id)
+            if function == .count { return .int(Int64(members.count)) }
+            let values = members.compactMap { m -> Value? in
+                let v = m[attribute!] ?? .null
+                return v.isNull ? nil : v
+            }
+            switch function {
+            case .count: return .int(Int64(members.count))
+            case .sum:
+                if type == .int {
+                    var total: Int64 = 0
+                    for case .int(let x) in values { total = total &+ x }
+                    return .int(total)
+                }
+                return .double(values.reduce(0.0) { $0 + KeyPath.number($1) })
+            case .avg:
+                guard !values.isEmpty else { return .null }
+                return .double(values.reduce(0.0) { $0 + KeyPath.number($1) } / Double(values.count))
+            case .min: return values.min { Value.compare($0, $1) < 0 } ?? .null
+            case .max: return values.max { Value.compare($0, $1) < 0 } ?? .null
+            }
+        }
+    }
+
+    private static func number(_ v: Value) -> Double {
+        switch v {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        default: return 0
+        }
+    }
+
+    /// The entities whose objects the path reads beyond the row's own: the hops' targets and the inverse's members.
+    var entitiesRead: [String] {
+        var out = hops.map(\.target)
+        if case .aggregate(_, let inverse, _) = tail { out.append(inverse.source) }
+        return out
+    }
+
+    /// The to-many inverses whose members the path reads.
+    var inversesRead: [InverseRelationship] {
+        if case .aggregate(_, let inverse, _) = tail { return [inverse] }
+        return []
+    }
+}
+
+/// `ANY employees.height > 190` (also `SOME`), `ALL …`, `NONE …`: a comparison over the members of a to-many key
+/// path, read as one boolean key of the row whose name is the quantified comparison's text (DESIGN §10). It decides
+/// membership only: it is not a path value, never in `paths` or `changed`.
+public struct QuantifiedPath: Sendable {
+    /// The key's text: `ANY employees.height > 190`.
+    public let text: String
+    let quantifier: String
+    let hops: [KeyPath.Hop]
+    let inverse: InverseRelationship
+    /// The comparison on each member; `nil` while its variables have no values (a named view being checked).
+    let member: CompiledPredicate?
+
+    /// Whether `key` is a quantified comparison's key.
+    static func isQuantified(_ key: String) -> Bool {
+        key.hasPrefix("ANY ") || key.hasPrefix("ALL ") || key.hasPrefix("NONE ")
+    }
+
+    init(_ text: String, from entity: EntityDescription, in schema: Schema, variables: [String: Value],
+         requiresVariables: Bool) throws(QueryError) {
+        let space = text.firstIndex(of: " ")!
+        quantifier = String(text[..<space])
+        let inner = try PredicateParser.parse(String(text[text.index(after: space)...]))
+        guard case let .comparison(.key(path), op, rhs, options) = inner else {
+            throw QueryError(.querySyntax, "\(quantifier) needs a comparison of a to-many key path")
+        }
+        let (hops, end) = try KeyPath.walk(path, from: entity, in: schema, allowsMembers: true)
+        guard case let .members(inverse, attribute) = end else {
+            throw QueryError(.unknownKey, "key path '\(path)' of entity '\(entity.name)': \(quantifier) needs a to-many relationship followed by one attribute (employees.height)",
+                             entity: entity.name, key: path)
+        }
+        self.text = text
+        self.hops = hops
+        self.inverse = inverse
+        let predicate = try ViewPredicate(.comparison(.key(attribute.name), op, rhs, options))
+        let source = schema.entities[inverse.source]!
+        if requiresVariables {
+            member = try predicate.compiled(for: source, variables: variables)
+        } else if let compiled = try? predicate.compiled(for: source, variables: variables) {
+            member = compiled
+        } else {
+            try predicate.validate(for: source, variables: variables)
+            member = nil
+        }
+    }
+
+    /// The quantifier's result for a row: over the members of the to-many reached (none through a null hop).
+    func value(of values: ObjectValues, id: ObjectID, entity: String, lookup: PathLookup) -> Value {
+        let members = KeyPath.reach(hops, from: values, id: id, entity: entity, lookup: lookup)
+            .map { lookup.members(inverse, $0.key.id) } ?? []
+        guard let member else { return .bool(false) }
+        switch quantifier {
+        case "ALL": return .bool(members.allSatisfy { member.evaluate($0, id: .int(0)) })
+        case "NONE": return .bool(!members.contains { member.evaluate($0, id: .int(0)) })
+        default: return .bool(members.contains { member.evaluate($0, id: .int(0)) })
+        }
+    }
+
+    var entitiesRead: [String] { hops.map(\.target) + [inverse.source] }
+}
+
+/// How path values find related objects: an object by key, and the members of a to-many inverse of an object.
+public struct PathLookup {
+    /// The object of `key`, `nil` when it does not exist.
+    public let object: (ObjectKey) -> ObjectValues?
+    /// The objects whose relationship `inverse.relationship` names the object `target` of the inverse's entity.
+    public let members: (InverseRelationship, ObjectID) -> [ObjectValues]
 }
 
 extension Schema {
     /// The entity a view of `request` is made over: the request's entity, with one more optional attribute per key
-    /// path the request uses (named by the path), and those paths; the entity itself and no paths when it uses none.
+    /// path the request uses (named by the path) and one boolean per quantified comparison, and those paths; the
+    /// entity itself and no paths when it uses none.
     /// - Throws: ``QueryError`` for an unknown entity or a key path that does not resolve.
-    public func viewEntity(of request: FetchRequest) throws(QueryError) -> (entity: EntityDescription, paths: [KeyPath]) {
+    public func viewEntity(of request: FetchRequest, requiresVariables: Bool = true) throws(QueryError)
+        -> (entity: EntityDescription, paths: [KeyPath], quantified: [QuantifiedPath]) {
         guard let entity = entities[request.entity] else {
             throw QueryError(.unknownEntity, "unknown entity '\(request.entity)'", entity: request.entity)
         }
@@ -94,11 +293,19 @@ extension Schema {
         for d in request.sortDescriptors where d.key.contains(".") { texts.insert(d.key) }
         if let s = request.sectionKey, s.contains(".") { texts.insert(s) }
         for i in request.includes where i.contains(".") { texts.insert(i) }
-        guard !texts.isEmpty else { return (entity, []) }
-        var paths: [KeyPath] = []
-        for text in texts.sorted() { paths.append(try KeyPath(text, from: entity, in: self)) }
+        guard !texts.isEmpty else { return (entity, [], []) }
+        var paths: [KeyPath] = [], quantified: [QuantifiedPath] = []
+        for text in texts.sorted() {
+            if QuantifiedPath.isQuantified(text) {
+                quantified.append(try QuantifiedPath(text, from: entity, in: self, variables: request.variables,
+                                                     requiresVariables: requiresVariables))
+            } else {
+                paths.append(try KeyPath(text, from: entity, in: self))
+            }
+        }
         let added = paths.map { Attribute(name: $0.text, type: $0.type, isOptional: true) }
-        return (EntityDescription(name: entity.name, idType: entity.idType, attributes: entity.attributes + added), paths)
+            + quantified.map { Attribute(name: $0.text, type: .bool, isOptional: false) }
+        return (EntityDescription(name: entity.name, idType: entity.idType, attributes: entity.attributes + added), paths, quantified)
     }
 }
 

@@ -32,6 +32,8 @@ public struct ViewSortDescriptor: Sendable, Hashable, CustomStringConvertible {
                     i += 1
                 } else if scalars[i] == ".", i + 1 < scalars.count, isStart(scalars[i + 1]) {
                     i += 1
+                } else if scalars[i] == ".", i + 2 < scalars.count, scalars[i + 1] == "@", isStart(scalars[i + 2]) {
+                    i += 2  // an aggregate: `.@count`, `.@sum.salary`
                 } else {
                     break
                 }
