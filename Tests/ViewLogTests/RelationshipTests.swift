@@ -57,7 +57,7 @@ struct RelationshipSchemaTests {
         let owner = try #require(try schema.entity(named: "Project").attribute(named: "owner"))
         #expect(owner.type == .int && !owner.isOptional && owner.relationship?.deleteRule == .cascade)
         #expect(e.attribute(named: "manager")?.type == .string)
-        #expect(schema.inverse(named: "employees", of: "Department") == InverseRelationship(name: "employees", source: "Employee", relationship: "department"))
+        #expect(schema.inverse(named: "employees", of: "Department") == InverseRelationship(name: "employees", source: "Employee", relationship: "department", target: "Department"))
         #expect(schema.relationships(targeting: "Department").map { "\($0.source).\($0.relationship.name)" } == ["Employee.department", "Project.owner"])
         // The schema's JSON keeps them apart from attributes, and reads back the same.
         let text = schema.json.text
@@ -519,5 +519,37 @@ struct QuantifierAggregateTests {
         // The text round-trips.
         let p = try ViewPredicate("ANY employees.height > 190 AND name == 'x'")
         #expect(try ViewPredicate(p.expression.description).expression == p.expression)
+    }
+}
+
+@Suite("Relationships: incremental")
+struct IncrementalKeyPathTests {
+    /// DESIGN §10 "Cost": renaming a department with k employees evaluates the k rows that reach it, through the
+    /// relationships index, not the n rows of the view; a member joining a department, the rows of its department.
+    @Test func aRenameEvaluatesOnlyTheRowsThatReachTheDepartment() throws {
+        let store = try graphStore()
+        var batch: [ChangeRequest] = (1...10).map { dept(Int64($0), "d\($0)") }
+        for i in 0..<1_000 { batch.append(emp("e\(i)", "n\(i)", department: Int64(i % 10 + 1))) }
+        try store.append(batch, author: "t")
+        let context = try Context(store: store, name: "c")
+        let byDepartment = try context.makeResultsController(FetchRequest(
+            entity: "Employee", sortDescriptors: [ViewSortDescriptor(key: "department.name"), ViewSortDescriptor(key: "name")], sectionKey: "department.name"))
+        let departments = try context.makeResultsController(FetchRequest(
+            entity: "Department", sortDescriptors: [ViewSortDescriptor(key: "employees.@count")]))
+        let relational = try #require(byDepartment.relational), counts = try #require(departments.relational)
+        let start = relational.rowsEvaluated, startCounts = counts.rowsEvaluated
+        try store.append([.update(entity: "Department", id: .int(3), values: ["name": .string("zz")])], author: "t")
+        try context.refresh()
+        #expect(relational.rowsEvaluated - start == 100)
+        #expect(byDepartment.sections.last?.name == "zz" && byDepartment.sections.last?.numberOfObjects == 100)
+        #expect(counts.rowsEvaluated - startCounts <= 1)  // the renamed department itself
+        // A member moving between departments: its own row, and the two departments' aggregates.
+        let before = (relational.rowsEvaluated, counts.rowsEvaluated)
+        try store.append([.update(entity: "Employee", id: .string("e0"), values: ["department": .int(2)])], author: "t")
+        try context.refresh()
+        #expect(relational.rowsEvaluated - before.0 == 1)
+        #expect(counts.rowsEvaluated - before.1 == 2)
+        #expect(departments.fetchedObjects.last == .int(2))
+        #expect(try Context(store: store, name: "fresh").makeResultsController(byDepartment.fetchRequest).snapshot == byDepartment.snapshot)
     }
 }

@@ -26,8 +26,13 @@ final class RelationalView {
         self.pathValues = pathValues
     }
 
+    /// How many times path values were computed for a row (tests check that a move touches only the rows it
+    /// reaches).
+    private(set) var rowsEvaluated = 0
+
     /// The path values of the object `id` of `entity` whose own values are `values`.
     func pathValues(of values: ObjectValues, id: ObjectID, entity: String, lookup: PathLookup) -> ObjectValues {
+        rowsEvaluated += 1
         var out = ObjectValues(minimumCapacity: paths.count + quantified.count)
         for p in paths { out[p.text] = p.value(of: values, id: id, entity: entity, lookup: lookup) }
         for q in quantified { out[q.text] = q.value(of: values, id: id, entity: entity, lookup: lookup) }
@@ -41,6 +46,18 @@ final class RelationalView {
         let own = delta.objects.filter { $0.key.entity == entity }
         guard touchesPaths || !own.isEmpty else {
             return Delta(from: delta.from, to: delta.to, objects: [], schemaChange: delta.schemaChange)
+        }
+        // At the head with no unsaved change, the relationships index finds the rows the move reaches.
+        if context.processed.isEmpty, let refs = context.store.refsDB {
+            let incremental = try context.store.perform(read: true) { txn -> Delta? in
+                guard try context.store.head(in: txn) == delta.to else { return nil }
+                let lookup = try context.store.headPathLookup(refs: refs, in: txn)
+                let reached = touchesPaths ? try rowsReached(by: delta, entity: entity, store: context.store, refs: refs, in: txn) : []
+                let result = augmented(delta, own: own, reached: reached, entity: entity, lookup: lookup)
+                if let failure = lookup.failure() { throw failure }
+                return result
+            }
+            if let incremental { return incremental }
         }
         let lookup = try context.pathLookup(entities: entitiesRead, inverses: inversesRead)
         var result: [ObjectDelta] = []
@@ -65,6 +82,36 @@ final class RelationalView {
                 result.append(ObjectDelta(key: ObjectKey(entity: entity, id: id), before: values.merging(before) { a, _ in a },
                                           after: values.merging(after) { a, _ in a }, seq: seq))
             }
+        }
+        result.sort { $0.key < $1.key }
+        return Delta(from: delta.from, to: delta.to, objects: result, schemaChange: delta.schemaChange)
+    }
+
+    /// `delta` with path values, from `lookup`: the objects of `own` (the view entity's, touched) and the rows
+    /// `reached` (ids whose path values may have changed; those that did not change are left out).
+    private func augmented(_ delta: Delta, own: [ObjectDelta], reached: Set<ObjectID>, entity: String,
+                           lookup: PathLookup) -> Delta {
+        var result: [ObjectDelta] = []
+        var changedOwn = Set<ObjectID>()
+        for d in own {
+            changedOwn.insert(d.key.id)
+            let before = pathValues[d.key.id] ?? [:]
+            let after = d.after.map { pathValues(of: $0, id: d.key.id, entity: entity, lookup: lookup) }
+            pathValues[d.key.id] = after
+            result.append(ObjectDelta(key: d.key, before: d.before?.merging(before) { a, _ in a },
+                                      after: d.after.map { $0.merging(after ?? [:]) { a, _ in a } }, seq: d.seq))
+        }
+        let pathSeqs = delta.objects.filter { entitiesRead.contains($0.key.entity) }.map(\.seq)
+        let seq = (delta.to >= delta.from ? pathSeqs.max() : pathSeqs.min()) ?? delta.to
+        for id in reached where !changedOwn.contains(id) {
+            let key = ObjectKey(entity: entity, id: id)
+            guard let values = lookup.object(key) else { continue }
+            let after = pathValues(of: values, id: id, entity: entity, lookup: lookup)
+            let before = pathValues[id] ?? [:]
+            guard after != before else { continue }
+            pathValues[id] = after
+            result.append(ObjectDelta(key: key, before: values.merging(before) { a, _ in a },
+                                      after: values.merging(after) { a, _ in a }, seq: seq))
         }
         result.sort { $0.key < $1.key }
         return Delta(from: delta.from, to: delta.to, objects: result, schemaChange: delta.schemaChange)

@@ -56,6 +56,8 @@ public struct InverseRelationship: Sendable, Hashable {
     public var source: String
     /// The to-one relationship of `source` it inverts.
     public var relationship: String
+    /// The entity the inverse belongs to: the target of ``relationship``.
+    public var target: String
 }
 
 extension Schema {
@@ -74,7 +76,7 @@ extension Schema {
     public func inverse(named name: String, of entity: String) -> InverseRelationship? {
         for source in entityNames {
             for a in entities[source]!.attributes where a.relationship?.target == entity && a.relationship?.inverse == name {
-                return InverseRelationship(name: name, source: source, relationship: a.name)
+                return InverseRelationship(name: name, source: source, relationship: a.name, target: entity)
             }
         }
         return nil

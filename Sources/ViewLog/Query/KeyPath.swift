@@ -277,6 +277,16 @@ public struct PathLookup {
     public let object: (ObjectKey) -> ObjectValues?
     /// The objects whose relationship `inverse.relationship` names the object `target` of the inverse's entity.
     public let members: (InverseRelationship, ObjectID) -> [ObjectValues]
+    /// The first error a look-up met (a damaged row), if any: the values computed since are not to be used.
+    public let failure: () -> (any Error)?
+
+    /// Makes a look-up.
+    public init(object: @escaping (ObjectKey) -> ObjectValues?, members: @escaping (InverseRelationship, ObjectID) -> [ObjectValues],
+                failure: @escaping () -> (any Error)? = { nil }) {
+        self.object = object
+        self.members = members
+        self.failure = failure
+    }
 }
 
 extension Schema {

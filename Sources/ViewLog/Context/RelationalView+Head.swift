@@ -1,0 +1,108 @@
+import LMDB
+
+/// The incremental way a view over key paths follows a move that ends at the head (DESIGN §10 "Cost"): the rows a
+/// change of related objects reaches are found through the relationships index (`refs`), walking each path backwards
+/// from the objects the move touched, and only their path values are computed — a department renamed with k
+/// employees costs O(k log n), not a scan of the view's entity.
+///
+/// Why it finds every row whose path values changed: take such a row and the first object along its path whose values
+/// differ between the two positions (the row itself, an object on its to-one hops, or a member of the to-many the path
+/// ends in). That object is in the move's delta, and the row still reaches it at the head through objects that did not
+/// change — so a backwards walk from it over the head's index reaches the row. For a member, the walk starts from the
+/// objects it named before and after.
+extension RelationalView {
+    /// The ids of the rows of `entity` whose path values the objects of `delta` may change, found in the index at the
+    /// head in `txn`.
+    func rowsReached(by delta: Delta, entity: String, store: LogStore, refs: LMDBDatabase,
+                     in txn: LMDBTransaction) throws -> Set<ObjectID> {
+        var rows = Set<ObjectID>()
+        // Each path's hops as (leaves from, relationship, reaches), and for aggregates and quantifiers the inverse.
+        var chains: [(hops: [KeyPath.Hop], inverse: InverseRelationship?)] = paths.map { p in
+            if case .aggregate(_, let inverse, _) = p.tail { return (p.hops, inverse) }
+            return (p.hops, nil)
+        }
+        chains += quantified.map { ($0.hops, $0.inverse) }
+        // Walks `hops[..<end]` backwards from the objects `ids` of `hops[end - 1].target` (of the row entity when
+        // `end` is 0) to the rows.
+        func walkBack(_ hops: [KeyPath.Hop], from end: Int, ids: Set<ObjectID>) throws {
+            var current = ids
+            var j = end
+            while j > 0, !current.isEmpty {  // bounded: at most Limits.keyPathRelationshipsMax hops
+                j -= 1
+                let hop = hops[j]
+                var next = Set<ObjectID>()
+                for id in current {
+                    try store.referrers(of: ObjectKey(entity: hop.target, id: id), source: hop.entity,
+                                        relationship: hop.relationship, refs: refs, in: txn) { next.insert($0) }
+                }
+                current = next
+            }
+            rows.formUnion(current)
+        }
+        for d in delta.objects {
+            for (hops, inverse) in chains {
+                // A touched object on the to-one hops (or the row entity's own object, which `own` covers).
+                for (k, hop) in hops.enumerated() where hop.target == d.key.entity {
+                    try walkBack(hops, from: k + 1, ids: [d.key.id])
+                }
+                // A touched member of the to-many: the objects it named before and after.
+                if let inverse, inverse.source == d.key.entity {
+                    var targets = Set<ObjectID>()
+                    for values in [d.before, d.after] {
+                        if let v = values?[inverse.relationship], let t = ObjectID(v) { targets.insert(t) }
+                    }
+                    if !targets.isEmpty { try walkBack(hops, from: hops.count, ids: targets) }
+                }
+            }
+        }
+        return rows
+    }
+}
+
+extension LogStore {
+    /// Calls `body` with the id of each object of `source` whose `relationship` names `target` at the head in `txn`,
+    /// in id order.
+    func referrers(of target: ObjectKey, source: String, relationship: String, refs: LMDBDatabase,
+                   in txn: LMDBTransaction, _ body: (ObjectID) -> Void) throws {
+        let prefix = ReferenceKey.prefix(target: target, source: source, relationship: relationship)
+        try txn.scan(refs, prefix: prefix) { e in
+            guard ReferenceKey.isIntact(key: e.key, value: e.value) else {
+                throw StoreError.corrupt(seq: nil, reason: "an entry of the relationships index (refs) does not match its checksum")
+            }
+            do { body(try ObjectRecordCodec.decodeID(e.key, prefixCount: prefix.count)) } catch {
+                throw StoreError.corrupt(seq: nil, reason: "an entry of the relationships index (refs): \(error)")
+            }
+            return .next
+        }
+    }
+
+    /// A look-up of objects and of the members of to-many inverses at the head in `txn`, reading each object once.
+    func headPathLookup(refs: LMDBDatabase, in txn: LMDBTransaction) throws -> PathLookup {
+        let format = try self.format(in: txn)
+        final class Cache {
+            var objects: [ObjectKey: ObjectValues?] = [:]
+            var failure: (any Error)?
+        }
+        let cache = Cache()
+        func object(_ key: ObjectKey) -> ObjectValues? {
+            if let known = cache.objects[key] { return known }
+            let values: ObjectValues?
+            do { values = try objectRecord(ObjectRecordCodec.key(key), of: key, format: format, in: txn)?.values } catch {
+                cache.failure = error
+                values = nil
+            }
+            cache.objects[key] = values
+            return values
+        }
+        return PathLookup(object: object, members: { inverse, target in
+            var out: [ObjectValues] = []
+            do {
+                try self.referrers(of: ObjectKey(entity: inverse.target, id: target), source: inverse.source,
+                                   relationship: inverse.relationship, refs: refs, in: txn) { id in
+                    if let v = object(ObjectKey(entity: inverse.source, id: id)) { out.append(v) }
+                }
+            } catch { cache.failure = error }
+            return out
+        }, failure: { cache.failure })
+    }
+}
