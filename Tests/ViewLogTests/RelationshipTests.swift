@@ -553,3 +553,34 @@ struct IncrementalKeyPathTests {
         #expect(try Context(store: store, name: "fresh").makeResultsController(byDepartment.fetchRequest).snapshot == byDepartment.snapshot)
     }
 }
+
+@Suite("Relationships: contexts")
+struct RelationshipContextTests {
+    /// As Core Data shows its delete rules' effects when it processes pending changes, a context staging a delete
+    /// shows its consequences to its controllers before the save — and the save logs exactly them.
+    @Test func aStagedDeleteShowsItsConsequencesWhenPendingChangesAreProcessed() throws {
+        let store = try graphStore()
+        try store.append([dept(1, "Sales"), dept(2, "Ops"), emp("a", "Ann", department: 1), emp("b", "Bob", department: 2),
+                          .insert(entity: "Project", id: .int(7), values: ["title": .string("X"), "owner": .int(1)])], author: "t")
+        let context = try Context(store: store, name: "c")
+        let employees = try context.makeResultsController(FetchRequest(entity: "Employee", predicate: try ViewPredicate("department != nil"),
+                                                                         sortDescriptors: [ViewSortDescriptor(key: "name")]))
+        let projects = try context.makeResultsController(FetchRequest(entity: "Project"))
+        #expect(employees.fetchedObjects == [.string("a"), .string("b")] && projects.fetchedObjects == [.int(7)])
+        try context.delete("Department", id: .int(1))
+        try context.processPendingChanges()
+        // Ann's department is nullified (she leaves the view), the project cascades away — before any save.
+        #expect(employees.fetchedObjects == [.string("b")])
+        #expect(projects.fetchedObjects.isEmpty)
+        #expect(try context.object(employee("a"))?["department"] == .null)
+        let saved = try #require(try context.save())
+        #expect(outline(saved) == ["delete Department 1", "update Employee \"a\" department", "delete Project 7"])
+        #expect(employees.fetchedObjects == [.string("b")] && projects.fetchedObjects.isEmpty)
+        // A rollback brings them back.
+        try context.delete("Department", id: .int(2))
+        try context.processPendingChanges()
+        #expect(employees.fetchedObjects.isEmpty)
+        try context.rollback()
+        #expect(employees.fetchedObjects == [.string("b")])
+    }
+}
