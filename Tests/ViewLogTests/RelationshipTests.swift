@@ -584,3 +584,37 @@ struct RelationshipContextTests {
         #expect(employees.fetchedObjects == [.string("b")])
     }
 }
+
+@Suite("Relationships: typed models")
+struct TypedRelationshipTests {
+    struct Department: EntityType, Equatable {
+        static let entityName = "Department"
+        var id: Int
+        var name: String
+    }
+    struct Employee: EntityType, Equatable {
+        static let entityName = "Employee"
+        var id: String
+        var name: String
+        var department: ToOne<Department>?
+        var manager: ToOne<Employee>?
+    }
+
+    @Test func aTypedToOneIsTheTargetsIDAndItsInverseReadsBack() throws {
+        let store = try graphStore()
+        let context = try Context(store: store, name: "typed")
+        let sales = Department(id: 7, name: "Sales")
+        try context.insert(sales)
+        try context.insert(Employee(id: "a", name: "Ann", department: ToOne(sales), manager: nil))
+        try context.insert(Employee(id: "b", name: "Bob", department: ToOne(7), manager: ToOne("a")))
+        try context.save()
+        #expect(try store.object(employee("b"))?["department"] == .int(7))
+        let bob = try #require(try context.object(Employee.self, id: "b"))
+        #expect(try context.object(try #require(bob.department)) == sales)
+        #expect(try context.object(try #require(bob.manager))?.name == "Ann")
+        #expect(try context.inverse("employees", of: sales, as: Employee.self).map(\.id) == ["a", "b"])
+        let ann = try #require(try context.object(Employee.self, id: "a"))
+        #expect(try context.inverse("reports", of: ann, as: Employee.self).map(\.id) == ["b"])
+        #expect { try context.inverse("staff", of: sales, as: Employee.self) } throws: { "\($0)".contains("has no inverse 'staff'") }
+    }
+}
