@@ -76,33 +76,23 @@ extension LogStore {
         }
     }
 
-    /// A look-up of objects and of the members of to-many inverses at the head in `txn`, reading each object once.
-    func headPathLookup(refs: LMDBDatabase, in txn: LMDBTransaction) throws -> PathLookup {
+    /// A look-up of objects at the head in `txn`, reading each object once.
+    func headPathLookup(in txn: LMDBTransaction) throws -> PathLookup {
         let format = try self.format(in: txn)
         final class Cache {
             var objects: [ObjectKey: ObjectValues?] = [:]
             var failure: (any Error)?
         }
         let cache = Cache()
-        func object(_ key: ObjectKey) -> ObjectValues? {
+        return PathLookup(object: { key in
             if let known = cache.objects[key] { return known }
             let values: ObjectValues?
-            do { values = try objectRecord(ObjectRecordCodec.key(key), of: key, format: format, in: txn)?.values } catch {
+            do { values = try self.objectRecord(ObjectRecordCodec.key(key), of: key, format: format, in: txn)?.values } catch {
                 cache.failure = error
                 values = nil
             }
             cache.objects[key] = values
             return values
-        }
-        return PathLookup(object: object, members: { inverse, target in
-            var out: [ObjectValues] = []
-            do {
-                try self.referrers(of: ObjectKey(entity: inverse.target, id: target), source: inverse.source,
-                                   relationship: inverse.relationship, refs: refs, in: txn) { id in
-                    if let v = object(ObjectKey(entity: inverse.source, id: id)) { out.append(v) }
-                }
-            } catch { cache.failure = error }
-            return out
         }, failure: { cache.failure })
     }
 }

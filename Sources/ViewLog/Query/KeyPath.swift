@@ -158,43 +158,12 @@ public struct KeyPath: Sendable, Hashable {
         return (current, key)
     }
 
-    /// The path's value for the row `id` of `entity` whose values are `values`; `null` through a null hop.
-    public func value(of values: ObjectValues, id: ObjectID, entity: String, lookup: PathLookup) -> Value {
-        guard let (reached, key) = KeyPath.reach(hops, from: values, id: id, entity: entity, lookup: lookup) else { return .null }
-        switch tail {
-        case .attribute(let name):
-            return reached[name] ?? .null
-        case let .aggregate(function, inverse, attribute):
-            let members = lookup.members(inverse, key.id)
-            if function == .count { return .int(Int64(members.count)) }
-            let values = members.compactMap { m -> Value? in
-                let v = m[attribute!] ?? .null
-                return v.isNull ? nil : v
-            }
-            switch function {
-            case .count: return .int(Int64(members.count))
-            case .sum:
-                if type == .int {
-                    var total: Int64 = 0
-                    for case .int(let x) in values { total = total &+ x }
-                    return .int(total)
-                }
-                return .double(values.reduce(0.0) { $0 + KeyPath.number($1) })
-            case .avg:
-                guard !values.isEmpty else { return .null }
-                return .double(values.reduce(0.0) { $0 + KeyPath.number($1) } / Double(values.count))
-            case .min: return values.min { Value.compare($0, $1) < 0 } ?? .null
-            case .max: return values.max { Value.compare($0, $1) < 0 } ?? .null
-            }
-        }
-    }
-
-    private static func number(_ v: Value) -> Double {
-        switch v {
-        case .int(let i): return Double(i)
-        case .double(let d): return d
-        default: return 0
-        }
+    /// The value of a path that ends in an attribute, for the row `id` of `entity` whose values are `values`; `null`
+    /// through a null hop. (Aggregates are read from the view's ``AggregateTable``s.)
+    func attributeValue(of values: ObjectValues, id: ObjectID, entity: String, lookup: PathLookup) -> Value {
+        guard case .attribute(let name) = tail,
+              let (reached, _) = KeyPath.reach(hops, from: values, id: id, entity: entity, lookup: lookup) else { return .null }
+        return reached[name] ?? .null
     }
 
     /// The entities whose objects the path reads beyond the row's own: the hops' targets and the inverse's members.
@@ -256,37 +225,15 @@ public struct QuantifiedPath: Sendable {
         }
     }
 
-    /// The quantifier's result for a row: over the members of the to-many reached (none through a null hop).
-    func value(of values: ObjectValues, id: ObjectID, entity: String, lookup: PathLookup) -> Value {
-        let members = KeyPath.reach(hops, from: values, id: id, entity: entity, lookup: lookup)
-            .map { lookup.members(inverse, $0.key.id) } ?? []
-        guard let member else { return .bool(false) }
-        switch quantifier {
-        case "ALL": return .bool(members.allSatisfy { member.evaluate($0, id: .int(0)) })
-        case "NONE": return .bool(!members.contains { member.evaluate($0, id: .int(0)) })
-        default: return .bool(members.contains { member.evaluate($0, id: .int(0)) })
-        }
-    }
-
     var entitiesRead: [String] { hops.map(\.target) + [inverse.source] }
 }
 
-/// How path values find related objects: an object by key, and the members of a to-many inverse of an object.
-public struct PathLookup {
+/// How path values find related objects by key.
+struct PathLookup {
     /// The object of `key`, `nil` when it does not exist.
-    public let object: (ObjectKey) -> ObjectValues?
-    /// The objects whose relationship `inverse.relationship` names the object `target` of the inverse's entity.
-    public let members: (InverseRelationship, ObjectID) -> [ObjectValues]
+    let object: (ObjectKey) -> ObjectValues?
     /// The first error a look-up met (a damaged row), if any: the values computed since are not to be used.
-    public let failure: () -> (any Error)?
-
-    /// Makes a look-up.
-    public init(object: @escaping (ObjectKey) -> ObjectValues?, members: @escaping (InverseRelationship, ObjectID) -> [ObjectValues],
-                failure: @escaping () -> (any Error)? = { nil }) {
-        self.object = object
-        self.members = members
-        self.failure = failure
-    }
+    var failure: () -> (any Error)? = { nil }
 }
 
 extension Schema {
