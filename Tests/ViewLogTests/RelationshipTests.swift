@@ -193,22 +193,40 @@ struct RelationshipIntegrityTests {
         #expect(try store.verify().problems.contains { $0.contains("does not match its checksum") })
         let stray = ReferenceKey.key(target: ObjectKey(entity: "Department", id: .int(7)), source: employee("zz"), relationship: "department")
         try store.environment.write { txn in
-            try txn.put(refs, key: key, value: key.withUnsafeBytes { ReferenceKey.value(of: $0) })
-            try txn.put(refs, key: stray, value: stray.withUnsafeBytes { ReferenceKey.value(of: $0) })
+            try txn.put(refs, key: key, value: ReferenceKey.value(key: key, id: .string("a")))
+            try txn.put(refs, key: stray, value: ReferenceKey.value(key: stray, id: .string("zz")))
         }
-        #expect(try store.verify().problems == ["relationships index (refs): Employee \"zz\" names Department 7 through 'department', but the object does not"])
+        #expect(try store.verify().problems == ["relationships index (refs): an entry of Employee \"zz\" naming Department 7 through 'department', but the object does not name it"])
+    }
+
+    /// LMDB keys are at most 511 bytes; names of 128 bytes and ids of 256 still index (long parts digested).
+    @Test func longestNamesAndIDsStillIndex() throws {
+        let long = String(repeating: "E", count: 128), rel = String(repeating: "r", count: 128)
+        let schema = try Schema(jsonText: "{\"entities\": {\"\(long)\": {\"id\": \"string\", \"relationships\": {\"\(rel)\": {\"to\": \"\(long)\", \"optional\": true}}}}}")
+        let store = try LogStore.create(at: newStorePath(), schema: schema, options: StoreOptions(durable: false))
+        let a = String(repeating: "a", count: 256), b = String(repeating: "a", count: 255) + "b", c = String(repeating: "a", count: 255) + "c"
+        try store.append([.insert(entity: long, id: .string(a), values: [:]),
+                          .insert(entity: long, id: .string(c), values: [rel: .string(a)]),
+                          .insert(entity: long, id: .string(b), values: [rel: .string(a)])], author: "t")
+        #expect(try store.verify().isOK)
+        // The delete rule finds both referrers through the digested keys, in id order.
+        let t = try store.append([.delete(entity: long, id: .string(a))], author: "t")
+        #expect(t.changes.compactMap(\.key?.id) == [.string(a), .string(b), .string(c)])
+        #expect(try store.verify().isOK)
     }
 
     @Test func referenceKeysDecodeTotally() throws {
         let key = ReferenceKey.key(target: ObjectKey(entity: "Department", id: .int(-3)), source: ObjectKey(entity: "Employee", id: .string("é")), relationship: "department")
-        let e = try key.withUnsafeBytes { try ReferenceKey.decode($0) }
+        let value = ReferenceKey.value(key: key, id: .string("é"))
+        let e = try key.withUnsafeBytes { k in try value.withUnsafeBytes { v in try ReferenceKey.decode(key: k, value: v) } }
         #expect(e == ReferenceKey.Entry(target: ObjectKey(entity: "Department", id: .int(-3)), source: ObjectKey(entity: "Employee", id: .string("é")), relationship: "department"))
         var g = SeededGenerator(stream: 27)
         for _ in 0..<2_000 {  // any bytes: a value or an error, never a trap
-            var bytes = key
+            var bytes = key, v = value
             for _ in 0..<Int.random(in: 1...4, using: &g) { bytes[Int.random(in: 0..<bytes.count, using: &g)] = UInt8.random(in: 0...255, using: &g) }
             bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &g)))
-            _ = bytes.withUnsafeBytes { try? ReferenceKey.decode($0) }
+            v = Array(v.prefix(Int.random(in: 0...v.count, using: &g)))
+            _ = bytes.withUnsafeBytes { k in v.withUnsafeBytes { try? ReferenceKey.decode(key: k, value: $0) } }
         }
     }
 }

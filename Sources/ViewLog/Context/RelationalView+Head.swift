@@ -66,13 +66,16 @@ extension LogStore {
                    in txn: LMDBTransaction, _ body: (ObjectID) -> Void) throws {
         let prefix = ReferenceKey.prefix(target: target, source: source, relationship: relationship)
         try txn.scan(refs, prefix: prefix) { e in
-            guard ReferenceKey.isIntact(key: e.key, value: e.value) else {
-                throw StoreError.corrupt(seq: nil, reason: "an entry of the relationships index (refs) does not match its checksum")
-            }
-            do { body(try ObjectRecordCodec.decodeID(e.key, prefixCount: prefix.count)) } catch {
-                throw StoreError.corrupt(seq: nil, reason: "an entry of the relationships index (refs): \(error)")
-            }
+            body(try Self.referenceSourceID(e))
             return .next
+        }
+    }
+
+    /// The source id of an entry of the relationships index, checked; a damaged entry is a
+    /// ``StoreError/corrupt(seq:reason:)``.
+    static func referenceSourceID(_ e: LMDBCursor.Entry) throws -> ObjectID {
+        do { return try ReferenceKey.sourceID(key: e.key, value: e.value) } catch {
+            throw StoreError.corrupt(seq: nil, reason: "an entry of the relationships index (refs): \(error)")
         }
     }
 

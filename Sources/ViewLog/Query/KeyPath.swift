@@ -41,7 +41,7 @@ public struct KeyPath: Sendable, Hashable {
 
     /// Resolves `text` from `entity` in `schema`.
     /// - Throws: a ``QueryError`` naming the path and the part at fault: an unknown name, an attribute where a
-    ///   relationship must be, a bare to-many path, a wrong aggregate, more than ``Limits/keyPathRelationshipsMax``
+    ///   relationship must be, a bare to-many path, a wrong aggregate, more than three (`Limits.keyPathRelationshipsMax`)
     ///   relationships.
     public init(_ text: String, from entity: EntityDescription, in schema: Schema) throws(QueryError) {
         let (hops, end) = try KeyPath.walk(text, from: entity, in: schema, allowsMembers: false)
@@ -159,7 +159,7 @@ public struct KeyPath: Sendable, Hashable {
     }
 
     /// The value of a path that ends in an attribute, for the row `id` of `entity` whose values are `values`; `null`
-    /// through a null hop. (Aggregates are read from the view's ``AggregateTable``s.)
+    /// through a null hop. (Aggregates are read from the view's aggregate tables.)
     func attributeValue(of values: ObjectValues, id: ObjectID, entity: String, lookup: PathLookup) -> Value {
         guard case .attribute(let name) = tail,
               let (reached, _) = KeyPath.reach(hops, from: values, id: id, entity: entity, lookup: lookup) else { return .null }

@@ -12,10 +12,10 @@ struct ReferenceWrite {
     private let relationshipsByEntity: [String: [Attribute]]
     /// For each entity that relationships name: the relationships that name it, in the order delete rules run.
     let referringRelationships: [String: [(source: String, relationship: Attribute)]]
-    /// The entries this write adds (`true`) or removes (`false`), by key.
-    private var changed: [[UInt8]: Bool] = [:]
-    /// The keys of ``changed`` by the prefix of their target (``ReferenceKey/prefix(target:)``).
-    private var changedByTarget: [[UInt8]: [[UInt8]]] = [:]
+    /// The entries this write adds (`true`) or removes (`false`), by key, with the source id each names.
+    private var changed: [[UInt8]: (present: Bool, id: ObjectID)] = [:]
+    /// The keys of ``changed`` by their prefix (``ReferenceKey/prefix(target:source:relationship:)``).
+    private var changedByPrefix: [[UInt8]: [[UInt8]]] = [:]
     /// Whether each object the write touched exists after its last change so far.
     private var exists: [ObjectKey: Bool] = [:]
     /// The objects with relationships that the current transaction touched: their values after its last change of
@@ -62,44 +62,33 @@ struct ReferenceWrite {
             let old = before?[a.name] ?? .null, new = after?[a.name] ?? .null
             guard old != new else { continue }
             let target = a.relationship!.target
-            if let id = ObjectID(old) { note(ReferenceKey.key(target: ObjectKey(entity: target, id: id), source: key, relationship: a.name), present: false) }
-            if let id = ObjectID(new) { note(ReferenceKey.key(target: ObjectKey(entity: target, id: id), source: key, relationship: a.name), present: true) }
+            if let id = ObjectID(old) { note(ObjectKey(entity: target, id: id), key, a.name, present: false) }
+            if let id = ObjectID(new) { note(ObjectKey(entity: target, id: id), key, a.name, present: true) }
         }
     }
 
-    private mutating func note(_ key: [UInt8], present: Bool) {
-        if changed.updateValue(present, forKey: key) == nil {
-            let n = Int(key[0]) << 8 | Int(key[1])
-            changedByTarget[Array(key[0..<(2 + n)]), default: []].append(key)
+    private mutating func note(_ target: ObjectKey, _ source: ObjectKey, _ relationship: String, present: Bool) {
+        let key = ReferenceKey.key(target: target, source: source, relationship: relationship)
+        if changed.updateValue((present, source.id), forKey: key) == nil {
+            let prefix = ReferenceKey.prefix(target: target, source: source.entity, relationship: relationship)
+            changedByPrefix[prefix, default: []].append(key)
         }
     }
 
     /// The ids of the objects of `source` whose `relationship` names `target`, as the write leaves them so far, in id
-    /// order (the order of their index keys).
+    /// order.
     func referrers(of target: ObjectKey, source: String, relationship: String, db: LMDBDatabase,
                    in txn: LMDBTransaction) throws -> [ObjectID] {
         let prefix = ReferenceKey.prefix(target: target, source: source, relationship: relationship)
-        var keys: [[UInt8]] = []
+        var ids = Set<ObjectID>()
         try txn.scan(db, prefix: prefix) { e in
-            guard ReferenceKey.isIntact(key: e.key, value: e.value) else {
-                throw StoreError.corrupt(seq: nil, reason: "an entry of the relationships index (refs) does not match its checksum")
-            }
-            let k = Array(e.key)
-            if changed[k] != false { keys.append(k) }
+            if changed[Array(e.key)]?.present != false { ids.insert(try LogStore.referenceSourceID(e)) }
             return .next
         }
-        let targetPrefix = ReferenceKey.prefix(target: target)
-        for k in changedByTarget[targetPrefix] ?? [] where changed[k] == true && k.starts(with: prefix) {
-            if !keys.contains(k) { keys.append(k) }
+        for k in changedByPrefix[prefix] ?? [] {
+            if let c = changed[k], c.present { ids.insert(c.id) }
         }
-        keys.sort { $0.lexicographicallyPrecedes($1) }
-        return try keys.map { k throws -> ObjectID in
-            do {
-                return try k.withUnsafeBytes { raw throws(CodecError) in try ObjectRecordCodec.decodeID(raw, prefixCount: prefix.count) }
-            } catch {
-                throw StoreError.corrupt(seq: nil, reason: "an entry of the relationships index (refs): \(error)")
-            }
-        }
+        return ids.sorted()
     }
 
     /// Whether `key` exists as the write leaves it so far.
@@ -125,26 +114,30 @@ struct ReferenceWrite {
                 problems.append((state.change, "\(state.operation) of \(key.entity) \(key.id.json.text): relationship '\(a.name)' names \(target.entity) \(id.json.text), which does not exist"))
             }
         }
+        // A referrer of a deleted object that is not a deny's is named by the check above when the transaction touched
+        // it (it was re-pointed to the deleted object): these are for a transaction reproduced without its rules.
+        var untouched: [(change: Int, reason: String)] = []
         for (key, change) in deleted {
             let absent = try !exists(key, objects: objects, in: txn)
             for (source, a) in referringRelationships[key.entity] ?? [] where a.relationship!.deleteRule == .deny || absent {
                 guard let first = try referrers(of: key, source: source, relationship: a.name, db: db, in: txn).first else { continue }
                 let rule = a.relationship!.deleteRule
-                problems.append((change, "delete of \(key.entity) \(key.id.json.text): \(source) \(first.json.text) still names it through '\(a.name)'"
-                                 + (rule == .deny ? " (onDelete: deny)" : "")))
+                let problem = (change, "delete of \(key.entity) \(key.id.json.text): \(source) \(first.json.text) still names it through '\(a.name)'"
+                               + (rule == .deny ? " (onDelete: deny)" : ""))
+                if rule == .deny { problems.append(problem) } else { untouched.append(problem) }
             }
         }
-        return problems.min { ($0.change, $0.reason) < ($1.change, $1.reason) }
+        let order = { (x: (change: Int, reason: String), y: (change: Int, reason: String)) in (x.change, x.reason) < (y.change, y.reason) }
+        return problems.min(by: order) ?? untouched.min(by: order)
     }
 
     /// Writes the entries this write added and removes those it removed, in key order.
     func write(refs db: LMDBDatabase, in txn: LMDBTransaction) throws {
         guard isActive, !changed.isEmpty else { return }
         for key in changed.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            if changed[key]! {
-                try key.withUnsafeBytes { k in
-                    try ReferenceKey.value(of: k).withUnsafeBytes { v in try txn.put(db, key: k, value: v) }
-                }
+            let (present, id) = changed[key]!
+            if present {
+                try txn.put(db, key: key, value: ReferenceKey.value(key: key, id: id))
             } else {
                 _ = try txn.delete(db, key: key)
             }

@@ -10,7 +10,7 @@ extension LogStore {
             guard let schema = try? self.schema(at: UInt64.max, in: txn), schema.hasRelationships || self.refsDB != nil else { return [] }
             var problems: [String] = []
             func problem(_ s: String) { if problems.count < limit { problems.append(s) } }
-            var expected = Set<[UInt8]>()
+            var expected: [[UInt8]: [UInt8]] = [:]  // key -> value
             for name in schema.entityNames {
                 let relationships = schema.entities[name]!.relationships
                 guard !relationships.isEmpty else { continue }
@@ -19,7 +19,8 @@ extension LogStore {
                     for a in relationships {
                         guard let v = values[a.name], let target = ObjectID(v) else { continue }
                         let targetKey = ObjectKey(entity: a.relationship!.target, id: target)
-                        expected.insert(ReferenceKey.key(target: targetKey, source: ObjectKey(entity: name, id: id), relationship: a.name))
+                        let key = ReferenceKey.key(target: targetKey, source: ObjectKey(entity: name, id: id), relationship: a.name)
+                        expected[key] = ReferenceKey.value(key: key, id: id)
                         if try txn.value(self.objectsDB, for: ObjectRecordCodec.key(targetKey)) == nil {
                             problem("object \(name) \(id.json.text): relationship '\(a.name)' names \(targetKey.entity) \(target.json.text), which does not exist")
                         }
@@ -30,20 +31,26 @@ extension LogStore {
                 if !expected.isEmpty { problem("the relationships index (refs) is missing: open the store for writing once to add it") }
                 return problems
             }
+            func describe(_ e: ReferenceKey.Entry) -> String {
+                let target = e.target.map { "\($0.entity) \($0.id.json.text)" } ?? "an object"
+                return "\(e.source.entity) \(e.source.id.json.text) naming \(target) through '\(e.relationship)'"
+            }
             try txn.scan(refs) { e in
                 let key = Array(e.key)
-                if !ReferenceKey.isIntact(key: e.key, value: e.value) {
-                    problem("relationships index (refs): an entry does not match its checksum")
-                } else if expected.remove(key) == nil {
-                    let what = (try? ReferenceKey.decode(e.key)).map { "\($0.source.entity) \($0.source.id.json.text) names \($0.target.entity) \($0.target.id.json.text) through '\($0.relationship)'" }
-                        ?? "an entry that does not decode"
-                    problem("relationships index (refs): \(what), but the object does not")
+                guard let entry = try? ReferenceKey.decode(key: e.key, value: e.value) else {
+                    problem("relationships index (refs): an entry does not match its checksum or does not decode")
+                    return .next
+                }
+                if let value = expected.removeValue(forKey: key) {
+                    if !value.elementsEqual(e.value) { problem("relationships index (refs): the entry of \(describe(entry)) names another id") }
+                } else {
+                    problem("relationships index (refs): an entry of \(describe(entry)), but the object does not name it")
                 }
                 return .next
             }
-            for key in expected.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                let e = key.withUnsafeBytes { try? ReferenceKey.decode($0) }
-                problem("relationships index (refs): no entry for \(e.map { "\($0.source.entity) \($0.source.id.json.text) naming \($0.target.entity) \($0.target.id.json.text) through '\($0.relationship)'" } ?? "a relationship")")
+            for (key, value) in expected.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+                let e = key.withUnsafeBytes { k in value.withUnsafeBytes { v in try? ReferenceKey.decode(key: k, value: v) } }
+                problem("relationships index (refs): no entry for \(e.map(describe) ?? "a relationship")")
             }
             return problems
         }

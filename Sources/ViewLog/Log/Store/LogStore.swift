@@ -13,7 +13,7 @@ import Darwin
 /// - `meta`: format version, head, and the schema of each position where it changed.
 /// - `checkpoints`: the object rows as they were at a few seqs, built by appends (``CheckpointPolicy``); time travel
 ///   starts from the nearest one.
-/// - `refs`: the reverse index of relationships: target → the objects that name it (``ReferenceKey``).
+/// - `refs`: the reverse index of relationships: target → the objects that name it (`schema/log-format.md`).
 ///
 /// Every append writes them in **one** LMDB write transaction, so `objects == replay(log)` always holds
 /// (``verify(progress:)`` checks it). A `LogStore` is `Sendable`: share one per path in a process (LMDB's rule,
