@@ -636,3 +636,31 @@ struct TypedRelationshipTests {
         #expect { try context.inverse("staff", of: sales, as: Employee.self) } throws: { "\($0)".contains("has no inverse 'staff'") }
     }
 }
+
+@Suite("Relationships: damage")
+struct RelationshipDamageTests {
+    /// A damaged relationships index while a view over key paths follows a move: the view reloads at the new
+    /// position and says why (``ResultsController/followError``), never traps on a position mismatch (it did).
+    @Test func aDamagedIndexReloadsTheViewAndNamesTheError() throws {
+        let store = try graphStore()
+        try store.append([dept(1, "Sales"), emp("a", "Ann", department: 1)], author: "t")
+        let context = try Context(store: store, name: "c")
+        let controller = try context.makeResultsController(FetchRequest(entity: "Employee", sortDescriptors: [ViewSortDescriptor(key: "department.name")]))
+        var events: [ViewEvent] = []
+        let o = controller.observe { events.append($0) }
+        defer { o.cancel() }
+        let refs = try #require(store.refsDB)
+        let key = ReferenceKey.key(target: ObjectKey(entity: "Department", id: .int(1)), source: employee("a"), relationship: "department")
+        try store.environment.write { txn in try txn.put(refs, key: key, value: [1, 2, 3, 4, 5]) }
+        try store.append([.update(entity: "Department", id: .int(1), values: ["name": .string("Ops")])], author: "t")
+        try context.refresh()
+        #expect(controller.followError.map { "\($0)".contains("relationships index") } == true)
+        #expect(controller.position == 2)
+        #expect(events.contains { if case .reload = $0 { return true }; return false })
+        // The view goes on following later moves.
+        try store.environment.write { txn in try txn.put(refs, key: key, value: ReferenceKey.value(key: key, id: .string("a"))) }
+        try store.append([.insert(entity: "Employee", id: .string("b"), values: ["name": .string("Bob")])], author: "t")
+        try context.refresh()
+        #expect(controller.fetchedObjects == [.string("b"), .string("a")])
+    }
+}

@@ -195,9 +195,12 @@ extension Context {
         do {
             _ = apply(try relational.augmented(delta, entity: entity.name, context: context))
         } catch {
-            // The context could not read the related objects (a damaged store): the view starts again from what
-            // the context holds, reported as a reload, never as silence.
-            try? context.refetch(self, fetchRequest)
+            // The context could not read the related objects (a damaged store): the view starts again at the new
+            // position from what the context holds — no rows if even that cannot be read — reported as a reload,
+            // never as silence. (Nothing is delivered from here: the context is delivering this move.)
+            followError = error
+            let rows = (try? context.relationalRows(of: entity.name, relational)) ?? []
+            _ = reload(objects: rows, position: delta.to, plan: nil)
         }
     }
 }

@@ -63,7 +63,7 @@ struct DiffCommand: ParsableCommand {
         if format.json {
             Output.standard.line(changes.json(includeSeq: seq).text)
         } else {
-            for line in DiffText.lines(changes, before: before, after: materialized.values, entity: materialized.entity) {
+            for line in DiffText.lines(changes, before: before, after: materialized.valuesWithPaths, entity: materialized.entity) {
                 Output.standard.line(line)
             }
         }

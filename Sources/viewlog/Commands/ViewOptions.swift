@@ -124,12 +124,24 @@ final class MaterializedView: ContextObserver {
             self.records = nil
         }
         let from = controller.position
-        let before = values
+        let before = valuesWithPaths
         reported = nil
         try context.move(to: position)
+        if let error = controller.followError { throw error }
         let changes = reported ?? ChangeSet(from: from, to: position, isSectioned: controller.isSectioned,
                                             sectionChanges: [], rowChanges: [])
         return (changes, before)
+    }
+
+    /// The rows' values with their path values added (a view over key paths: `department.name` and the like), for
+    /// text that shows a changed path's values.
+    var valuesWithPaths: [ObjectID: ObjectValues] {
+        guard !controller.keyPaths.isEmpty else { return values }
+        var out = values
+        for (id, v) in values {
+            if let paths = controller.pathValues(of: id) { out[id] = v.merging(paths) { own, _ in own } }
+        }
+        return out
     }
 
     /// Prints the `query` document as one line (``writeJSON(into:every:_:)``), in pieces: a view of many rows is
@@ -206,15 +218,20 @@ final class MaterializedView: ContextObserver {
     func textLines() throws -> [String] {
         let ids = controller.fetchedObjects
         if ids.isEmpty { return ["(no rows at position \(controller.position))"] }
-        let columns = entity.attributes
-        let rightAligned = Set(columns.indices.filter { Value.alignsRight(columns[$0].type) }.map { $0 + 1 })
+        // The entity's attributes, then the key paths the view shows (`department.name`), each a column.
+        let paths = controller.keyPaths
+        let columns = entity.attributes.map { ($0.name, $0.type) } + paths.map { path in
+            (path, controller.pathValues(of: ids[0])?[path]?.type ?? .string)
+        }
+        let rightAligned = Set(columns.indices.filter { Value.alignsRight(columns[$0].1) }.map { $0 + 1 })
             .union(entity.idType == .int ? [0] : [])
         let cells = try ids.map { id -> [String] in
-            let v = try records?.values(of: id) ?? values[id] ?? [:]
-            return [id.displayText] + columns.map { (v[$0.name] ?? .null).displayText }
+            var v = try records?.values(of: id) ?? values[id] ?? [:]
+            if !paths.isEmpty, let p = controller.pathValues(of: id) { v.merge(p) { own, _ in own } }
+            return [id.displayText] + columns.map { (v[$0.0] ?? .null).displayText }
         }
         let indent = controller.isSectioned ? "  " : ""
-        let table = TextTable(header: ["id"] + columns.map(\.name), rows: cells, indent: indent, rightAligned: rightAligned)
+        let table = TextTable(header: ["id"] + columns.map(\.0), rows: cells, indent: indent, rightAligned: rightAligned)
         let widths = table.widths
         guard controller.isSectioned else { return table.lines(widths: widths) }
         var out: [String] = []

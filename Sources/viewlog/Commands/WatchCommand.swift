@@ -76,7 +76,7 @@ struct WatchCommand: AsyncParsableCommand {
             if format.json {
                 Output.standard.line(changes.json(includeSeq: seq).text)
             } else {
-                for line in DiffText.lines(changes, before: before, after: materialized.values, entity: materialized.entity) {
+                for line in DiffText.lines(changes, before: before, after: materialized.valuesWithPaths, entity: materialized.entity) {
                     Output.standard.line(line)
                 }
             }
