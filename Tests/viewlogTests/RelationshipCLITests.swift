@@ -127,6 +127,29 @@ enum CompanyStory {
         Golden.check("company-query.txt", t.text)
     }
 
+    /// The seeds' cross-process scenario one hop away: `watch` of employees sectioned by `department.name` in one
+    /// process; another process renames the department; the watch's batch moves exactly its employees.
+    @Test func aWatchSeesAnotherProcessRenameADepartment() throws {
+        let box = try Sandbox()
+        var ignored = Transcript()
+        try CompanyStory.setUp(in: box, transcript: &ignored)
+        var t = Transcript()
+        let watch = try box.start(["watch", "co", "byDepartment", "--json", "--count", "2"])
+        try watch.waitForLines(1)
+        t.note("watch printed the view; now other processes append")
+        try Stories.record(box, ["append", "co", "update", "Department", "1", "name=Alpha"], into: &t)
+        try watch.waitForLines(2)
+        // One transaction (so one batch, whatever the timing): a change off the view's paths, and Di re-pointed.
+        try Stories.record(box, ["append", "co"], input: #"{"changes": [{"update": "Department", "id": 2, "values": {"floor": 5}}, {"update": "Employee", "id": "di", "values": {"department": 2}}]}"# + "\n", into: &t)
+        t.note("the watch:")
+        let r = try watch.wait()
+        t.record(r)
+        let batches = r.stdout.split(separator: "\n").dropFirst()
+        #expect(batches.count == 2)
+        #expect(batches.first?.contains(#""rows": [{"type": "move", "id": "ann", "from": [3, 0], "to": [1, 0], "changed": ["department.name"]}, {"type": "move", "id": "cy", "from": [3, 1], "to": [1, 1], "changed": ["department.name"]}]"#) == true)
+        Golden.check("company-watch.txt", t.text)
+    }
+
     @Test func diffsReportRowsMovedByARelatedObjectBothWays() throws {
         let box = try Sandbox()
         try CompanyStory.full(in: box)
