@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 import TestSupport
+import ViewLog
 import ViewLogTesting
-@_spi(Engine) @testable import ViewLog
 
 /// The README's relationships example (section "Relationships"), so that it keeps compiling and doing what its
-/// comments say; `schema/company.json` is the schema file it names.
+/// comments say; `schema/company.json` is the schema file it names. Only the public API is imported, as a user has it.
 @Suite("README example: relationships")
 struct ReadmeRelationshipsExampleTests {
     struct Employee: EntityType {
