@@ -20,10 +20,23 @@ struct ReferenceKeyFormatTests {
         #expect(key.count == 45)
         // The target's part is exactly its key in `objects`, length first (big-endian).
         #expect(Array(key[2..<22]) == ObjectRecordCodec.key(ObjectKey(entity: "Department", id: .int(7))))
-        // The value: the CRC-32C of the key, little-endian.
-        let crc = CRC32C.checksum(documented)
-        let value = key.withUnsafeBytes { ReferenceKey.value(of: $0) }
-        #expect(value == [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 24)])
+        // The value: the CRC-32C of the key and the id's encoding, little-endian, then that encoding.
+        let id: [UInt8] = [0x02, 0x65, 0x31]
+        let crc = CRC32C.checksum(id, seed: CRC32C.checksum(documented))
+        let value = ReferenceKey.value(key: key, id: .string("e1"))
+        #expect(value == [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 24)] + id)
+    }
+
+    @Test func longTargetsAndIDsAreDigestedWithinLMDBsKeyLimit() {
+        let target = ObjectKey(entity: String(repeating: "T", count: 128), id: .string(String(repeating: "t", count: 256)))
+        let source = ObjectKey(entity: String(repeating: "S", count: 128), id: .string(String(repeating: "s", count: 256)))
+        let key = ReferenceKey.key(target: target, source: source, relationship: String(repeating: "r", count: 128))
+        #expect(key.count == 2 + 16 + 129 + 129 + 91)  // at most 511 with a whole target of 160 bytes
+        #expect(Array(key[0..<2]) == [0x80, 0x10])
+        #expect(Array(key[2..<18]) == ReferenceKey.digest(ObjectRecordCodec.key(target)))
+        // The value keeps the whole id.
+        let value = ReferenceKey.value(key: key, id: source.id)
+        #expect(key.withUnsafeBytes { k in value.withUnsafeBytes { try? ReferenceKey.sourceID(key: k, value: $0) } } == source.id)
     }
 
     @Test func keysOfOneTargetSortInTheOrderDeleteRulesRun() {
@@ -38,7 +51,7 @@ struct ReferenceKeyFormatTests {
             ReferenceKey.key(target: target, source: ObjectKey(entity: "Project", id: .int(10)), relationship: "owner"),
         ]
         #expect(keys == keys.sorted { $0.lexicographicallyPrecedes($1) })
-        let prefix = ReferenceKey.prefix(target: target)
-        #expect(keys.allSatisfy { $0.starts(with: prefix) })
+        let prefix = ReferenceKey.prefix(target: target, source: "Project", relationship: "owner")
+        #expect(keys.filter { $0.starts(with: prefix) }.count == 3)
     }
 }

@@ -211,7 +211,8 @@ extension ResultsController {
     /// The path values of row `id` of a view over key paths (DESIGN §10: `department.name`, `employees.@count`, by
     /// path; a quantifier's result is not one); `nil` for a view without key paths.
     public func pathValues(of id: ObjectID) -> ObjectValues? {
-        relational.map { r in (r.pathValues[id] ?? [:]).filter { !$0.key.contains(" ") } }
+        guard let r = relational, !r.paths.isEmpty else { return nil }  // quantifiers alone: no path values
+        return (r.pathValues[id] ?? [:]).filter { !$0.key.contains(" ") }
     }
 
     /// The key paths the view shows (its predicate's, sort's, section key's and `include`'s, quantifiers aside), in

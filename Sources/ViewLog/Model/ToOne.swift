@@ -1,6 +1,6 @@
 /// A typed model's to-one relationship (DESIGN §10): the id of an object of `Target`, coded as that id, so that a
 /// property `var department: ToOne<Department>?` maps to the relationship `department` of the schema (optional when
-/// the property is). Follow it with ``Context/object(_:)``; read the other side with
+/// the property is). Follow it with `Context.object(_:)`; read the other side with
 /// ``Context/inverse(_:of:as:)``.
 ///
 /// ```swift

@@ -5,7 +5,7 @@
 /// A view that uses key paths sees each as one more attribute of its entity, named by the path's text and of the
 /// type of what it ends in, always optional (a null relationship on the way makes it null): the predicate compiler,
 /// the sort and the sections treat it like any attribute (``Schema/viewEntity(of:requiresVariables:)``), and a row's
-/// values carry its path values under those names (``value(of:id:lookup:)``).
+/// values carry its path values under those names (`KeyPath.attributeValue`, and the view's aggregate tables).
 public struct KeyPath: Sendable, Hashable {
     /// One to-one relationship a path follows.
     public struct Hop: Sendable, Hashable {
