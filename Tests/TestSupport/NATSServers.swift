@@ -6,11 +6,17 @@ import Glibc
 /// `nats-server` processes with JetStream on loopback for one test: free ports, a temporary `store_dir` each,
 /// one node or a cluster (`cluster { name, listen, routes }`). ``stop()`` — also run by `deinit`, so a test
 /// that throws or fails still stops them — kills every server, reaps it, and removes the directory.
+///
+/// The servers are the durable build `tools/install-deps` installs (nats-server ≥ 2.12.4, DESIGN §9 "Durability
+/// of the stream"), each with `jetstream { sync_interval: always }` (fsync before the acknowledgement) and a
+/// monitoring port (``varz(_:)``). `NATSServers(count:binary:durable:)` with ``debianBinary`` starts Debian's
+/// old 2.9.10 instead (without `sync_interval`, which it refuses), for the tests that check an old server is named.
 public final class NATSServers: @unchecked Sendable {
-    /// A node: its client port, cluster port, config file and process (nil while stopped).
+    /// A node: its client port, cluster port, monitoring port, config file and process (nil while stopped).
     private struct Node {
         var clientPort: Int
         var clusterPort: Int
+        var monitorPort: Int
         var config: String
         var process: Process?
     }
@@ -20,36 +26,55 @@ public final class NATSServers: @unchecked Sendable {
     /// The scratch directory with every node's config, log and `store_dir`.
     public let directory: String
 
-    /// Whether `nats-server` is installed (tests `#require` it: `tools/install-deps` installs it).
-    public static var isInstalled: Bool {
-        ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"].contains {
-            FileManager.default.isExecutableFile(atPath: $0)
+    /// Where `tools/install-deps` installs the pinned durable nats-server (tools/requirements-nats.txt); the
+    /// environment variable `VIEWLOG_NATS_SERVER` names another.
+    public static let durableBinaries = ["/usr/local/lib/viewlog-nats/bin/nats-server", "/usr/local/bin/nats-server"]
+
+    /// Debian's `nats-server` package (2.9.10, older than DESIGN §9 allows), if installed.
+    public static var debianBinary: String? {
+        ["/usr/sbin/nats-server", "/usr/bin/nats-server"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Whether the durable `nats-server` is installed (tests `#require` it: `tools/install-deps` installs it).
+    public static var isInstalled: Bool { binary != nil }
+
+    /// The durable server's executable, if installed.
+    public static var binary: String? {
+        if let path = ProcessInfo.processInfo.environment["VIEWLOG_NATS_SERVER"], !path.isEmpty {
+            return FileManager.default.isExecutableFile(atPath: path) ? path : nil
         }
+        return durableBinaries.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    static var binary: String {
-        ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"].first {
-            FileManager.default.isExecutableFile(atPath: $0)
-        } ?? "nats-server"
-    }
+    /// The executable these servers run.
+    public let executable: String
 
-    /// Starts `count` servers (a cluster when more than one) and waits until each accepts clients.
-    public init(count: Int) throws {
+    /// Starts `count` servers (a cluster when more than one) and waits until each accepts clients. `binary`
+    /// defaults to the durable build (``binary``); `durable: false` leaves `sync_interval` out (Debian's 2.9.10
+    /// refuses it).
+    public init(count: Int, binary: String? = nil, durable: Bool = true) throws {
         precondition(count >= 1 && count <= 5)
+        guard let executable = binary ?? Self.binary else {
+            throw NATSServersError("no durable nats-server (>= 2.12.4) installed: run tools/install-deps")
+        }
+        self.executable = executable
         directory = TestScratch.newPath("nats")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         do {
-            let ports = try (0..<(2 * count)).map { _ in try Self.freePort() }
+            let ports = try (0..<(3 * count)).map { _ in try Self.freePort() }
             for i in 0..<count {
-                let clientPort = ports[2 * i], clusterPort = ports[2 * i + 1]
+                let clientPort = ports[3 * i], clusterPort = ports[3 * i + 1], monitorPort = ports[3 * i + 2]
+                // sync_interval: always — fsync before every acknowledgement (DESIGN §9).
+                let sync = durable ? ", sync_interval: always" : ""
                 var text = """
                 server_name: n\(i)
                 listen: 127.0.0.1:\(clientPort)
-                jetstream { store_dir: "\(directory)/js\(i)" }
+                http: 127.0.0.1:\(monitorPort)
+                jetstream { store_dir: "\(directory)/js\(i)"\(sync) }
 
                 """
                 if count > 1 {
-                    let routes = (0..<count).filter { $0 != i }.map { "nats-route://127.0.0.1:\(ports[2 * $0 + 1])" }
+                    let routes = (0..<count).filter { $0 != i }.map { "nats-route://127.0.0.1:\(ports[3 * $0 + 1])" }
                     text += """
                     cluster {
                       name: viewlog-test
@@ -61,7 +86,8 @@ public final class NATSServers: @unchecked Sendable {
                 }
                 let config = "\(directory)/n\(i).conf"
                 try text.write(toFile: config, atomically: true, encoding: .utf8)
-                nodes.append(Node(clientPort: clientPort, clusterPort: clusterPort, config: config, process: nil))
+                nodes.append(Node(clientPort: clientPort, clusterPort: clusterPort, monitorPort: monitorPort,
+                                  config: config, process: nil))
             }
             for i in 0..<count { try start(i) }
             for i in 0..<count { try waitUntilReady(i) }
@@ -88,7 +114,7 @@ public final class NATSServers: @unchecked Sendable {
     /// Starts node `i` (again, after ``kill(_:)``), with its data as it was.
     public func start(_ i: Int) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.executableURL = URL(fileURLWithPath: executable)
         let config = lock.withLock { nodes[i].config }
         process.arguments = ["-c", config]
         let log = "\(directory)/n\(i).log"
@@ -120,6 +146,61 @@ public final class NATSServers: @unchecked Sendable {
         }) else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+    }
+
+    /// Stops node `i` cleanly (SIGTERM: it flushes and closes its files) and reaps it.
+    public func terminate(_ i: Int) {
+        guard let process = lock.withLock({ () -> Process? in
+            let p = nodes[i].process
+            nodes[i].process = nil
+            return p
+        }) else { return }
+        Glibc.kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+    }
+
+    /// Node `i`'s JetStream `store_dir` (remove it while the node is down to make it lose its streams).
+    public func storeDirectory(_ i: Int) -> String { "\(directory)/js\(i)" }
+
+    /// Node `i`'s monitoring endpoint `/varz`, as JSON (`version`, `jetstream.config.sync_always`, …).
+    public func varz(_ i: Int) throws -> [String: Any] {
+        let port = lock.withLock { nodes[i].monitorPort }
+        let text = try Self.httpGet(port: port, path: "/varz")
+        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw NATSServersError("/varz of n\(i) is not a JSON object")
+        }
+        return object
+    }
+
+    /// A plain HTTP/1.0 GET on 127.0.0.1 (the monitoring endpoint): the body.
+    static func httpGet(port: Int, path: String) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw NATSServersError("socket: \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        guard connected else { throw NATSServersError("connect to monitoring port \(port): \(errno)") }
+        let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else {
+            throw NATSServersError("send to monitoring port \(port): \(errno)")
+        }
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { break }
+            response += buffer[0..<n]
+        }
+        let text = String(decoding: response, as: UTF8.self)
+        guard let body = text.range(of: "\r\n\r\n") else { throw NATSServersError("no HTTP answer on port \(port)") }
+        return String(text[body.upperBound...])
     }
 
     /// Kills and reaps every server and removes the directory. Safe to call twice.
