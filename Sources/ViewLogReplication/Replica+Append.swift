@@ -30,12 +30,15 @@ extension Replica {
     ///
     /// 1. catch up to the stream's last sequence (a transaction of ours already there — a publish whose
     ///    acknowledgement was lost — is recognised by its message id and not published again); the first
-    ///    attempt of a replica that already checked its head skips this and lets step 3's expectation decide;
+    ///    attempt of a replica that checked its head since its connection last reconnected skips this and lets
+    ///    step 3's expectation decide;
     /// 2. validate it against the (caught-up) replica (bad input: an error, nothing of it appended);
     /// 3. publish its encoded entry with `Nats-Expected-Last-Sequence` = the last sequence and a `Nats-Msg-Id`
     ///    made once per transaction, retrying the same publish through timeouts, lost servers and leader
     ///    elections (the server deduplicates it) for up to ``ReplicationLimits/appendPatienceMilliseconds``;
-    /// 4. on "wrong last sequence" (another writer got there first): back off, and go to 1, at most
+    /// 4. on "wrong last sequence" (another writer got there first, or the stream lost transactions): check
+    ///    the local head against the stream again (``ReplicationError/diverged(stream:seq:reason:)`` naming the
+    ///    first seq that differs), back off, and go to 1, at most
     ///    ``ReplicationLimits/wrongLastSequenceRetriesMax`` times;
     /// 5. commit locally under the acknowledged sequence (a crash before this is repaired by the next catch-up:
     ///    the transaction comes back from the stream).
@@ -78,8 +81,9 @@ extension Replica {
                 // The first round publishes against the local head without asking the stream for its last
                 // sequence (one round trip less): the server's expected-last-sequence check refuses it if the
                 // stream has more, and only then is the catch-up needed. The local head is checked against the
-                // stream once per opened replica, so the first append of a replica catches up first.
-                if rounds > 0 || !headChecked.value {
+                // stream after every reconnect (and after a wrong-last-sequence answer), so the first append of a
+                // replica, and the first after a reconnect, catches up first.
+                if rounds > 0 || !headCheck.isCurrent(reconnects: connection.reconnects) {
                     let caughtUp = try retrying(until: deadline) { () throws(ReplicationError) in try catchUp() }
                     if let mine = caughtUp.applied.first(where: { $0.messageID == messageID }) { return mine.seq }
                 }
@@ -88,7 +92,9 @@ extension Replica {
                 // Validated against the state at `prepared.seq - 1` — past the caught-up head when another process
                 // sharing this store (a follower, a writer) committed meanwhile: that is the state to expect.
                 // A publish retried through timeouts keeps its id and expectation, so its answer is definite:
-                // stored (a retry of a stored one is answered "duplicate"), or refused as wrong last sequence.
+                // stored, or refused as wrong last sequence. A retry of a stored one is answered "duplicate"
+                // (nats-server 2.9) or "wrong last sequence" (2.12 checks the expectation first): then the
+                // catch-up of the next round finds it by its message id.
                 let outcome = try retrying(until: deadline) { () throws(ReplicationError) in
                     try publish(prepared.bytes, messageID: messageID, expectedLastSeq: prepared.seq - 1)
                 }
@@ -107,6 +113,9 @@ extension Replica {
                     }
                     return seq
                 case .wrongLastSequence:
+                    // Another writer — or a stream that lost or replaced transactions: the catch-up checks the
+                    // head again before anything is validated against it.
+                    headCheck.invalidate()
                     rounds += 1
                     guard rounds <= ReplicationLimits.wrongLastSequenceRetriesMax else {
                         throw .gaveUp(stream: stream, reason: "other writers got there first \(rounds) times in a row; nothing of this transaction was appended")
