@@ -174,14 +174,16 @@ extension Replica {
     }
 
     /// Runs `body` (under the replica's writer lock, held by the caller), retrying ``ReplicationError/server(stream:reason:)``
-    /// failures with backoff until `deadline`.
-    func retrying<T>(until deadline: Deadline, _ body: () throws(ReplicationError) -> T) throws(ReplicationError) -> T {
+    /// failures with backoff until `deadline`. `publishing`: the error then says a transaction may be in the stream.
+    func retrying<T>(until deadline: Deadline, publishing: Bool = true,
+                     _ body: () throws(ReplicationError) -> T) throws(ReplicationError) -> T {
         var backoff = Backoff()
         while true {
             do { return try body() } catch {
                 guard case .server(_, let reason) = error, !reason.contains("max_payload") else { throw error }
                 guard !deadline.passed else {
-                    throw .gaveUp(stream: stream, reason: "no answer from the servers for \(ReplicationLimits.appendPatienceMilliseconds) ms (last: \(reason)); a transaction published before may be in the stream: `sync` shows it")
+                    throw .gaveUp(stream: stream, reason: "no answer from the servers for \(ReplicationLimits.appendPatienceMilliseconds) ms (last: \(reason))"
+                                  + (publishing ? "; a transaction published before may be in the stream: `sync` shows it" : ""))
                 }
                 backoff.wait()
             }

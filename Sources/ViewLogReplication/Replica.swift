@@ -201,12 +201,17 @@ public final class Replica: Sendable {
 
     // MARK: - Catching up
 
-    /// Applies every transaction of the stream past the local head, and returns the new head.
+    /// Applies every transaction of the stream past the local head, and returns the new head. Timeouts, lost
+    /// servers and leader elections are retried for up to ``ReplicationLimits/appendPatienceMilliseconds``.
     /// - Throws: ``ReplicationError/diverged(stream:seq:reason:)`` when the local log is not a prefix of the
-    ///   stream; ``ReplicationError/corruptMessage(stream:seq:reason:)`` for a message that fails its checks.
+    ///   stream (naming the first seq that differs); ``ReplicationError/corruptMessage(stream:seq:reason:)`` for a
+    ///   message that fails its checks.
     @discardableResult
     public func sync() throws(ReplicationError) -> UInt64 {
-        try writer.withLock { () throws(ReplicationError) -> UInt64 in try catchUp().head }
+        try writer.withLock { () throws(ReplicationError) -> UInt64 in
+            let deadline = Deadline(milliseconds: ReplicationLimits.appendPatienceMilliseconds)
+            return try retrying(until: deadline, publishing: false) { () throws(ReplicationError) in try catchUp().head }
+        }
     }
 
     /// The caught-up head and the message ids of the transactions applied on the way. Call with `writer` held.

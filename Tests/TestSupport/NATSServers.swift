@@ -148,6 +148,18 @@ public final class NATSServers: @unchecked Sendable {
         process.waitUntilExit()
     }
 
+    /// Pauses node `i` (SIGSTOP): it holds its connections and answers nothing until ``resume(_:)``.
+    public func pause(_ i: Int) {
+        guard let process = lock.withLock({ nodes[i].process }) else { return }
+        Glibc.kill(process.processIdentifier, SIGSTOP)
+    }
+
+    /// Lets a paused node `i` go on (SIGCONT).
+    public func resume(_ i: Int) {
+        guard let process = lock.withLock({ nodes[i].process }) else { return }
+        Glibc.kill(process.processIdentifier, SIGCONT)
+    }
+
     /// Stops node `i` cleanly (SIGTERM: it flushes and closes its files) and reaps it.
     public func terminate(_ i: Int) {
         guard let process = lock.withLock({ () -> Process? in
