@@ -19,10 +19,14 @@ public final class NATSServers: @unchecked Sendable {
         var monitorPort: Int
         var config: String
         var process: Process?
+        /// The node's own cgroup (v2), relative to the hierarchy's root, when it can be partitioned.
+        var cgroup: String?
     }
 
     private let lock = NSLock()
     private var nodes: [Node] = []
+    /// The iptables rules (arguments after `-I`/`-D`) that ``partition(_:)`` added, removed by ``heal()`` and ``stop()``.
+    private var rules: [[String]] = []
     /// The scratch directory with every node's config, log and `store_dir`.
     public let directory: String
 
@@ -51,8 +55,9 @@ public final class NATSServers: @unchecked Sendable {
 
     /// Starts `count` servers (a cluster when more than one) and waits until each accepts clients. `binary`
     /// defaults to the durable build (``binary``); `durable: false` leaves `sync_interval` out (Debian's 2.9.10
-    /// refuses it).
-    public init(count: Int, binary: String? = nil, durable: Bool = true) throws {
+    /// refuses it). `partitionable` (needs ``canPartition``) starts each node in a cgroup of its own, for
+    /// ``partition(_:)``: a socket belongs to the cgroup its process was in when it was made.
+    public init(count: Int, binary: String? = nil, durable: Bool = true, partitionable: Bool = false) throws {
         precondition(count >= 1 && count <= 5)
         guard let executable = binary ?? Self.binary else {
             throw NATSServersError("no durable nats-server (>= 2.12.4) installed: run tools/install-deps")
@@ -86,8 +91,16 @@ public final class NATSServers: @unchecked Sendable {
                 }
                 let config = "\(directory)/n\(i).conf"
                 try text.write(toFile: config, atomically: true, encoding: .utf8)
+                var cgroup: String?
+                if partitionable, Self.canPartition, let root = Self.cgroup2Root {
+                    let name = "viewlog-test-\(getpid())-\(clientPort)-n\(i)"
+                    guard mkdir(root + "/" + name, 0o755) == 0 || errno == EEXIST else {
+                        throw NATSServersError("cannot make cgroup \(root)/\(name): \(errno)")
+                    }
+                    cgroup = name
+                }
                 nodes.append(Node(clientPort: clientPort, clusterPort: clusterPort, monitorPort: monitorPort,
-                                  config: config, process: nil))
+                                  config: config, process: nil, cgroup: cgroup))
             }
             for i in 0..<count { try start(i) }
             for i in 0..<count { try waitUntilReady(i) }
@@ -114,9 +127,15 @@ public final class NATSServers: @unchecked Sendable {
     /// Starts node `i` (again, after ``kill(_:)``), with its data as it was.
     public func start(_ i: Int) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        let config = lock.withLock { nodes[i].config }
-        process.arguments = ["-c", config]
+        let (config, cgroup) = lock.withLock { (nodes[i].config, nodes[i].cgroup) }
+        if let cgroup, let root = Self.cgroup2Root {
+            // Into its cgroup before it makes a socket: the shell moves itself, then becomes the server (same pid).
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", #"echo $$ > "$1/cgroup.procs" && exec "$2" -c "$3""#, "sh", root + "/" + cgroup, executable, config]
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = ["-c", config]
+        }
         let log = "\(directory)/n\(i).log"
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
@@ -158,6 +177,88 @@ public final class NATSServers: @unchecked Sendable {
     public func resume(_ i: Int) {
         guard let process = lock.withLock({ nodes[i].process }) else { return }
         Glibc.kill(process.processIdentifier, SIGCONT)
+    }
+
+    /// Whether ``partition(_:)`` can work here: root, `iptables` (tools/install-deps installs it) and a cgroup v2
+    /// hierarchy (iptables' `cgroup` match tells a node's own packets apart: every node sends from 127.0.0.1).
+    public static var canPartition: Bool {
+        getuid() == 0 && iptables != nil && cgroup2Root != nil
+    }
+
+    static var iptables: String? {
+        ["/usr/sbin/iptables", "/sbin/iptables", "/usr/bin/iptables"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Where the cgroup v2 hierarchy is mounted (`/sys/fs/cgroup` or, beside v1, `/sys/fs/cgroup/unified`).
+    static var cgroup2Root: String? {
+        guard let mounts = try? String(contentsOfFile: "/proc/mounts", encoding: .utf8) else { return nil }
+        for line in mounts.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            if fields.count > 2 && fields[2] == "cgroup2" { return String(fields[1]) }
+        }
+        return nil
+    }
+
+    /// Cuts node `i` off from the other nodes and from every client: iptables drops every packet it sends (it runs
+    /// in a cgroup of its own, `partitionable`, matched by `-m cgroup --path`) and every packet sent to its client
+    /// and cluster ports. The rules carry the comment `viewlog-test-PID`; ``heal()`` — also run by ``stop()`` and
+    /// `deinit`, so a test that throws or fails still removes them — deletes them, and rules left by a test process
+    /// that died are deleted by the next one's `partition`.
+    public func partition(_ i: Int) throws {
+        Self.removeRulesOfDeadProcesses()
+        let (name, clientPort, clusterPort) = try lock.withLock { () throws -> (String, Int, Int) in
+            guard let name = nodes[i].cgroup else {
+                throw NATSServersError("n\(i) runs in no cgroup of its own: make the servers partitionable (root, iptables, cgroup v2)")
+            }
+            return (name, nodes[i].clientPort, nodes[i].clusterPort)
+        }
+        let comment = ["-m", "comment", "--comment", "viewlog-test-\(getpid())"]
+        for rule in [["OUTPUT", "-m", "cgroup", "--path", name] + comment + ["-j", "DROP"],
+                     ["OUTPUT", "-p", "tcp", "-m", "multiport", "--dports", "\(clientPort),\(clusterPort)"] + comment + ["-j", "DROP"]] {
+            lock.withLock { rules.append(rule) }
+            try Self.runIptables(["-I"] + rule)
+        }
+    }
+
+    /// Removes every rule ``partition(_:)`` added: the network heals.
+    public func heal() {
+        let added = lock.withLock { () -> [[String]] in defer { rules = [] }; return rules }
+        for rule in added { try? Self.runIptables(["-D"] + rule) }
+    }
+
+    static func runIptables(_ arguments: [String]) throws {
+        guard let iptables else { throw NATSServersError("no iptables") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: iptables)
+        process.arguments = ["-w"] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw NATSServersError("iptables \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+        }
+    }
+
+    /// Deletes the rules (comment `viewlog-test-PID`) of test processes that no longer run.
+    static func removeRulesOfDeadProcesses() {
+        guard let iptables else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: iptables)
+        process.arguments = ["-w", "-S", "OUTPUT"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return }
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        for line in text.split(separator: "\n") where line.hasPrefix("-A OUTPUT") {
+            let words = line.split(separator: " ").map(String.init)
+            guard let at = words.firstIndex(of: "--comment"), at + 1 < words.count, words[at + 1].hasPrefix("viewlog-test-"),
+                  let pid = Int32(words[at + 1].dropFirst("viewlog-test-".count)),
+                  Glibc.kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            try? runIptables(["-D"] + words.dropFirst())
+        }
     }
 
     /// Stops node `i` cleanly (SIGTERM: it flushes and closes its files) and reaps it.
@@ -217,8 +318,11 @@ public final class NATSServers: @unchecked Sendable {
 
     /// Kills and reaps every server and removes the directory. Safe to call twice.
     public func stop() {
+        heal()
         let count = lock.withLock { nodes.count }
         for i in 0..<count { kill(i) }
+        let groups = lock.withLock { nodes.compactMap(\.cgroup) }
+        if let root = Self.cgroup2Root { for group in groups { rmdir(root + "/" + group) } }
         try? FileManager.default.removeItem(atPath: directory)
     }
 

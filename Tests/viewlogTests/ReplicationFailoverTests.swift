@@ -18,6 +18,9 @@ import TestSupport
         case kill
         /// The stream leader paused with SIGSTOP across the election of another, then continued (SIGCONT).
         case stop
+        /// The stream leader cut off from the other nodes and from every client (iptables rules on its ports and
+        /// on its own packets) across the election of another, then healed (the rules removed however the test ends).
+        case partition
         /// Every node SIGKILLed at once, then all restarted (acknowledged appends were fsynced before their ack).
         case killall
         /// A follower of the stream SIGKILLed, its stream's message files cut to half while it is down, restarted;
@@ -35,10 +38,14 @@ import TestSupport
 
     @Test(arguments: faults) func nothingAcknowledgedIsLost(_ fault: Fault) throws {
         try #require(NATSServers.isInstalled, "nats-server is not installed (tools/install-deps)")
+        if fault == .partition && !NATSServers.canPartition {
+            print("skipped the partition fault: it needs root, iptables (tools/install-deps) and cgroup v2")
+            return
+        }
         let environment = ProcessInfo.processInfo.environment
         let perWriter = Int(environment["REPLICATION_TEST_TRANSACTIONS"] ?? "") ?? 30
         let started = Date()
-        let cluster = try NATSServers(count: 3)
+        let cluster = try NATSServers(count: 3, partitionable: fault == .partition)
         let box = try Sandbox()
         try box.exampleSchema("employees.json")
         let created = try box.run(["init", "a", "--schema", "employees.json", "--nats", cluster.urlList,
@@ -86,6 +93,15 @@ import TestSupport
             cluster.pause(leader)
             defer { cluster.resume(leader) }
             progress(perWriter / 2)
+        case .partition:
+            try cluster.partition(leader)
+            defer { cluster.heal() }
+            progress(perWriter / 2)
+            // The others elected a leader of their own: the partition took effect.
+            let other = (0..<3).first { $0 != leader }!
+            let elected = try NATSConnection(servers: [cluster.urls[other]]).streamState("shop")?.leader
+            #expect(elected != nil && elected != leaderName, "the stream's leader is still \(leaderName)")
+            detail = " elected=\(elected ?? "none")"
         case .killall:
             for i in 0..<3 { cluster.kill(i) }
             usleep(500_000)
