@@ -107,6 +107,24 @@ import TestSupport
         #expect(try a.store.encodedTransaction(at: 1) == prepared.bytes)
     }
 
+    /// The same, when another process sharing the store (a `watch` following the stream) committed the
+    /// transaction before the writer's catch-up: it is found by its message id in the stream, not refused as
+    /// "the id exists already" (seen in a partition round of tools/replication-test).
+    @Test func aLostAckCommittedByAnotherFollowerIsFoundByItsID() throws {
+        try #require(NATSServers.isInstalled)
+        let servers = try NATSServers(count: 1)
+        let scratch = try Scratch()
+        let a = try Replica.create(at: scratch.store("a"), schema: F.schema, servers: servers.urls, stream: "s")
+        let request = F.insert("e1", height: 180)
+        let prepared = try a.store.prepareEncoded(request)
+        _ = try a.connection.publish(prepared.bytes, subject: a.subject, messageID: "m-lost", expectedLastSeq: 0, expectedStream: "s")
+        let follower = try Replica.open(a.store, servers: servers.urls)  // another follower of the same store
+        #expect(try follower.sync() == 1)
+        #expect(try a.appendOne(request, messageID: "m-lost", publishedAfter: 0) == 1)
+        #expect(try a.state().streamLast == 1)
+        #expect(try a.store.head == 1)
+    }
+
     @Test func aMessageFailingItsChecksumIsRefusedNamingItsSeq() throws {
         try #require(NATSServers.isInstalled)
         let servers = try NATSServers(count: 1)
