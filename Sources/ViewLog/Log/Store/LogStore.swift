@@ -22,6 +22,9 @@ import Darwin
 public final class LogStore: Sendable {
     /// The store's directory.
     public let path: String
+    /// Whether every commit is flushed to disk (``StoreOptions/durable``), as the store was first opened in this
+    /// process (stores of one path share one environment, and its first opening decides).
+    public var isDurable: Bool { environment.options.durable }
     let environment: LMDBEnvironment
     let logDB: LMDBDatabase
     let objectsDB: LMDBDatabase
