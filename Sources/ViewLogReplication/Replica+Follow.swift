@@ -18,8 +18,9 @@ extension Replica {
     /// does not continue the head is applied; a message already applied must hold the local bytes. A message that
     /// fails its checks (``ReplicationError/corruptMessage(stream:seq:reason:)``) or a stream that lost, replaced
     /// or reordered transactions this replica holds (``ReplicationError/diverged(stream:seq:reason:)``, naming the
-    /// first seq that differs) ends the sequence with that error — never a silent skip. The sequence ends when the consuming task is cancelled. Following runs on a thread of its
-    /// own (the client's calls block), not on the concurrency pool.
+    /// first seq that differs) ends the sequence with that error — never a silent skip. The sequence ends when the
+    /// consuming task is cancelled. Following runs on a thread of its own (the client's calls block), not on the
+    /// concurrency pool.
     public func follow() -> AsyncThrowingStream<UInt64, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: UInt64.self, throwing: (any Error).self,
                                                                     bufferingPolicy: .bufferingNewest(1))

@@ -104,6 +104,7 @@ public final class NATSServers: @unchecked Sendable {
             }
             for i in 0..<count { try start(i) }
             for i in 0..<count { try waitUntilReady(i) }
+            if count > 1 { try waitUntilClustered() }
         } catch {
             stop()
             throw error
@@ -154,6 +155,32 @@ public final class NATSServers: @unchecked Sendable {
             usleep(50_000)
         }
         throw NATSServersError("nats-server n\(i) did not start on port \(port); see \(directory)/n\(i).log")
+    }
+
+    /// Waits (up to 20 s) until every node has routes to all the others and knows JetStream's meta leader: before
+    /// that, creating a stream of several copies may be refused ("no suitable peers for placement", seen once in
+    /// 20 rounds of tools/replication-test).
+    public func waitUntilClustered() throws {
+        let (count, monitors) = lock.withLock { (nodes.count, nodes.map(\.monitorPort)) }
+        for _ in 0..<400 {
+            let formed = monitors.allSatisfy { port in
+                guard let routez = try? Self.json(Self.httpGet(port: port, path: "/routez")),
+                      let jsz = try? Self.json(Self.httpGet(port: port, path: "/jsz")),
+                      let meta = jsz["meta_cluster"] as? [String: Any] else { return false }
+                let peers = Set((routez["routes"] as? [[String: Any]] ?? []).compactMap { $0["remote_name"] as? String })
+                return peers.count >= count - 1 && !((meta["leader"] as? String) ?? "").isEmpty
+            }
+            if formed { return }
+            usleep(50_000)
+        }
+        throw NATSServersError("the cluster did not form in 20 s; see the logs in \(directory)")
+    }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw NATSServersError("not a JSON object")
+        }
+        return object
     }
 
     /// Kills node `i` with SIGKILL (no clean shutdown) and reaps it.
