@@ -664,3 +664,77 @@ struct RelationshipDamageTests {
         #expect(controller.fetchedObjects == [.string("b"), .string("a")])
     }
 }
+
+/// Graph workloads through contexts (DESIGN §6 with §10): two contexts stage random changes — deletes whose rules
+/// touch objects the other staged, re-pointed relationships — and save in turn under random merge policies. Whatever
+/// a policy decides, the store keeps its integrity and index (verify), a refused save appends nothing, and each
+/// context's views over key paths equal a recomputation after every save and refresh, and each batch is valid by the
+/// UITableView rules.
+@Suite("Relationships: contexts and merge policies")
+struct RelationshipContextModelTests {
+    @Test(arguments: 0..<3)
+    func contextsUnderEveryMergePolicyKeepTheGraphAndTheirViewsRight(stream: UInt64) throws {
+        var g = SeededGenerator(stream: 2790 + stream)
+        let store = try graphStore()
+        defer { try? FileManager.default.removeItem(atPath: store.path) }
+        try store.append([dept(1, "d1"), dept(2, "d2"), dept(3, "d3"), emp("e0", "n0", department: 1), emp("e1", "n1", department: 2, manager: "e0"),
+                          .insert(entity: "Project", id: .int(1), values: ["title": .string("p"), "owner": .int(1)])], author: "seed")
+        let requests: [FetchRequest] = [
+            FetchRequest(entity: "Employee", sortDescriptors: [ViewSortDescriptor(key: "department.name"), ViewSortDescriptor(key: "name")], sectionKey: "department.name"),
+            FetchRequest(entity: "Department", predicate: try ViewPredicate("ANY employees.name != 'n9'"), sortDescriptors: [ViewSortDescriptor(key: "employees.@count")],
+                         includes: ["projects.@count"]),
+        ]
+        let contexts = try [Context(store: store, name: "a"), Context(store: store, name: "b")]
+        var views = try contexts.map { c in try requests.map { try c.makeResultsController($0) } }
+        let policies: [MergePolicy] = [.error, .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump, .overwrite, .rollback]
+        func value<T>(_ xs: [T]) -> T { xs.randomElement(using: &g)! }
+        var saved = 0, refused = 0
+        for step in 0..<40 {
+            let c = value([0, 1])
+            let context = contexts[c]
+            for _ in 0..<Int.random(in: 1...3, using: &g) {
+                let request: ChangeRequest
+                switch Int.random(in: 0..<6, using: &g) {
+                case 0: request = .update(entity: "Department", id: .int(value([1, 2, 3])), values: ["name": .string("d\(value([1, 2, 3, 4]))")])
+                case 1: request = .delete(entity: "Department", id: .int(value([1, 2, 3])))
+                case 2: request = .insert(entity: "Department", id: .int(value([1, 2, 3])), values: ["name": .string("d0")])
+                case 3: request = emp("e\(value([0, 1, 2, 3]))", "n\(value([0, 1, 2]))", department: value([nil, 1, 2, 3]), manager: value([nil, "e0", "e1"]))
+                case 4: request = .update(entity: "Employee", id: .string("e\(value([0, 1, 2, 3]))"), values: ["department": value([.null, .int(1), .int(2), .int(3)])])
+                default: request = .delete(entity: "Employee", id: .string("e\(value([0, 1, 2, 3]))"))
+                }
+                try? context.stage(request)  // a request the context refuses (no such object, …) is not staged
+            }
+            context.mergePolicy = value(policies)
+            let head = try store.head
+            // Each batch of the saving context's views is checked against the snapshots around it.
+            var last = views[c].map(\.snapshot)
+            let observations = views[c].enumerated().map { i, v in
+                v.observe { event in
+                    if case .changes(let s) = event {
+                        #expect(ChangeSetValidator.validate(s, from: last[i], to: v.snapshot).isEmpty, "view \(i) step \(step)")
+                    }
+                    last[i] = v.snapshot
+                }
+            }
+            do {
+                try context.processPendingChanges()
+                if try context.save() != nil { saved += 1 }
+            } catch {
+                refused += 1
+                #expect(try store.head == head, "a refused save appended, step \(step), \(g.rerunHint)")
+                try context.rollback()
+            }
+            observations.forEach { $0.cancel() }
+            for other in contexts { try other.refresh() }
+            #expect(try store.verify().isOK, "step \(step), \(g.rerunHint)")
+            for (k, ctx) in contexts.enumerated() {
+                for (i, request) in requests.enumerated() {
+                    let fresh = try Context(store: store, name: "fresh", at: ctx.position).makeResultsController(request)
+                    #expect(views[k][i].snapshot == fresh.snapshot, "context \(k) view \(i) step \(step), \(g.rerunHint)")
+                }
+            }
+            if step % 15 == 14 { views = try contexts.map { c in try requests.map { try c.makeResultsController($0) } } }
+        }
+        #expect(saved > 5)
+    }
+}
