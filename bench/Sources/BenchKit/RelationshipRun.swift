@@ -1,0 +1,163 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+@_spi(Engine) import ViewLog
+
+/// Sizes and repetitions of ``runRelationshipBench``.
+public struct RelationshipBenchOptions: Sendable {
+    /// Employees of the update → change set comparison (100 departments).
+    public var updateSize = 100_000
+    /// View sizes of the fan-out (a department of k = 10 … 10,000 employees renamed).
+    public var fanOutSizes = [10_000, 100_000, 1_000_000]
+    public var fanOutKs = [10, 100, 1_000, 10_000]
+    /// Employees of the initial-fetch comparison (100 departments).
+    public var fetchSizes = [10_000, 100_000]
+    public var quick = false
+    public init() {}
+}
+
+/// Runs DESIGN §8's relationship rows, each beside its peer in this process, no sync on both sides: update → change
+/// set against GRDB's observed JOIN, the fan-out of a department rename, the initial fetch of a view sorted and
+/// filtered through a relationship. Progress and each figure go to `log`.
+public func runRelationshipBench(root: String, options o: RelationshipBenchOptions, log: (String) -> Void) -> RelationshipReport {
+    var report = RelationshipReport()
+    let started = nowNanoseconds()
+    func us(_ t: Timing) -> String { String(format1: t.medianNs / 1e3) + " µs" }
+
+    // MARK: 1. Update → change set against GRDB, a change of either side.
+    do {
+        let n = o.updateSize
+        let org = Org(employees: n, fill: max(1, n / 100))
+        log("relationships: update → change set, \(n) employees in \(org.departments.count) departments: building both stores")
+        let store = makeRelStore(path: scratchPath(root, "rel-update-viewlog"), org: org, durable: false)
+        let gpath = scratchPath(root, "rel-update-grdb.sqlite")
+        let pool = GRDBRelWorkload.makePool(path: gpath, org: org, durable: false)
+        report.grdbPlans["ids"] = grdbQueryPlan(pool, RelWorkload.idsSQL)
+        report.grdbPlans["filteredRows"] = grdbQueryPlan(pool, RelWorkload.filteredRowsSQL)
+        log("  GRDB plan: \(report.grdbPlans["ids"]!)")
+        let grdb = GRDBJoinView(pool: pool, sql: RelWorkload.idsSQL)
+        sync()
+        for sectioned in [false, true] {
+            let view = ViewLogRelationalView(store: store, request: RelWorkload.request(sectioned: sectioned))
+            if !sectioned {
+                precondition(view.ids == grdb.current, "ViewLog's view and GRDB's JOIN do not hold the same rows in the same order")
+                log("  same \(view.ids.count) rows in the same order on both sides")
+            }
+            for department in [false, true] {
+                let rounds = o.quick ? 1 : 4
+                let vReps = o.quick ? 5 : (department ? 10 : 50), gReps = o.quick ? 2 : 3
+                var vs: [Double] = [], vr: [Double] = [], rows: [Double] = [], ga: [Double] = [], gd: [Double] = [], gt: [Double] = []
+                let seed: UInt64 = (department ? 21 : 23) + (sectioned ? 100 : 0)
+                var vStream = RelChangeStream(seed: seed), gStream = RelChangeStream(seed: seed)
+                func next(_ s: inout RelChangeStream) -> RelChange {
+                    department ? s.departmentRename(1...org.departments.count) : s.employeeRename(n: n)
+                }
+                for _ in 0..<rounds {
+                    for _ in 0..<vReps {
+                        let r = view.step(next(&vStream).request)
+                        vs.append(r.total); vr.append(r.refresh); rows.append(Double(r.rows))
+                    }
+                    for _ in 0..<gReps {
+                        let r = grdb.step(next(&gStream))
+                        ga.append(r.array); gd.append(r.difference); gt.append(r.array + r.difference)
+                    }
+                }
+                let row = RelationshipReport.UpdateRow(
+                    size: n, departments: org.departments.count, change: department ? "department-name" : "employee-name",
+                    sectioned: sectioned, viewlog: Timing(vs), viewlogRefresh: Timing(vr),
+                    viewlogRowChanges: rows.reduce(0, +) / Double(rows.count),
+                    grdbArray: Timing(ga), grdbDifference: Timing(gd), grdbArrayPlusDifference: Timing(gt))
+                report.updates.append(row)
+                log("  \(row.change)\(sectioned ? ", sectioned" : ""): ViewLog \(us(row.viewlog)) (refresh \(us(row.viewlogRefresh)), "
+                    + "\(Int(row.viewlogRowChanges)) row changes); GRDB array \(us(row.grdbArray)), + difference \(us(row.grdbArrayPlusDifference)); "
+                    + "\(String(format1: row.grdbArray.medianNs / row.viewlog.medianNs))× / \(String(format1: row.grdbArrayPlusDifference.medianNs / row.viewlog.medianNs))×")
+            }
+        }
+        grdb.close()
+        removeTree(root + "/rel-update-viewlog")
+        for suffix in ["", "-wal", "-shm"] { removeTree(gpath + suffix) }
+    }
+
+    // MARK: 2. Fan-out: a department of k employees renamed in a view of n rows.
+    for n in o.fanOutSizes {
+        var ks: [Int] = []
+        for k in o.fanOutKs where ks.reduce(k, +) <= n { ks.append(k) }
+        let org = Org(employees: n, special: ks, fill: 1_000)
+        log("relationships: fan-out, view of \(n) rows (\(org.departments.count) departments), k = \(ks): building the store")
+        let path = scratchPath(root, "rel-fanout-\(n)")
+        var made: LogStore!
+        let storeNs = time { made = makeRelStore(path: path, org: org, durable: false) }
+        let store: LogStore = made
+        made = nil
+        sync()
+        var view: ViewLogRelationalView!
+        let buildNs = time { view = ViewLogRelationalView(store: store, request: RelWorkload.request()) }
+        log("  store built in \(String(format1: storeNs / 1e9)) s; the view's initial fetch took \(String(format1: buildNs / 1e9)) s; "
+            + "peak resident \(peakResidentBytes() >> 20) MiB")
+        var samples: [Int: (total: [Double], refresh: [Double])] = [:]
+        var stream = RelChangeStream(seed: 31)
+        let rounds = o.quick ? 1 : 5
+        for round in 0..<rounds {
+            let order = round % 2 == 0 ? Array(ks.enumerated()) : Array(ks.enumerated()).reversed()
+            for (i, k) in order {
+                let reps = o.quick ? 2 : (k >= 10_000 ? 2 : 8)
+                for _ in 0..<reps {
+                    let r = view.step(stream.departmentRename((i + 1)...(i + 1)).request)
+                    precondition(r.rows == k, "a rename of a department of \(k) reported \(r.rows) rows")
+                    samples[k, default: ([], [])].total.append(r.total)
+                    samples[k, default: ([], [])].refresh.append(r.refresh)
+                }
+            }
+        }
+        for k in ks {
+            let row = RelationshipReport.FanOutRow(n: n, k: k, viewlog: Timing(samples[k]!.total),
+                                                   viewlogRefresh: Timing(samples[k]!.refresh), viewlogBuildNs: buildNs)
+            report.fanOut.append(row)
+            log("  n = \(n), k = \(k): \(us(row.viewlog)) to the change set (refresh \(us(row.viewlogRefresh))), "
+                + "\(String(format1: row.viewlog.medianNs / Double(k) / 1e3)) µs per row")
+        }
+        view = nil
+        removeTree(path)
+    }
+
+    // MARK: 3. Initial fetch of a view sorted and filtered through a relationship.
+    for n in o.fetchSizes {
+        let org = Org(employees: n, fill: max(1, n / 100))
+        log("relationships: initial fetch, \(n) employees, \(org.filteredRows) rows pass \(RelWorkload.filter): building both stores")
+        let store = makeRelStore(path: scratchPath(root, "rel-fetch-viewlog"), org: org, durable: false)
+        let gpath = scratchPath(root, "rel-fetch-grdb.sqlite")
+        let pool = GRDBRelWorkload.makePool(path: gpath, org: org, durable: false)
+        sync()
+        let request = RelWorkload.request(filtered: true)
+        let check = viewLogRelationalFetch(store, request)
+        let viewIDs = check.snapshot.rowIDs.map { id -> Int64 in if case .int(let v) = id { return v }; fatalError("int ids") }
+        precondition(viewIDs == GRDBRelWorkload.fetchIDs(pool, RelWorkload.filteredIdsSQL), "the filtered view and GRDB's JOIN differ")
+        let reps = o.quick ? 2 : (n >= 1_000_000 ? 3 : (n >= 100_000 ? 7 : 21))
+        var vf: [Double] = [], gr: [Double] = [], gi: [Double] = []
+        for _ in 0..<reps {
+            vf.append(time { _ = viewLogRelationalFetch(store, request).numberOfRows })
+            gr.append(time { _ = grdbFetchJoinRecords(pool).count })
+            gi.append(time { _ = GRDBRelWorkload.fetchIDs(pool, RelWorkload.filteredIdsSQL).count })
+        }
+        let row = RelationshipReport.FetchRow(size: n, rows: viewIDs.count, viewlog: Timing(vf), grdbRecords: Timing(gr), grdbIDs: Timing(gi))
+        report.fetch.append(row)
+        log("  \(n): ViewLog \(us(row.viewlog)), GRDB records \(us(row.grdbRecords)), GRDB ids \(us(row.grdbIDs)): "
+            + "\(String(format1: row.viewlog.medianNs / row.grdbRecords.medianNs))× GRDB's records")
+        do { try pool.close() } catch { fatalError("close: \(error)") }
+        removeTree(root + "/rel-fetch-viewlog")
+        for suffix in ["", "-wal", "-shm"] { removeTree(gpath + suffix) }
+    }
+
+    report.peakResidentBytes = peakResidentBytes()
+    report.seconds = Double(nowNanoseconds() - started) / 1e9
+    return report
+}
+
+extension String {
+    /// `x` with one decimal, or as an integer from 100 up.
+    init(format1 x: Double) {
+        if x >= 100 { self = String(Int(x.rounded())); return }
+        let tenths = Int((x * 10).rounded())
+        self = "\(tenths / 10).\(abs(tenths % 10))"
+    }
+}
