@@ -103,7 +103,9 @@ final class RelationalView {
         }
         let pathSeqs = delta.objects.filter { entitiesRead.contains($0.key.entity) }.map(\.seq)
         let seq = (delta.to >= delta.from ? pathSeqs.max() : pathSeqs.min()) ?? delta.to
-        for id in reached where !changedOwn.contains(id) {
+        // In id order: `result` is then two sorted runs, which its sort merges in one pass (from a set's order, sorting
+        // the deltas was a sixth of a 1,000-row rename).
+        for id in reached.sorted() where !changedOwn.contains(id) {
             let key = ObjectKey(entity: entity, id: id)
             guard let values = lookup.object(key) else { continue }
             let after = pathValues(of: values, id: id, entity: entity, lookup: lookup)
@@ -153,9 +155,12 @@ extension Context {
     /// Every object of `entity` in this context with its path values added, which `relational` keeps.
     func relationalRows(of entity: String, _ relational: RelationalView) throws -> [(ObjectID, ObjectValues)] {
         let lookup = try pathLookup(entities: relational.entitiesRead, inverses: relational.inversesRead)
+        let all = try objects(of: entity, staged: processed)
         var rows: [(ObjectID, ObjectValues)] = []
+        rows.reserveCapacity(all.count)
         relational.pathValues = [:]
-        for (id, values) in try objects(of: entity, staged: processed) {
+        relational.pathValues.reserveCapacity(all.count)
+        for (id, values) in all {
             let pathValues = relational.pathValues(of: values, id: id, entity: entity, lookup: lookup)
             relational.pathValues[id] = pathValues
             rows.append((id, values.merging(pathValues) { a, _ in a }))
