@@ -350,6 +350,9 @@ public struct RelationshipReport: Codable, Sendable {
         public var viewlog: Timing
         public var viewlogRefresh: Timing
         public var viewlogBuildNs: Double
+        /// GRDB's observed JOIN of the same data, the same renames (views of at most ``RelationshipBenchOptions/fanOutGRDBMax`` rows).
+        public var grdbArray: Timing?
+        public var grdbDifference: Timing?
     }
     public struct FetchRow: Codable, Sendable {
         public var size: Int

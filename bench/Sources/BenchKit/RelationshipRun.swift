@@ -12,6 +12,8 @@ public struct RelationshipBenchOptions: Sendable {
     public var fanOutKs = [10, 100, 1_000, 10_000]
     /// Employees of the initial-fetch comparison (100 departments).
     public var fetchSizes = [10_000, 100_000]
+    /// The fan-out runs GRDB's observed JOIN beside ViewLog up to this many rows.
+    public var fanOutGRDBMax = 100_000
     public var quick = false
     public init() {}
 }
@@ -89,13 +91,19 @@ public func runRelationshipBench(root: String, options o: RelationshipBenchOptio
         let storeNs = time { made = makeRelStore(path: path, org: org, durable: false) }
         let store: LogStore = made
         made = nil
+        var grdb: GRDBJoinView?
+        let gpath = scratchPath(root, "rel-fanout-\(n).sqlite")
+        if n <= o.fanOutGRDBMax {
+            grdb = GRDBJoinView(pool: GRDBRelWorkload.makePool(path: gpath, org: org, durable: false), sql: RelWorkload.idsSQL)
+        }
         sync()
         var view: ViewLogRelationalView!
         let buildNs = time { view = ViewLogRelationalView(store: store, request: RelWorkload.request()) }
         log("  store built in \(String(format1: storeNs / 1e9)) s; the view's initial fetch took \(String(format1: buildNs / 1e9)) s; "
             + "peak resident \(peakResidentBytes() >> 20) MiB")
         var samples: [Int: (total: [Double], refresh: [Double])] = [:]
-        var stream = RelChangeStream(seed: 31)
+        var grdbSamples: [Int: (array: [Double], difference: [Double])] = [:]
+        var stream = RelChangeStream(seed: 31), grdbStream = RelChangeStream(seed: 31)
         let rounds = o.quick ? 1 : 5
         for round in 0..<rounds {
             let order = round % 2 == 0 ? Array(ks.enumerated()) : Array(ks.enumerated()).reversed()
@@ -107,16 +115,30 @@ public func runRelationshipBench(root: String, options o: RelationshipBenchOptio
                     samples[k, default: ([], [])].total.append(r.total)
                     samples[k, default: ([], [])].refresh.append(r.refresh)
                 }
+                if let grdb {
+                    let r = grdb.step(grdbStream.departmentRename((i + 1)...(i + 1)))
+                    grdbSamples[k, default: ([], [])].array.append(r.array)
+                    grdbSamples[k, default: ([], [])].difference.append(r.difference)
+                }
             }
         }
         for k in ks {
             let row = RelationshipReport.FanOutRow(n: n, k: k, viewlog: Timing(samples[k]!.total),
-                                                   viewlogRefresh: Timing(samples[k]!.refresh), viewlogBuildNs: buildNs)
+                                                   viewlogRefresh: Timing(samples[k]!.refresh), viewlogBuildNs: buildNs,
+                                                   grdbArray: grdbSamples[k].map { Timing($0.array) },
+                                                   grdbDifference: grdbSamples[k].map { Timing($0.difference) })
             report.fanOut.append(row)
+            var peer = ""
+            if let a = row.grdbArray, let d = row.grdbDifference {
+                peer = "; GRDB array \(us(a)), difference \(us(d)): \(String(format1: a.medianNs / row.viewlog.medianNs))× / "
+                    + "\(String(format1: (a.medianNs + d.medianNs) / row.viewlog.medianNs))×"
+            }
             log("  n = \(n), k = \(k): \(us(row.viewlog)) to the change set (refresh \(us(row.viewlogRefresh))), "
-                + "\(String(format1: row.viewlog.medianNs / Double(k) / 1e3)) µs per row")
+                + "\(String(format1: row.viewlog.medianNs / Double(k) / 1e3)) µs per row" + peer)
         }
         view = nil
+        grdb?.close()
+        for suffix in ["", "-wal", "-shm"] { removeTree(gpath + suffix) }
         removeTree(path)
     }
 
