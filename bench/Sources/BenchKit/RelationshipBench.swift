@@ -178,18 +178,20 @@ public final class ViewLogRelationalView {
         }
     }
 
-    /// Append → refresh → change set delivered. Returns the whole step's and the refresh's nanoseconds and the
-    /// number of row changes delivered (never 0: traps otherwise).
+    /// Append → refresh → change set delivered. Returns the whole step's and the refresh's nanoseconds, the number of
+    /// row changes delivered (never 0: traps otherwise) and the process's CPU nanoseconds (user + sys) over the step.
     @inline(never)
-    public func step(_ change: ChangeRequest) -> (total: Double, refresh: Double, rows: Int) {
+    public func step(_ change: ChangeRequest) -> (total: Double, refresh: Double, rows: Int, cpu: Double) {
         delivered.rows = 0
+        let c0 = processCPUNanoseconds()
         let t0 = nowNanoseconds()
         do { try store.append([change], author: RelWorkload.author) } catch { fatalError("append: \(error)") }
         let t1 = nowNanoseconds()
         do { try context.refresh() } catch { fatalError("refresh: \(error)") }
         let t2 = nowNanoseconds()
+        let c2 = processCPUNanoseconds()
         precondition(delivered.rows > 0, "a benchmark change left the view unchanged")
-        return (Double(t2 - t0), Double(t2 - t1), delivered.rows)
+        return (Double(t2 - t0), Double(t2 - t1), delivered.rows, Double(c2 - c0))
     }
 
     /// Row ids in view order.
@@ -339,6 +341,8 @@ public struct RelationshipReport: Codable, Sendable {
         public var viewlog: Timing
         public var viewlogRefresh: Timing
         public var viewlogRowChanges: Double
+        /// The process's CPU time over a ViewLog step (user + sys): what the step cost when the machine was busy.
+        public var viewlogCPU: Timing
         public var grdbArray: Timing
         public var grdbDifference: Timing
         public var grdbArrayPlusDifference: Timing
@@ -349,6 +353,7 @@ public struct RelationshipReport: Codable, Sendable {
         public var k: Int
         public var viewlog: Timing
         public var viewlogRefresh: Timing
+        public var viewlogCPU: Timing
         public var viewlogBuildNs: Double
         /// GRDB's observed JOIN of the same data, the same renames (views of at most ``RelationshipBenchOptions/fanOutGRDBMax`` rows).
         public var grdbArray: Timing?

@@ -48,7 +48,7 @@ public func runRelationshipBench(root: String, options o: RelationshipBenchOptio
             for department in [false, true] {
                 let rounds = o.quick ? 1 : 4
                 let vReps = o.quick ? 5 : (department ? 10 : 50), gReps = o.quick ? 2 : 3
-                var vs: [Double] = [], vr: [Double] = [], rows: [Double] = [], ga: [Double] = [], gd: [Double] = [], gt: [Double] = []
+                var vs: [Double] = [], vr: [Double] = [], vc: [Double] = [], rows: [Double] = [], ga: [Double] = [], gd: [Double] = [], gt: [Double] = []
                 let seed: UInt64 = (department ? 21 : 23) + (sectioned ? 100 : 0)
                 var vStream = RelChangeStream(seed: seed), gStream = RelChangeStream(seed: seed)
                 func next(_ s: inout RelChangeStream) -> RelChange {
@@ -57,7 +57,7 @@ public func runRelationshipBench(root: String, options o: RelationshipBenchOptio
                 for _ in 0..<rounds {
                     for _ in 0..<vReps {
                         let r = view.step(next(&vStream).request)
-                        vs.append(r.total); vr.append(r.refresh); rows.append(Double(r.rows))
+                        vs.append(r.total); vr.append(r.refresh); vc.append(r.cpu); rows.append(Double(r.rows))
                     }
                     for _ in 0..<gReps {
                         let r = grdb.step(next(&gStream))
@@ -67,10 +67,10 @@ public func runRelationshipBench(root: String, options o: RelationshipBenchOptio
                 let row = RelationshipReport.UpdateRow(
                     size: n, departments: org.departments.count, change: department ? "department-name" : "employee-name",
                     sectioned: sectioned, viewlog: Timing(vs), viewlogRefresh: Timing(vr),
-                    viewlogRowChanges: rows.reduce(0, +) / Double(rows.count),
+                    viewlogRowChanges: rows.reduce(0, +) / Double(rows.count), viewlogCPU: Timing(vc),
                     grdbArray: Timing(ga), grdbDifference: Timing(gd), grdbArrayPlusDifference: Timing(gt))
                 report.updates.append(row)
-                log("  \(row.change)\(sectioned ? ", sectioned" : ""): ViewLog \(us(row.viewlog)) (refresh \(us(row.viewlogRefresh)), "
+                log("  \(row.change)\(sectioned ? ", sectioned" : ""): ViewLog \(us(row.viewlog)) (refresh \(us(row.viewlogRefresh)), CPU \(us(row.viewlogCPU)), "
                     + "\(Int(row.viewlogRowChanges)) row changes); GRDB array \(us(row.grdbArray)), + difference \(us(row.grdbArrayPlusDifference)); "
                     + "\(String(format1: row.grdbArray.medianNs / row.viewlog.medianNs))× / \(String(format1: row.grdbArrayPlusDifference.medianNs / row.viewlog.medianNs))×")
             }
@@ -101,7 +101,7 @@ public func runRelationshipBench(root: String, options o: RelationshipBenchOptio
         let buildNs = time { view = ViewLogRelationalView(store: store, request: RelWorkload.request()) }
         log("  store built in \(String(format1: storeNs / 1e9)) s; the view's initial fetch took \(String(format1: buildNs / 1e9)) s; "
             + "peak resident \(peakResidentBytes() >> 20) MiB")
-        var samples: [Int: (total: [Double], refresh: [Double])] = [:]
+        var samples: [Int: (total: [Double], refresh: [Double], cpu: [Double])] = [:]
         var grdbSamples: [Int: (array: [Double], difference: [Double])] = [:]
         var stream = RelChangeStream(seed: 31), grdbStream = RelChangeStream(seed: 31)
         let rounds = o.quick ? 1 : 5
@@ -112,8 +112,9 @@ public func runRelationshipBench(root: String, options o: RelationshipBenchOptio
                 for _ in 0..<reps {
                     let r = view.step(stream.departmentRename((i + 1)...(i + 1)).request)
                     precondition(r.rows == k, "a rename of a department of \(k) reported \(r.rows) rows")
-                    samples[k, default: ([], [])].total.append(r.total)
-                    samples[k, default: ([], [])].refresh.append(r.refresh)
+                    samples[k, default: ([], [], [])].total.append(r.total)
+                    samples[k, default: ([], [], [])].refresh.append(r.refresh)
+                    samples[k, default: ([], [], [])].cpu.append(r.cpu)
                 }
                 if let grdb {
                     let r = grdb.step(grdbStream.departmentRename((i + 1)...(i + 1)))
@@ -124,7 +125,7 @@ public func runRelationshipBench(root: String, options o: RelationshipBenchOptio
         }
         for k in ks {
             let row = RelationshipReport.FanOutRow(n: n, k: k, viewlog: Timing(samples[k]!.total),
-                                                   viewlogRefresh: Timing(samples[k]!.refresh), viewlogBuildNs: buildNs,
+                                                   viewlogRefresh: Timing(samples[k]!.refresh), viewlogCPU: Timing(samples[k]!.cpu), viewlogBuildNs: buildNs,
                                                    grdbArray: grdbSamples[k].map { Timing($0.array) },
                                                    grdbDifference: grdbSamples[k].map { Timing($0.difference) })
             report.fanOut.append(row)
@@ -133,7 +134,7 @@ public func runRelationshipBench(root: String, options o: RelationshipBenchOptio
                 peer = "; GRDB array \(us(a)), difference \(us(d)): \(String(format1: a.medianNs / row.viewlog.medianNs))× / "
                     + "\(String(format1: (a.medianNs + d.medianNs) / row.viewlog.medianNs))×"
             }
-            log("  n = \(n), k = \(k): \(us(row.viewlog)) to the change set (refresh \(us(row.viewlogRefresh))), "
+            log("  n = \(n), k = \(k): \(us(row.viewlog)) to the change set (refresh \(us(row.viewlogRefresh)), CPU \(us(row.viewlogCPU))), "
                 + "\(String(format1: row.viewlog.medianNs / Double(k) / 1e3)) µs per row" + peer)
         }
         view = nil
