@@ -295,9 +295,11 @@ public final class GRDBJoinView {
         if let newer = inbox.drain() { current = newer }
     }
 
-    /// Commit → fresh array (`array` ns) → difference (`difference` ns).
+    /// Commit → fresh array (`array` ns) → difference (`difference` ns); `arrayCPU`: the process's CPU time (user +
+    /// sys, every thread: the writer's and the observation's fetch) until the array is delivered.
     @inline(never)
-    public func step(_ change: RelChange) -> (array: Double, difference: Double) {
+    public func step(_ change: RelChange) -> (array: Double, difference: Double, arrayCPU: Double) {
+        let c0 = processCPUNanoseconds()
         let t0 = nowNanoseconds()
         do {
             try pool.write { db in
@@ -311,11 +313,12 @@ public final class GRDBJoinView {
         } catch { fatalError("GRDB update: \(error)") }
         let fresh = inbox.take()
         let t1 = nowNanoseconds()
+        let c1 = processCPUNanoseconds()
         let difference = fresh.difference(from: current)
         let t2 = nowNanoseconds()
         lastDifferenceCount = difference.count
         current = fresh
-        return (Double(t1 - t0), Double(t2 - t1))
+        return (Double(t1 - t0), Double(t2 - t1), Double(c1 - c0))
     }
 
     public func close() {
@@ -346,6 +349,8 @@ public struct RelationshipReport: Codable, Sendable {
         public var grdbArray: Timing
         public var grdbDifference: Timing
         public var grdbArrayPlusDifference: Timing
+        /// The process's CPU time until GRDB delivered the array (its writer and its observation's fetch).
+        public var grdbArrayCPU: Timing
     }
     /// A department of `k` employees renamed in a view of `n` rows (ViewLog alone).
     public struct FanOutRow: Codable, Sendable {
@@ -358,6 +363,7 @@ public struct RelationshipReport: Codable, Sendable {
         /// GRDB's observed JOIN of the same data, the same renames (views of at most ``RelationshipBenchOptions/fanOutGRDBMax`` rows).
         public var grdbArray: Timing?
         public var grdbDifference: Timing?
+        public var grdbArrayCPU: Timing?
     }
     public struct FetchRow: Codable, Sendable {
         public var size: Int

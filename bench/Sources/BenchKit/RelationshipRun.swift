@@ -48,7 +48,7 @@ public func runRelationshipBench(root: String, options o: RelationshipBenchOptio
             for department in [false, true] {
                 let rounds = o.quick ? 1 : 4
                 let vReps = o.quick ? 5 : (department ? 10 : 50), gReps = o.quick ? 2 : 3
-                var vs: [Double] = [], vr: [Double] = [], vc: [Double] = [], rows: [Double] = [], ga: [Double] = [], gd: [Double] = [], gt: [Double] = []
+                var vs: [Double] = [], vr: [Double] = [], vc: [Double] = [], rows: [Double] = [], ga: [Double] = [], gd: [Double] = [], gt: [Double] = [], gc: [Double] = []
                 let seed: UInt64 = (department ? 21 : 23) + (sectioned ? 100 : 0)
                 var vStream = RelChangeStream(seed: seed), gStream = RelChangeStream(seed: seed)
                 func next(_ s: inout RelChangeStream) -> RelChange {
@@ -61,17 +61,17 @@ public func runRelationshipBench(root: String, options o: RelationshipBenchOptio
                     }
                     for _ in 0..<gReps {
                         let r = grdb.step(next(&gStream))
-                        ga.append(r.array); gd.append(r.difference); gt.append(r.array + r.difference)
+                        ga.append(r.array); gd.append(r.difference); gt.append(r.array + r.difference); gc.append(r.arrayCPU)
                     }
                 }
                 let row = RelationshipReport.UpdateRow(
                     size: n, departments: org.departments.count, change: department ? "department-name" : "employee-name",
                     sectioned: sectioned, viewlog: Timing(vs), viewlogRefresh: Timing(vr),
                     viewlogRowChanges: rows.reduce(0, +) / Double(rows.count), viewlogCPU: Timing(vc),
-                    grdbArray: Timing(ga), grdbDifference: Timing(gd), grdbArrayPlusDifference: Timing(gt))
+                    grdbArray: Timing(ga), grdbDifference: Timing(gd), grdbArrayPlusDifference: Timing(gt), grdbArrayCPU: Timing(gc))
                 report.updates.append(row)
                 log("  \(row.change)\(sectioned ? ", sectioned" : ""): ViewLog \(us(row.viewlog)) (refresh \(us(row.viewlogRefresh)), CPU \(us(row.viewlogCPU)), "
-                    + "\(Int(row.viewlogRowChanges)) row changes); GRDB array \(us(row.grdbArray)), + difference \(us(row.grdbArrayPlusDifference)); "
+                    + "\(Int(row.viewlogRowChanges)) row changes); GRDB array \(us(row.grdbArray)), + difference \(us(row.grdbArrayPlusDifference)), array CPU \(us(row.grdbArrayCPU)); "
                     + "\(String(format1: row.grdbArray.medianNs / row.viewlog.medianNs))× / \(String(format1: row.grdbArrayPlusDifference.medianNs / row.viewlog.medianNs))×")
             }
         }
@@ -102,7 +102,7 @@ public func runRelationshipBench(root: String, options o: RelationshipBenchOptio
         log("  store built in \(String(format1: storeNs / 1e9)) s; the view's initial fetch took \(String(format1: buildNs / 1e9)) s; "
             + "peak resident \(peakResidentBytes() >> 20) MiB")
         var samples: [Int: (total: [Double], refresh: [Double], cpu: [Double])] = [:]
-        var grdbSamples: [Int: (array: [Double], difference: [Double])] = [:]
+        var grdbSamples: [Int: (array: [Double], difference: [Double], cpu: [Double])] = [:]
         var stream = RelChangeStream(seed: 31), grdbStream = RelChangeStream(seed: 31)
         let rounds = o.quick ? 1 : 5
         for round in 0..<rounds {
@@ -118,8 +118,9 @@ public func runRelationshipBench(root: String, options o: RelationshipBenchOptio
                 }
                 if let grdb {
                     let r = grdb.step(grdbStream.departmentRename((i + 1)...(i + 1)))
-                    grdbSamples[k, default: ([], [])].array.append(r.array)
-                    grdbSamples[k, default: ([], [])].difference.append(r.difference)
+                    grdbSamples[k, default: ([], [], [])].array.append(r.array)
+                    grdbSamples[k, default: ([], [], [])].difference.append(r.difference)
+                    grdbSamples[k, default: ([], [], [])].cpu.append(r.arrayCPU)
                 }
             }
         }
@@ -127,11 +128,12 @@ public func runRelationshipBench(root: String, options o: RelationshipBenchOptio
             let row = RelationshipReport.FanOutRow(n: n, k: k, viewlog: Timing(samples[k]!.total),
                                                    viewlogRefresh: Timing(samples[k]!.refresh), viewlogCPU: Timing(samples[k]!.cpu), viewlogBuildNs: buildNs,
                                                    grdbArray: grdbSamples[k].map { Timing($0.array) },
-                                                   grdbDifference: grdbSamples[k].map { Timing($0.difference) })
+                                                   grdbDifference: grdbSamples[k].map { Timing($0.difference) },
+                                                   grdbArrayCPU: grdbSamples[k].map { Timing($0.cpu) })
             report.fanOut.append(row)
             var peer = ""
-            if let a = row.grdbArray, let d = row.grdbDifference {
-                peer = "; GRDB array \(us(a)), difference \(us(d)): \(String(format1: a.medianNs / row.viewlog.medianNs))× / "
+            if let a = row.grdbArray, let d = row.grdbDifference, let c = row.grdbArrayCPU {
+                peer = "; GRDB array \(us(a)) (CPU \(us(c))), difference \(us(d)): \(String(format1: a.medianNs / row.viewlog.medianNs))× / "
                     + "\(String(format1: (a.medianNs + d.medianNs) / row.viewlog.medianNs))×"
             }
             log("  n = \(n), k = \(k): \(us(row.viewlog)) to the change set (refresh \(us(row.viewlogRefresh)), CPU \(us(row.viewlogCPU))), "
