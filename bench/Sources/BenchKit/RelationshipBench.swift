@@ -360,6 +360,10 @@ public struct RelationshipReport: Codable, Sendable {
         public var viewlogRefresh: Timing
         public var viewlogCPU: Timing
         public var viewlogBuildNs: Double
+        /// Heap bytes per row the live view over key paths keeps (mallinfo2 around its build, the store's objects
+        /// freed), and the same for a view of the same rows without key paths (sorted by `name`), for comparison.
+        public var viewlogHeapBytesPerRow: Double?
+        public var flatHeapBytesPerRow: Double?
         /// GRDB's observed JOIN of the same data, the same renames (views of at most ``RelationshipBenchOptions/fanOutGRDBMax`` rows).
         public var grdbArray: Timing?
         public var grdbDifference: Timing?

@@ -97,8 +97,19 @@ public func runRelationshipBench(root: String, options o: RelationshipBenchOptio
             grdb = GRDBJoinView(pool: GRDBRelWorkload.makePool(path: gpath, org: org, durable: false), sql: RelWorkload.idsSQL)
         }
         sync()
+        // Memory first: a flat view of the same rows, then the view over key paths, each alone on the heap.
+        var flatHeap = 0.0
+        do {
+            let before = heapBytesInUse()
+            let flat = viewLogRelationalFetch(store, ViewLog.FetchRequest(entity: "Employee", sortDescriptors: try! ViewSortDescriptor.parse("name")))
+            flatHeap = Double(heapBytesInUse() - before) / Double(n)
+            withExtendedLifetime(flat) {}
+        }
+        let heapBefore = heapBytesInUse()
         var view: ViewLogRelationalView!
         let buildNs = time { view = ViewLogRelationalView(store: store, request: RelWorkload.request()) }
+        let relationalHeap = Double(heapBytesInUse() - heapBefore) / Double(n)
+        log("  heap kept per row: \(Int(relationalHeap)) bytes (a view of the same rows sorted by name, without key paths: \(Int(flatHeap)))")
         log("  store built in \(String(format1: storeNs / 1e9)) s; the view's initial fetch took \(String(format1: buildNs / 1e9)) s; "
             + "peak resident \(peakResidentBytes() >> 20) MiB")
         var samples: [Int: (total: [Double], refresh: [Double], cpu: [Double])] = [:]
@@ -127,6 +138,7 @@ public func runRelationshipBench(root: String, options o: RelationshipBenchOptio
         for k in ks {
             let row = RelationshipReport.FanOutRow(n: n, k: k, viewlog: Timing(samples[k]!.total),
                                                    viewlogRefresh: Timing(samples[k]!.refresh), viewlogCPU: Timing(samples[k]!.cpu), viewlogBuildNs: buildNs,
+                                                   viewlogHeapBytesPerRow: relationalHeap, flatHeapBytesPerRow: flatHeap,
                                                    grdbArray: grdbSamples[k].map { Timing($0.array) },
                                                    grdbDifference: grdbSamples[k].map { Timing($0.difference) },
                                                    grdbArrayCPU: grdbSamples[k].map { Timing($0.cpu) })
