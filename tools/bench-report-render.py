@@ -350,6 +350,13 @@ try:
 except FileNotFoundError:
     pass
 
+# Relationships' section is measured by `BENCH_PROFILE=relationships bench-report` (DESIGN §8's relationship rows), kept
+# beside this file until the full run measures them too.
+try:
+    w("\n" + open(results_path.replace("RESULTS.md", "RESULTS-relationships.md")).read().strip() + "\n")
+except FileNotFoundError:
+    pass
+
 open(results_path, "w").write("\n".join(out).rstrip() + "\n")
 
 # ---------------------------------------------------------------- plot
