@@ -79,8 +79,9 @@ extension LogStore {
         }
     }
 
-    /// A look-up of objects at the head in `txn`, reading each object once.
-    func headPathLookup(in txn: LMDBTransaction) throws -> PathLookup {
+    /// A look-up of objects at the head in `txn`, reading each related object once (the objects of `viewEntity`, each
+    /// looked up once by a move, are not kept).
+    func headPathLookup(viewEntity: String, in txn: LMDBTransaction) throws -> PathLookup {
         let format = try self.format(in: txn)
         final class Cache {
             var objects: [ObjectKey: ObjectValues?] = [:]
@@ -89,6 +90,13 @@ extension LogStore {
         let cache = Cache()
         return PathLookup(object: { key in
             if let known = cache.objects[key] { return known }
+            // The view's own rows are read once each: only related objects (read by many rows) are kept.
+            if key.entity == viewEntity {
+                do { return try self.objectRecord(ObjectRecordCodec.key(key), of: key, format: format, in: txn)?.values } catch {
+                    cache.failure = error
+                    return nil
+                }
+            }
             let values: ObjectValues?
             do { values = try self.objectRecord(ObjectRecordCodec.key(key), of: key, format: format, in: txn)?.values } catch {
                 cache.failure = error
