@@ -195,3 +195,54 @@ extension Context {
         }
     }
 }
+
+extension Context {
+    /// The window of a named view read from its stored rows (DESIGN §11), for a caller that prints it once (the
+    /// CLI's `query`): O(log n + offset + limit) entries, then the window's objects — not the entity. The controller
+    /// holds only the window's rows, so it is **not** kept up to date by the context: print it, do not move it.
+    /// `request` must be the view's own (``FetchRequest/init(_:variables:)``) with any `limit` and `offset`.
+    ///
+    /// `nil` (nothing made) unless the context is at the head with no unsaved change of the entity, the request has
+    /// a `limit`, and the store holds the view's rows for its definition (not a view over key paths, nor one with
+    /// `$variables`); use ``makeResultsControllerKeepingRows(_:)`` then.
+    @_spi(Engine) public func makeStoredWindowSnapshot(view name: String, _ request: FetchRequest) throws
+        -> (controller: ResultsController, rows: ViewRowRecords)? {
+        try processPendingChanges()
+        guard let limit = request.limit, request.includes.isEmpty else { return nil }
+        let entity = try self.entity(of: request)
+        guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
+        let schema = try self.schema
+        let position = self.position
+        var window = request
+        window.offset = 0
+        let plan = try ViewPlan(window, for: entity)
+        return try store.perform(read: true) { txn -> (ResultsController, ViewRowRecords)? in
+            guard try store.head(in: txn) == position,
+                  let view = try store.storedView(named: name, schema: schema, in: txn) else { return nil }
+            var whole = request
+            whole.limit = nil
+            whole.offset = 0
+            guard whole == view.plan.request else { return nil }  // another request than the view's
+            var ids: [ObjectID] = []
+            ids.reserveCapacity(min(limit, 65_536))
+            if limit > 0 {
+                try store.forEachStoredRow(of: view, from: request.offset, in: txn) { id in
+                    ids.append(id)
+                    return ids.count < limit
+                }
+            }
+            var rows = ViewRowRecords(entity: entity)
+            let what = "the stored view '\(name)'"
+            let controller = try ResultsController(plan: plan, entity: entity, position: position) { visit in
+                try store.forEachHeadObject(of: entity.name, ids: ids, reading: plan.attributesRead(of: entity), named: what,
+                                            in: txn) { id, fetched, values in
+                    guard visit(id, fetched) else {
+                        throw StoreError.corrupt(seq: nil, reason: "\(what) holds \(entity.name) \(id.json.text), which the view does not: run 'viewlog verify'")
+                    }
+                    rows.append(id, values: values)
+                }
+            }
+            return (controller, rows)
+        }
+    }
+}

@@ -23,7 +23,7 @@ struct QueryCommand: ParsableCommand {
     func run() throws {
         let store = try storeArgument.open(readOnly: true)
         let position = try store.checkedPosition(at)
-        let materialized = try MaterializedView(store: store, options: view, at: position)
+        let materialized = try MaterializedView(store: store, options: view, at: position, printOnly: true)
         if format.json {
             try materialized.printJSON()
         } else {

@@ -86,12 +86,18 @@ final class MaterializedView: ContextObserver {
     private var reported: ChangeSet?
     private var observation: ViewObservation?
 
-    init(store: LogStore, options: ViewOptions, at position: UInt64) throws {
+    /// With `printOnly`, a window of a named view at the head is read from the view's stored rows
+    /// (``Context/makeStoredWindowSnapshot(view:_:)``): the view can then be printed, not moved.
+    init(store: LogStore, options: ViewOptions, at position: UInt64, printOnly: Bool = false) throws {
         let schema = try store.schema(at: position)
         let (request, entity) = try options.fetchRequest(schema: schema)
         context = try Context(store: store, name: "viewlog", at: position)
         self.entity = entity
-        if let (controller, records) = try context.makeResultsControllerKeepingRows(request) {
+        if printOnly, let name = options.view, let (controller, records) = try context.makeStoredWindowSnapshot(view: name, request) {
+            self.controller = controller
+            self.records = records
+            values = [:]
+        } else if let (controller, records) = try context.makeResultsControllerKeepingRows(request) {
             self.controller = controller
             self.records = records
             values = [:]

@@ -157,6 +157,7 @@ extension LogStore {
                 } else {
                     current = try objects.withKey(of: slot) { k in try objectRecord(k, of: key, format: format, in: txn) }?.values
                 }
+                if isNew { objects[slot].before = current }
                 let change: Change
                 do { change = try resolver.resolve(changeRequest, of: entity, current: current) } catch {
                     throw try refusal(of: objects, transaction: ti, change: ci, error.reason, in: txn)
@@ -225,6 +226,7 @@ extension LogStore {
         if let checkpoints { try copyRowsBeforeWrite(of: objects, directory: checkpoints, in: txn) }
         try writeRows(of: objects, entries: entries, format: format, in: txn)
         if references.isActive { try references.write(refs: try refsDatabase(), in: txn) }
+        try StoredViewWrite(schema: resolver.schema, store: self, in: txn).write(objects, store: self, in: txn)
         if var checkpoints { try advanceCheckpoints(&checkpoints, head: head, changes: changeCount, in: txn) }
         try putMeta(txn, MetaKey.head, bigEndianBytes(head), format: format)
         return result
