@@ -206,4 +206,46 @@ struct StoredViewTests {
             #expect(try store.storedViewStatistics().map(\.isStored) == [true, true, true, true, false])
         }
     }
+
+    /// The change sets of moving a window from `from` to `to`: from a controller made from the stored rows at the
+    /// lower position, and from one built in memory at `from`.
+    static func moves(_ store: LogStore, _ name: String, limit: Int, offset: Int, from: UInt64, to: UInt64) throws -> (stored: ChangeSet?, memory: ChangeSet?, made: Bool) {
+        var request = try FetchRequest(try store.schema.views[name]!)
+        request.limit = limit
+        request.offset = offset
+        let memoryContext = try Context(store: store, name: "m", at: from)
+        let memory = try memoryContext.makeResultsController(request)
+        var memorySet: ChangeSet?
+        let o1 = memory.observe { if case .changes(let c) = $0 { memorySet = c } }
+        try memoryContext.move(to: to)
+        let storedContext = try Context(store: store, name: "s", at: min(from, to))
+        guard let (stored, _) = try storedContext.makeStoredWindowController(view: name, request) else { return (nil, memorySet, false) }
+        if from > to { try storedContext.move(to: from) }
+        var storedSet: ChangeSet?
+        let o2 = stored.observe { if case .changes(let c) = $0 { storedSet = c } }
+        try storedContext.move(to: to)
+        #expect(stored.fetchedObjects == memory.fetchedObjects)
+        _ = (o1, o2)
+        return (storedSet, memorySet, true)
+    }
+
+    @Test func aWindowMovedNearTheHeadFromStoredRowsEqualsTheViewInMemory() throws {
+        let schema = try Schema(jsonText: Self.schemaText)
+        let store = try LogStore.create(at: TestScratch.newPath(), schema: schema)
+        for i in 1...6 { try store.append([.insert(entity: "Item", id: .int(Int64(i)), values: ["n": .int(Int64(i))])], author: "t") }
+        // Item 6 enters the window of the two smallest n, then leaves it again: at the head it is where it was.
+        try store.append([.update(entity: "Item", id: .int(6), values: ["n": .int(-1)])], author: "t")
+        try store.append([.update(entity: "Item", id: .int(6), values: ["n": .int(6)])], author: "t")
+        try store.append([.delete(entity: "Item", id: .int(1)), .update(entity: "Item", id: .int(5), values: ["n": .int(0)])], author: "t")
+        let head = try store.head
+        for from in (head - 4)...head {
+            for to in (head - 4)...head where to != from {
+                for (limit, offset) in [(2, 0), (1, 1), (3, 2)] {
+                    let m = try Self.moves(store, "byN", limit: limit, offset: offset, from: from, to: to)
+                    #expect(m.made)
+                    #expect(m.stored == m.memory, "\(from)→\(to) limit \(limit) offset \(offset)")
+                }
+            }
+        }
+    }
 }

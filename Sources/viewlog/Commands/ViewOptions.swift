@@ -116,6 +116,26 @@ final class MaterializedView: ContextObserver {
         }
     }
 
+    /// A windowed named view at `position`, made from its stored rows at the head and the objects changed after
+    /// `position` (``Context/makeStoredWindowController(view:_:transactionsMax:)``): exact when moved to any position
+    /// from `position` to the head, not beyond. `nil` when that does not apply (then use the other initializer).
+    init?(storedWindowOf store: LogStore, options: ViewOptions, at position: UInt64) throws {
+        guard let name = options.view, try store.head >= position else { return nil }
+        let schema = try store.schema(at: position)
+        let (request, entity) = try options.fetchRequest(schema: schema)
+        guard request.limit != nil else { return nil }
+        context = try Context(store: store, name: "viewlog", at: position)
+        self.entity = entity
+        guard let (controller, values) = try context.makeStoredWindowController(view: name, request) else { return nil }
+        self.controller = controller
+        self.values = values
+        records = nil
+        context.addObserver(self)
+        observation = controller.observe { [weak self] event in
+            if case .changes(let changes) = event { self?.reported = changes }
+        }
+    }
+
     var observedEntity: String? { entity.name }
 
     func context(_ context: Context, didMoveWith delta: Delta) {
