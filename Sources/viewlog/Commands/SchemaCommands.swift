@@ -30,7 +30,14 @@ struct SchemaCommand: ParsableCommand {
             let schema: Schema
             do { schema = try Schema(jsonText: text) } catch { throw CLIError("\(update): \(error)") }
             let appended: Transaction?
-            do { appended = try store.updateSchema(schema, author: author) } catch {
+            do {
+                // A named view the update adds is built in its write: progress on a terminal.
+                appended = try store.updateSchema(schema, author: author) { view, read, total in
+                    Output.progress("building stored view '\(view)': \(read)/\(total) objects")
+                }
+                Output.progressDone()
+            } catch {
+                Output.progressDone()
                 throw CLIError("\(update): \(error); nothing appended")
             }
             if let t = appended {

@@ -36,10 +36,14 @@ struct StoredViewWrite {
     }
 
     /// Updates the maintained views for `objects` (written already), then builds the unbuilt ones.
-    func write(_ objects: borrowing AppendedObjects, store: LogStore, in txn: LMDBTransaction) throws {
+    /// `progress` is called with (view, objects read, objects of its entity) while an unbuilt view is built.
+    func write(_ objects: borrowing AppendedObjects, store: LogStore, progress: ((String, Int, Int) -> Void)? = nil,
+               in txn: LMDBTransaction) throws {
         guard let db else { return }
         if !maintained.isEmpty { try update(objects, store: store, db: db, in: txn) }
-        for view in unbuilt { try store.buildStoredView(view, in: txn) }
+        for view in unbuilt {
+            try store.buildStoredView(view, progress: progress.map { p in { p(view.name, $0, $1) } }, in: txn)
+        }
     }
 
     private func update(_ objects: borrowing AppendedObjects, store: LogStore, db: LMDBDatabase, in txn: LMDBTransaction) throws {
