@@ -248,4 +248,34 @@ struct StoredViewTests {
             }
         }
     }
+
+    /// Delete rules change objects the request does not name (DESIGN §10): nullify and cascade move their rows too.
+    @Test func deleteRulesMoveTheRowsOfTheObjectsTheyChange() throws {
+        var schema = try graphSchema()
+        schema.views = [
+            "byDepartment": ViewDefinition(entity: "Employee", sort: "department, name", sectionKey: "department"),
+            "projects": ViewDefinition(entity: "Project", sort: "title desc"),
+            "overDepartment": ViewDefinition(entity: "Employee", sort: "department.name"),  // key paths: in memory
+        ]
+        let store = try LogStore.create(at: TestScratch.newPath(), schema: schema)
+        try store.append([.insert(entity: "Department", id: .int(1), values: ["name": "A"]),
+                          .insert(entity: "Department", id: .int(2), values: ["name": "B"]),
+                          .insert(entity: "Employee", id: "e1", values: ["name": "Ann", "department": .int(1)]),
+                          .insert(entity: "Employee", id: "e2", values: ["name": "Bob", "department": .int(2)]),
+                          .insert(entity: "Project", id: .int(1), values: ["title": "x", "owner": .int(1)]),
+                          .insert(entity: "Project", id: .int(2), values: ["title": "y", "owner": .int(2)])], author: "t")
+        #expect(try Self.storedRows(store, "byDepartment") == ["e1", "e2"])
+        #expect(try Self.storedRows(store, "overDepartment") == nil, "a view over key paths is not stored")
+        // Department 1 deleted: e1's department nullified (its row moves to the null section), project 1 cascaded.
+        try store.append([.delete(entity: "Department", id: .int(1))], author: "t")
+        #expect(try Self.storedRows(store, "byDepartment") == ["e1", "e2"])
+        #expect(try Self.storedRows(store, "projects") == [.int(2)])
+        let problems = try store.verify().problems
+        #expect(problems.isEmpty, "\(problems)")
+        var state: [ObjectKey: ObjectValues] = [:]
+        for entity in ["Employee", "Project"] {
+            for (id, values) in try store.objects(of: entity) { state[ObjectKey(entity: entity, id: id)] = values }
+        }
+        #expect(try Self.storedRows(store, "byDepartment") == Self.modelRows("byDepartment", schema: schema, state: state))
+    }
 }
