@@ -86,12 +86,18 @@ final class MaterializedView: ContextObserver {
     private var reported: ChangeSet?
     private var observation: ViewObservation?
 
-    init(store: LogStore, options: ViewOptions, at position: UInt64) throws {
+    /// With `printOnly`, a window of a named view at the head is read from the view's stored rows
+    /// (``Context/makeStoredWindowSnapshot(view:_:)``): the view can then be printed, not moved.
+    init(store: LogStore, options: ViewOptions, at position: UInt64, printOnly: Bool = false) throws {
         let schema = try store.schema(at: position)
         let (request, entity) = try options.fetchRequest(schema: schema)
         context = try Context(store: store, name: "viewlog", at: position)
         self.entity = entity
-        if let (controller, records) = try context.makeResultsControllerKeepingRows(request) {
+        if printOnly, let name = options.view, let (controller, records) = try context.makeStoredWindowSnapshot(view: name, request) {
+            self.controller = controller
+            self.records = records
+            values = [:]
+        } else if let (controller, records) = try context.makeResultsControllerKeepingRows(request) {
             self.controller = controller
             self.records = records
             values = [:]
@@ -104,6 +110,26 @@ final class MaterializedView: ContextObserver {
             self.values = values
         }
         // After the controller: each move reaches it first.
+        context.addObserver(self)
+        observation = controller.observe { [weak self] event in
+            if case .changes(let changes) = event { self?.reported = changes }
+        }
+    }
+
+    /// A windowed named view at `position`, made from its stored rows at the head and the objects changed after
+    /// `position` (``Context/makeStoredWindowController(view:_:transactionsMax:)``): exact when moved to any position
+    /// from `position` to the head, not beyond. `nil` when that does not apply (then use the other initializer).
+    init?(storedWindowOf store: LogStore, options: ViewOptions, at position: UInt64) throws {
+        guard let name = options.view, try store.head >= position else { return nil }
+        let schema = try store.schema(at: position)
+        let (request, entity) = try options.fetchRequest(schema: schema)
+        guard request.limit != nil else { return nil }
+        context = try Context(store: store, name: "viewlog", at: position)
+        self.entity = entity
+        guard let (controller, values) = try context.makeStoredWindowController(view: name, request) else { return nil }
+        self.controller = controller
+        self.values = values
+        records = nil
         context.addObserver(self)
         observation = controller.observe { [weak self] event in
             if case .changes(let changes) = event { self?.reported = changes }

@@ -84,6 +84,15 @@ if let what = ProcessInfo.processInfo.environment["BENCH_PROFILE"] {
             + "\(1e13 / v.medianNs / 1e3) k changes/s, \(100 * r.medianNs / v.medianNs) % of raw")
         removeTree(options.root + "/append-viewlog-10000-1-d")
         removeTree(options.root + "/append-raw-10000-1-d")
+    case "append-views":
+        // Append throughput with 0, 1 and 3 stored named views (DESIGN §11): 10,000 inserts per durable write.
+        let m = measureAppendWithStoredViews(root: options.root, writes: reps)
+        let none = Timing(m[0]!).medianNs
+        for n in [0, 1, 3] {
+            let t = Timing(m[n]!)
+            log("append 10,000 changes per durable write, \(n) stored views: median \(t.medianNs / 1e3) µs per write, "
+                + "\(1e13 / t.medianNs / 1e3) k changes/s, \(100 * none / t.medianNs) % of none")
+        }
     case "e2e":
         let durable = ProcessInfo.processInfo.environment["BENCH_PROFILE_DURABLE"] == "1"
         let view = ViewLogLiveView(path: scratchPath(options.root, "profile"), items: Workload.items(n),

@@ -12,6 +12,10 @@ struct AppendedObjects: ~Copyable {
         let key: Range<Int>
         /// The values the write leaves it (`nil`: absent).
         var values: ObjectValues?
+        /// The values it had before the write (`nil`: absent, or an insert whose absence is still to be checked),
+        /// set when the write first touches it: the stored views (``StoredViewWrite``) move its row from the key of
+        /// these values to the key of ``values``.
+        var before: ObjectValues?
         /// The seq of the transaction that last changed it.
         var seq: UInt64 = 0
         /// When that change is an insert: where its object values lie in the write's log entries (the bytes its

@@ -100,9 +100,11 @@ extension LogStore {
     /// Appends `requests` inside `txn`. With `newSchema`, the first transaction starts with the schema change
     /// to it (recorded in the metadata too), and its requests are resolved against the new schema.
     /// Unless `replicated` (the replication SPI, which commits what its stream acknowledged), a replica store
-    /// refuses: a local-only append would fork the log.
+    /// refuses: a local-only append would fork the log. `viewProgress` is called while a stored view the write adds
+    /// is built (``LogStore/buildStoredViews(progress:)``).
     func appendInTransaction(_ txn: LMDBTransaction, _ requests: [TransactionRequest], time: Timestamp,
-                             newSchema: Schema? = nil, replicated: Bool = false) throws -> [Transaction] {
+                             newSchema: Schema? = nil, replicated: Bool = false,
+                             viewProgress: ((String, Int, Int) -> Void)? = nil) throws -> [Transaction] {
         if !replicated, let link = try replicaLink(in: txn) {
             throw StoreError.replica(path: path, stream: link.stream)
         }
@@ -157,6 +159,7 @@ extension LogStore {
                 } else {
                     current = try objects.withKey(of: slot) { k in try objectRecord(k, of: key, format: format, in: txn) }?.values
                 }
+                if isNew { objects[slot].before = current }
                 let change: Change
                 do { change = try resolver.resolve(changeRequest, of: entity, current: current) } catch {
                     throw try refusal(of: objects, transaction: ti, change: ci, error.reason, in: txn)
@@ -225,6 +228,7 @@ extension LogStore {
         if let checkpoints { try copyRowsBeforeWrite(of: objects, directory: checkpoints, in: txn) }
         try writeRows(of: objects, entries: entries, format: format, in: txn)
         if references.isActive { try references.write(refs: try refsDatabase(), in: txn) }
+        try StoredViewWrite(schema: resolver.schema, store: self, in: txn).write(objects, store: self, progress: viewProgress, in: txn)
         if var checkpoints { try advanceCheckpoints(&checkpoints, head: head, changes: changeCount, in: txn) }
         try putMeta(txn, MetaKey.head, bigEndianBytes(head), format: format)
         return result

@@ -26,6 +26,7 @@ extension LogStore {
             let (slot, isNew) = objects.slot(of: key)
             let current = isNew ? try objectRecord(objects.withKey(of: slot) { Array($0) }, of: key, format: format, in: txn)?.values
                                 : objects[slot].values
+            if isNew { objects[slot].before = current }
             guard let current, current[relationship.name].flatMap(ObjectID.init) == target else { continue }
             let consequence: Change
             switch relationship.relationship!.deleteRule {

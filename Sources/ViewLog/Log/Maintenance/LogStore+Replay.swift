@@ -98,6 +98,9 @@ extension LogStore {
                     let format = try target.format(in: txn)
                     for (key, value) in entries { try txn.put(target.logDB, key: key, value: value, flags: .append) }
                     try self.writeRows(touched, of: fold, into: target, format: format, in: txn)
+                    // Rows written from slots, not by appends: the stored views are dropped here (a replay that
+                    // stops leaves none rather than wrong ones) and built again from the objects at its end.
+                    for prefix in try target.storedViewPrefixes(in: txn) { try target.dropStoredView(prefix: prefix, in: txn) }
                     try target.putMeta(txn, MetaKey.head, bigEndianBytes(last), format: format)
                 }
                 return true
@@ -106,7 +109,10 @@ extension LogStore {
             done = last
             progress?(done, end)
         }
-        if done > 0 { target.notifyHead(done) }  // the rest, if any, is appended by `appendVerbatim`, which notifies
+        if done > 0 {
+            try target.buildStoredViews()
+            target.notifyHead(done)  // the rest, if any, is appended by `appendVerbatim`, which notifies
+        }
         return done
     }
 
