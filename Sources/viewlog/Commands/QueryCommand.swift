@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Engine) import ViewLog
+import ViewLogDocuments
 
 struct QueryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,7 +24,7 @@ struct QueryCommand: ParsableCommand {
     func run() throws {
         let store = try storeArgument.open(readOnly: true)
         let position = try store.checkedPosition(at)
-        let materialized = try MaterializedView(store: store, options: view, at: position)
+        let materialized = try MaterializedView(store: store, selection: view.selection, at: position)
         if format.json {
             try materialized.printJSON()
         } else {
@@ -58,7 +59,7 @@ struct DiffCommand: ParsableCommand {
         let store = try storeArgument.open(readOnly: true)
         _ = try store.checkedPosition(from)
         _ = try store.checkedPosition(to)
-        let materialized = try MaterializedView(store: store, options: view, at: from)
+        let materialized = try MaterializedView(store: store, selection: view.selection, at: from)
         let (changes, before) = try materialized.move(to: to)
         if format.json {
             Output.standard.line(changes.json(includeSeq: seq).text)

@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Engine) import ViewLog
+import ViewLogDocuments
 
 struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -63,16 +64,7 @@ struct ViewsCommand: ParsableCommand {
         let schema = try storeArgument.open(readOnly: true).schema
         let names = schema.views.keys.sorted()
         if format.json {
-            for name in names {
-                let v = schema.views[name]!
-                var members: [(String, JSONValue)] = [("name", .string(name)), ("entity", .string(v.entity))]
-                if let w = v.predicate { members.append(("where", .string(w))) }
-                if let s = v.sort { members.append(("sort", .string(s))) }
-                if let s = v.sectionKey { members.append(("section", .string(s))) }
-                if let l = v.limit { members.append(("limit", .int(Int64(l)))) }
-                if let o = v.offset { members.append(("offset", .int(Int64(o)))) }
-                Output.standard.line(JSONValue.object(members).text)
-            }
+            for document in Documents.views(schema) { Output.standard.line(document.text) }
         } else {
             let rows = names.map { name -> [String] in
                 let v = schema.views[name]!

@@ -1,0 +1,109 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TestSupport
+@_spi(Engine) import ViewLog
+import ViewLogDocuments
+@testable import ViewLogServer
+
+/// A store of `schema/employees.json` under the test process's scratch directory, and a server of it.
+struct Fixture {
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Four transactions that make, move, update and remove rows of the `tall` view.
+    static let employees = """
+    {"insert": "Employee", "id": "e1", "values": {"name": "Ann", "height": 180, "sectionName": "A"}}
+    {"insert": "Employee", "id": "e2", "values": {"name": "Bob", "height": 190, "sectionName": "B", "salary": 10.5}}
+    {"author": "hr", "changes": [{"update": "Employee", "id": "e1", "values": {"sectionName": "B"}}, {"insert": "Employee", "id": "e3", "values": {"name": "Cy", "height": 150}}]}
+    {"update": "Employee", "id": "e2", "values": {"height": 160}}
+    """
+
+    let path: String
+    let store: LogStore
+
+    init(schema: String = "employees.json", input: String = Fixture.employees) throws {
+        path = TestScratch.newPath("serve")
+        let text = try String(contentsOf: Self.packageRoot.appendingPathComponent("schema/\(schema)"), encoding: .utf8)
+        store = try LogStore.create(at: path, schema: try Schema(jsonText: text))
+        if !input.isEmpty { _ = try AppendInOneWrite.append(store, text: input, author: "cli") }
+    }
+
+    func server(_ configure: (inout ViewLogServer.Options) -> Void = { _ in }) -> ViewLogServer {
+        var options = ViewLogServer.Options()
+        configure(&options)
+        return ViewLogServer(store: store, options: options)
+    }
+
+    /// The application of `server` for HummingbirdTesting (a free port when live).
+    static func app(_ server: ViewLogServer) -> some ApplicationProtocol {
+        server.application(host: "127.0.0.1", port: 0)
+    }
+}
+
+/// The built `viewlog` binary, run as another process (the server's documents are compared with its `--json`
+/// output; its appends are another process's).
+enum CLI {
+    static let binary: String = {
+        if let path = ProcessInfo.processInfo.environment["VIEWLOG_BIN"], !path.isEmpty { return path }
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return executable.deletingLastPathComponent().appendingPathComponent("viewlog").path
+    }()
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs `viewlog arguments…` to its end.
+    static func run(_ arguments: [String], input: String? = nil) throws -> Result {
+        try #require(FileManager.default.isExecutableFile(atPath: binary), "no viewlog binary at \(binary): swift build first, or set VIEWLOG_BIN")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        process.environment = environment
+        // Output to files: a pipe that fills up would stop the child.
+        let base = TestScratch.newPath("cli")
+        _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
+        _ = FileManager.default.createFile(atPath: base + ".err", contents: nil)
+        defer {
+            try? FileManager.default.removeItem(atPath: base + ".out")
+            try? FileManager.default.removeItem(atPath: base + ".err")
+        }
+        let stdin = Pipe()
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".out"))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".err"))
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus,
+                      stdout: (try? String(contentsOfFile: base + ".out", encoding: .utf8)) ?? "",
+                      stderr: (try? String(contentsOfFile: base + ".err", encoding: .utf8)) ?? "")
+    }
+
+    /// The `--json` output of `viewlog arguments…`, which must succeed.
+    static func json(_ arguments: [String]) throws -> String {
+        let r = try run(arguments + ["--json"])
+        try #require(r.status == 0, "viewlog \(arguments.joined(separator: " ")) failed: \(r.stderr)")
+        return r.stdout
+    }
+}
+
+extension TestResponse {
+    var text: String { String(buffer: body) }
+
+    /// The `{"error": {"code", "message"}}` body's code and message.
+    var error: (code: String, message: String)? {
+        guard case .object(let members)? = try? JSONValue.parse(text), members.count == 1, members[0].0 == "error",
+              case .object(let fields) = members[0].1,
+              case .string(let code)? = fields.first(where: { $0.0 == "code" })?.1,
+              case .string(let message)? = fields.first(where: { $0.0 == "message" })?.1 else { return nil }
+        return (code, message)
+    }
+}
