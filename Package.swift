@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         // Hummingbird's logging API: the server logs to stderr, so that stdout starts with `listening on …`.
         .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
+        // Hummingbird's service lifecycle: a watch stream ends when the server shuts down gracefully.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         // Debian's liblmdb-dev. Only the LMDB target imports this module.
@@ -58,6 +60,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The CLI: thin, parse -> call the library -> print.
@@ -85,6 +88,7 @@ let package = Package(
             "ViewLogServer", "ViewLogDocuments", "ViewLog", "TestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // Runs the built `viewlog` executable (see Tests/viewlogTests/CLI.swift); Goldens/ holds its golden files.
         .testTarget(name: "viewlogTests", dependencies: ["ViewLog", "ViewLogTesting", "ViewLogReplication", "TestSupport"], exclude: ["Goldens"]),

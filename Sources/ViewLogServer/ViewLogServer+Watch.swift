@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdWebSocket
+import ServiceLifecycle
 import Synchronization
 @_spi(Engine) import ViewLog
 import ViewLogDocuments
@@ -65,18 +66,14 @@ extension ViewLogServer {
         let store = self.store
         let body = ResponseBody { writer in
             defer { subscription.end() }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await Self.produce(watch, store: store, into: buffer) }
-                defer { group.cancelAll() }
-                while let document = await buffer.next() {  // bounded by the client: it ends when it leaves
-                    var event = ByteBuffer()
-                    event.writeString("data: ")
-                    event.writeString(document)
-                    event.writeString("\n\n")
-                    try await writer.write(event)
-                }
-                try await writer.finish(nil)
+            try await Self.stream(watch, store: store, into: buffer) { document in
+                var event = ByteBuffer()
+                event.writeString("data: ")
+                event.writeString(document)
+                event.writeString("\n\n")
+                try await writer.write(event)
             }
+            try await writer.finish(nil)
         }
         return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
     }
@@ -86,24 +83,26 @@ extension ViewLogServer {
     public func webSocketRouter() -> Router<BasicWebSocketRequestContext> {
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.ws("/v1/watch") { [self] request, _ in
-            do {
-                if options.tokenForEveryRequest { try checkToken(request.headers[.authorization]) }
-                _ = try watchRequest(request)
-                let admitted = subscribers.withLock { $0 < ServerLimits.watchSubscribersMax }
-                return admitted ? .upgrade([:]) : .dontUpgrade
-            } catch {
-                return .dontUpgrade
+            // Only the token refuses the upgrade (a refused upgrade is a bare 400): any other error of the request
+            // is sent as the stream's one document, so that the client reads it.
+            if options.tokenForEveryRequest {
+                do { try checkToken(request.headers[.authorization]) } catch { return .dontUpgrade }
             }
+            return .upgrade([:])
         } onUpgrade: { [self] inbound, outbound, context in
-            guard let watch = try? watchRequest(context.request), let subscription = try? subscribe() else {
-                try await outbound.close(.unexpectedServerError, reason: "the watch could not start")
+            let watch: WatchRequest
+            let subscription: Subscription
+            do {
+                watch = try watchRequest(context.request)
+                subscription = try subscribe()
+            } catch {
+                try await outbound.write(.text(ServerError.from(error).body))
+                try await outbound.close(.policyViolation, reason: nil)
                 return
             }
             defer { subscription.end() }
             let buffer = WatchBuffer(capacity: options.watchBufferDocuments)
-            let store = self.store
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await Self.produce(watch, store: store, into: buffer) }
                 // The client's messages are not read for anything; their end (a close, a dropped connection) ends
                 // the watch.
                 group.addTask {
@@ -111,24 +110,42 @@ extension ViewLogServer {
                     buffer.finish()
                 }
                 defer { group.cancelAll() }
-                while let document = await buffer.next() {  // bounded by the client: it ends when it leaves
-                    try await outbound.write(.text(document))
-                }
+                try await Self.stream(watch, store: store, into: buffer) { try await outbound.write(.text($0)) }
             }
         }
         return router
+    }
+
+    /// Runs ``produce(_:store:into:handled:)`` and gives each document to `send`, until the watch ends (its
+    /// `count`, an error document), the buffer is finished (the client left), or the server shuts down.
+    static func stream(_ watch: WatchRequest, store: LogStore, into buffer: WatchBuffer,
+                       send: (String) async throws -> Void) async throws {
+        try await withGracefulShutdownHandler {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await produce(watch, store: store, into: buffer) }
+                defer { group.cancelAll() }
+                while let document = await buffer.next() {  // bounded by the client: it ends when it leaves
+                    try await send(document)
+                }
+            }
+        } onGracefulShutdown: {
+            buffer.finish()
+        }
     }
 
     /// Follows the head for `watch`: puts the query document, then one diff document per batch that changes the
     /// view into `buffer`, each diff starting where the document before it ended. When the subscriber is too far
     /// behind, everything unsent is replaced by `{"reload": true}` and a fresh query document, and the diffs go on
     /// from it. An error (the store removed) is the last document, as `{"error": …}`.
-    static func produce(_ watch: WatchRequest, store: LogStore, into buffer: WatchBuffer) async {
+    /// `handled` is told each head the view has been moved to and its document queued (for tests).
+    static func produce(_ watch: WatchRequest, store: LogStore, into buffer: WatchBuffer,
+                        handled: (@Sendable (UInt64) -> Void)? = nil) async {
         defer { buffer.finish() }
         do {
             let start = try store.head
             let view = try MaterializedView(store: store, selection: watch.selection, at: start)
             guard buffer.push(try view.jsonText()) else { return }
+            handled?(start)
             if watch.count == 0 { return }
             var sent = 0
             // As `watch --json`: batches that did not change the view are folded into the next one that does
@@ -138,13 +155,17 @@ extension ViewLogServer {
                 if Task.isCancelled { return }
                 guard head > view.controller.position else { continue }
                 var (changes, _) = try view.move(to: head)
-                guard !changes.isEmpty else { continue }
+                guard !changes.isEmpty else {
+                    handled?(head)
+                    continue
+                }
                 changes.from = lastSent
                 lastSent = changes.to
                 if !buffer.push(changes.json(includeSeq: watch.includeSeq).text) {
                     buffer.restart(with: [reloadDocument, try view.jsonText()])
                 }
                 sent += 1
+                handled?(head)
                 if let count = watch.count, sent >= count { return }
             }
         } catch {

@@ -21,9 +21,11 @@ final class WatchBuffer: Sendable {
         self.capacity = capacity
     }
 
-    /// Adds `document`, or returns false (adding nothing) when the subscriber is already `capacity` behind.
+    /// Adds `document`, or returns false (adding nothing) when the subscriber is already `capacity` behind. After
+    /// ``finish()``, drops it.
     func push(_ document: String) -> Bool {
         let waiter = state.withLock { s -> CheckedContinuation<String?, Never>?? in
+            if s.finished { return .some(nil) }  // nobody reads any more
             if let w = s.waiter {
                 s.waiter = nil
                 return .some(w)

@@ -107,3 +107,64 @@ extension TestResponse {
         return (code, message)
     }
 }
+
+/// A `viewlog` process that runs while a test talks to it (`watch`, `serve`), its output in files; killed and
+/// its files removed when the test is done with it, however the test ends.
+final class BackgroundCLI: @unchecked Sendable {  // one test uses it at a time; Process is thread-safe
+    let process = Process()
+    private let base = TestScratch.newPath("bg")
+
+    init(_ arguments: [String]) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: CLI.binary), "no viewlog binary at \(CLI.binary)")
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.arguments = arguments
+        _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
+        _ = FileManager.default.createFile(atPath: base + ".err", contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".out"))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".err"))
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: base + ".out")
+        try? FileManager.default.removeItem(atPath: base + ".err")
+    }
+
+    var stdout: String { (try? String(contentsOfFile: base + ".out", encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOfFile: base + ".err", encoding: .utf8)) ?? "" }
+
+    /// The first `n` whole lines of standard output, once there are that many; fails when the process ends first
+    /// or after a generous timeout (a test never waits forever).
+    func lines(_ n: Int) throws -> [String] {
+        for _ in 0..<6000 {  // at most about 60 s
+            let lines = stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+            if lines.count >= n { return Array(lines.prefix(n)) }
+            if !process.isRunning {
+                let again = stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+                if again.count >= n { return Array(again.prefix(n)) }
+                throw RawHTTP.Failure(description: "viewlog exited (\(process.terminationStatus)) after \(again.count) of \(n) lines: \(stderr)")
+            }
+            usleep(10_000)
+        }
+        throw RawHTTP.Failure(description: "no \(n) lines from viewlog: \(stdout) \(stderr)")
+    }
+
+    /// Waits for the process to end: its status.
+    func wait() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+/// Runs blocking work (a socket read, a child process, a poll) on a thread of its own, not on the cooperative
+/// pool: the server under test runs its handlers on that pool, and a test blocking it could starve them.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
