@@ -9,11 +9,14 @@ struct ServerError: Error, CustomStringConvertible {
     let status: HTTPResponse.Status
     let code: ErrorCode
     let message: String
+    /// The `Allow` header of a 405: the methods the path takes (RFC 9110).
+    var allow: String?
 
-    init(_ status: HTTPResponse.Status, _ code: ErrorCode, _ message: String) {
+    init(_ status: HTTPResponse.Status, _ code: ErrorCode, _ message: String, allow: String? = nil) {
         self.status = status
         self.code = code
         self.message = message
+        self.allow = allow
     }
 
     var description: String { "\(status.code) \(code.rawValue): \(message)" }

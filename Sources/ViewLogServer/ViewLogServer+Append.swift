@@ -7,7 +7,8 @@ extension ViewLogServer {
     /// `{"seqs": [...]}`, all lines in one write or none; only with `--allow-append`.
     func append(_ request: Request) async throws -> Response {
         guard options.allowAppend else {
-            throw ServerError(.methodNotAllowed, .methodNotAllowed, "this server is read-only (serve --allow-append takes appends)")
+            throw ServerError(.methodNotAllowed, .methodNotAllowed, "this server is read-only (serve --allow-append takes appends)",
+                              allow: "")
         }
         let parameters = try RequestParameters(query: request.uri.query)
         try parameters.check(known: ["author"])

@@ -66,6 +66,10 @@ public final class ViewLogServer: Sendable {
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: TokenMiddleware(server: self))
         let routes: [(String, HTTPRequest.Method, @Sendable (Request, BasicRequestContext) async throws -> Response)] = [
+            ("/openapi.json", .get, { r, _ in
+                try RequestParameters(query: r.uri.query).check(known: [])
+                return Self.json(OpenAPIDocument.json)
+            }),
             ("/v1/views", .get, { [self] r, _ in try await views(r) }),
             ("/v1/query", .get, { [self] r, _ in try await query(r) }),
             ("/v1/diff", .get, { [self] r, _ in try await diff(r) }),
@@ -78,14 +82,21 @@ public final class ViewLogServer: Sendable {
         ]
         for (path, method, handler) in routes {
             router.on(RouterPath(path), method: method, use: handler)
-            // Every other method of a known path is a 405, not a 404.
-            for other in [HTTPRequest.Method.get, .post, .put, .delete, .patch] where other != method {
-                router.on(RouterPath(path), method: other) { _, _ -> Response in
-                    throw ServerError(.methodNotAllowed, .methodNotAllowed, "\(path) takes \(method.rawValue) only")
-                }
-            }
         }
         return router
+    }
+
+    /// The method a path of the server takes, or nil when it has no such path.
+    static func method(ofPath path: String) -> HTTPRequest.Method? {
+        switch path {
+        case "/", "/openapi.json", "/v1/views", "/v1/query", "/v1/diff", "/v1/log", "/v1/stats", "/v1/verify", "/v1/watch":
+            return .get
+        case "/v1/append":
+            return .post
+        default:
+            let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+            return parts.count == 5 && parts[1] == "v1" && parts[2] == "objects" && !parts[3].isEmpty && !parts[4].isEmpty ? .get : nil
+        }
     }
 
     // MARK: - Answers
@@ -114,8 +125,15 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            let e = ServerError.from(error, action: request.uri.path == "/v1/append" ? .append : .read)
-            return ViewLogServer.json(e.body, status: e.status)
+            var e = ServerError.from(error, action: request.uri.path == "/v1/append" ? .append : .read)
+            // A path the server has, asked with another method: 405, not 404.
+            if e.code == .serveNotFound, let method = ViewLogServer.method(ofPath: request.uri.path), method != request.method {
+                e = ServerError(.methodNotAllowed, .methodNotAllowed, "\(request.uri.path) takes \(method.rawValue) only",
+                                allow: method.rawValue)
+            }
+            var response = ViewLogServer.json(e.body, status: e.status)
+            if let allow = e.allow { response.headers[.allow] = allow }
+            return response
         }
     }
 }
