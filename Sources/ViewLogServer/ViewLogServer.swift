@@ -66,6 +66,10 @@ public final class ViewLogServer: Sendable {
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: TokenMiddleware(server: self))
         let routes: [(String, HTTPRequest.Method, @Sendable (Request, BasicRequestContext) async throws -> Response)] = [
+            ("/", .get, { r, _ in
+                try RequestParameters(query: r.uri.query).check(known: [])
+                return Self.page()
+            }),
             ("/openapi.json", .get, { r, _ in
                 try RequestParameters(query: r.uri.query).check(known: [])
                 return Self.json(OpenAPIDocument.json)
@@ -108,6 +112,15 @@ public final class ViewLogServer: Sendable {
         buffer.writeString(text)
         buffer.writeInteger(UInt8(ascii: "\n"))
         return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: buffer))
+    }
+
+    /// The inspector page, with a content security policy that allows only its own inline script and style and
+    /// requests to this server.
+    static func page() -> Response {
+        Response(status: .ok, headers: [
+            .contentType: "text/html; charset=utf-8",
+            .contentSecurityPolicy: "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self' ws: wss:; base-uri 'none'; form-action 'none'",
+        ], body: ResponseBody(byteBuffer: ByteBuffer(string: InspectorPage.html)))
     }
 
     /// Runs `body` (store reads: LMDB and decoding, CPU-bound) on a thread of its own instead of the cooperative

@@ -42,3 +42,22 @@ import Testing
         }
     }
 }
+
+/// `GET /`: the inspector page, one document with its script and style inline, under a content security policy that
+/// lets it talk only to this server (tools/serve-browser-test drives it in Chromium).
+@Suite struct InspectorPageTests {
+    @Test func thePageIsServedWhole() async throws {
+        let f = try Fixture()
+        try await Fixture.app(f.server()).test(.router) { client in
+            let r = try await client.execute(uri: "/", method: .get)
+            #expect(r.status == .ok)
+            #expect(r.headers[.contentType] == "text/html; charset=utf-8")
+            #expect(r.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
+            #expect(r.text.hasPrefix("<!doctype html>"))
+            #expect(r.text.contains("<title>ViewLog inspector</title>"))
+            // Nothing from elsewhere: no external script, style or font.
+            #expect(!r.text.contains("src=\"http"))
+            #expect(!r.text.contains("href=\"http"))
+        }
+    }
+}

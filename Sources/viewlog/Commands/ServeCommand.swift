@@ -11,11 +11,13 @@ import Darwin
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve a store over HTTP: the other commands' JSON documents, and live views (WebSocket, SSE).",
+        abstract: "Serve a store over HTTP: the other commands' JSON documents, live views, and an inspector page.",
         discussion: """
         The first line on standard output is 'listening on http://HOST:PORT'. Answers are the documents the \
         other commands print with --json: GET /v1/views, /v1/query, /v1/diff, /v1/log, /v1/objects/ENTITY/ID, \
-        /v1/stats, /v1/verify; /v1/watch over a WebSocket or as Server-Sent Events; POST /v1/append. \
+        /v1/stats, /v1/verify; /v1/watch over a WebSocket or as Server-Sent Events; POST /v1/append \
+        (docs/serve.md; GET /openapi.json). The inspector, a page of the log, views, change sets and live mode, is \
+        at /. \
         Read-only unless --allow-append, which needs --token-file; a non-loopback --listen needs --token-file, \
         and then every request needs 'Authorization: Bearer TOKEN'. Stops on Ctrl-C or SIGTERM.
 
