@@ -36,12 +36,12 @@ extension ViewLogServer {
             n += 1
             return true
         }
-        guard admitted else {
-            throw ServerError(.serviceUnavailable, .tooManySubscribers,
-                              "more than \(ServerLimits.watchSubscribersMax) watch subscribers; try again later")
-        }
+        guard admitted else { throw Self.tooManySubscribers }
         return Subscription(server: self)
     }
+
+    static let tooManySubscribers = ServerError(.serviceUnavailable, .tooManySubscribers,
+                                                "more than \(ServerLimits.watchSubscribersMax) watch subscribers; try again later")
 
     /// A subscriber's place; ``end()`` gives it back.
     final class Subscription: Sendable {
@@ -61,10 +61,18 @@ extension ViewLogServer {
             throw ServerError(.badRequest, .notAStream,
                               "watch is a stream: upgrade to a WebSocket, or accept text/event-stream (Server-Sent Events)")
         }
-        let subscription = try subscribe()
+        // Refused here with a 503 when full; the place itself is taken when the body runs (a response whose body
+        // never runs, its client gone, then holds no place).
+        guard subscribers.withLock({ $0 < ServerLimits.watchSubscribersMax }) else { throw Self.tooManySubscribers }
         let buffer = WatchBuffer(capacity: options.watchBufferDocuments)
         let store = self.store
-        let body = ResponseBody { writer in
+        let body = ResponseBody { [self] writer in
+            let subscription: Subscription
+            do { subscription = try subscribe() } catch {
+                try await writer.write(ByteBuffer(string: "data: \(ServerError.from(error).body)\n\n"))
+                try await writer.finish(nil)
+                return
+            }
             defer { subscription.end() }
             try await Self.stream(watch, store: store, into: buffer) { document in
                 var event = ByteBuffer()

@@ -4,7 +4,7 @@ import HummingbirdTesting
 import HummingbirdWSClient
 import Logging
 import Testing
-@_spi(Engine) import ViewLog
+@_spi(Engine) @testable import ViewLog
 import ViewLogDocuments
 @testable import ViewLogServer
 
@@ -173,5 +173,34 @@ import ViewLogDocuments
         var rest: [String] = []
         while let d = await buffer.next() { rest.append(d) }
         #expect(rest == ["r", "q"])
+    }
+}
+
+/// Hundreds of subscribers on one server share the store's one head monitor (no thread or poll each), and one
+/// append by another process reaches every one of them.
+@Suite struct ManySubscribersTests {
+    @Test func twoHundredSubscribersShareTheHeadMonitorAndAllGetTheBatch() async throws {
+        let f = try Fixture()
+        let server = f.server()
+        let n = 200
+        try await Fixture.app(server).test(.live) { client in
+            let port = try #require(client.port)
+            let streams = try await offPool {
+                try (0..<n).map { _ -> RawHTTP in
+                    let http = try RawHTTP(port: port)
+                    try http.send("GET", "/v1/watch?view=tall", headers: ["Accept": "text/event-stream"])
+                    return http
+                }
+            }
+            let first = try await offPool { try streams.map { http -> String? in _ = try http.readHead(); return try http.nextEvent() } }
+            #expect(Set(first).count == 1)
+            #expect(server.subscribers.withLock { $0 } == n)
+            #expect(HeadMonitor.subscriberCount(path: f.store.environment.path) == n)
+            let r = try await offPool { try CLI.run(["append", f.path, "update", "Employee", "e1", "height=199"]) }
+            try #require(r.status == 0)
+            let expected = try CLI.json(["diff", f.path, "tall", "--from", "4", "--to", "5"])
+            let second = try await offPool { try streams.map { try $0.nextEvent() } }
+            #expect(second.allSatisfy { $0.map { $0 + "\n" } == expected })
+        }
     }
 }
