@@ -195,7 +195,7 @@ async function loadLog() {
       entry.append(cell("div", line, "change"));
     }
     if (t.changes.length > 3) entry.append(cell("div", `… ${t.changes.length - 3} more changes`, "change"));
-    entry.addEventListener("click", () => { setPosition(t.seq); showDiff(t.seq - 1, t.seq); });
+    entry.addEventListener("click", () => { showDiff(t.seq - 1, t.seq).then(() => setPosition(t.seq, { quiet: true })).catch(showError); });
     log.append(entry);
   }
   const last = page.transactions.length ? page.transactions[page.transactions.length - 1].seq : from;
@@ -364,7 +364,8 @@ function wire() {
   $("show").addEventListener("click", () => { state.offset = 0; setPosition(state.position); if ($("live").checked) startLive(); });
   $("window-prev").addEventListener("click", () => { state.offset = Math.max(0, state.offset - WINDOW); loadView().catch(showError); });
   $("window-next").addEventListener("click", () => { state.offset += WINDOW; loadView().catch(showError); });
-  $("diff").addEventListener("click", () => showDiff(Number($("diff-from").value), Number($("diff-to").value)).then(() => loadView(state.lastDiff)).catch(showError));
+  // A change set is drawn on the view at its `to` position: the slider goes there.
+  $("diff").addEventListener("click", () => { const to = Number($("diff-to").value); showDiff(Number($("diff-from").value), to).then(() => setPosition(to, { quiet: true })).catch(showError); });
   $("log-newest").addEventListener("click", () => { state.logFrom = null; loadLog().catch(showError); });
   $("log-newer").addEventListener("click", () => { state.logFrom = Math.min(Math.max(0, state.head - LOG_PAGE), (state.logFrom ?? 0) + LOG_PAGE); loadLog().catch(showError); });
   $("log-older").addEventListener("click", () => { const from = state.logFrom === null ? Math.max(0, state.head - LOG_PAGE) : state.logFrom; state.logFrom = Math.max(0, from - LOG_PAGE); loadLog().catch(showError); });

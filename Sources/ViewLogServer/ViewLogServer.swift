@@ -26,14 +26,18 @@ public final class ViewLogServer: Sendable {
         /// The author of appended transactions whose input line names none.
         public var author = "serve"
 
+        /// Read-only, no token, the default watch buffer.
         public init() {}
     }
 
+    /// The store served.
     public let store: LogStore
+    /// What the server allows.
     public let options: Options
     /// Watch subscribers now (WebSocket and SSE).
     let subscribers = Mutex(0)
 
+    /// A server of `store`. `options` must hold a token when they allow appends or need a token on every request.
     public init(store: LogStore, options: Options = Options()) {
         precondition(!options.allowAppend || options.token != nil, "appends need a token")
         precondition(!options.tokenForEveryRequest || options.token != nil, "a token for every request needs a token")
