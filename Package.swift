@@ -11,6 +11,14 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // `viewlog serve` (DESIGN §12) only: ViewLogServer and the CLI use them, the library products never do.
+        // No default traits: the server needs neither swift-configuration nor full Foundation's URL form coding.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        // Hummingbird's logging API: the server logs to stderr, so that stdout starts with `listening on …`.
+        .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
+        // Hummingbird's service lifecycle: a watch stream ends when the server shuts down gracefully.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         // Debian's liblmdb-dev. Only the LMDB target imports this module.
@@ -39,12 +47,30 @@ let package = Package(
         .target(name: "ViewLogReplication", dependencies: ["ViewLog", "CNATS"]),
         // Helpers for users' own tests: change-set validation, recording, golden rendering.
         .target(name: "ViewLogTesting", dependencies: ["ViewLog"]),
+        // The CLI's JSON documents (DESIGN §7) and the requests behind them, made where both the CLI and the server
+        // can call them: the server serves what the CLI prints, byte for byte.
+        .target(name: "ViewLogDocuments", dependencies: ["ViewLog"]),
+        // `viewlog serve` (DESIGN §12): the CLI's JSON documents over HTTP, WebSocket and SSE, and the inspector page.
+        // Its own module, so that a library user never compiles Hummingbird.
+        .target(
+            name: "ViewLogServer",
+            dependencies: [
+                "ViewLog",
+                "ViewLogDocuments",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The CLI: thin, parse -> call the library -> print.
         .executableTarget(
             name: "viewlog",
             dependencies: [
                 "ViewLog",
+                "ViewLogDocuments",
                 "ViewLogReplication",
+                "ViewLogServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -57,6 +83,13 @@ let package = Package(
         .testTarget(name: "ViewLogTestingTests", dependencies: ["ViewLogTesting", "TestSupport"]),
         // Replication against nats-server processes on loopback (Tests/TestSupport/NATSServers.swift).
         .testTarget(name: "ViewLogReplicationTests", dependencies: ["ViewLogReplication", "ViewLog", "CNATS", "TestSupport"]),
+        // The server in process (HummingbirdTesting) and on a socket (WebSocket, SSE), against the built `viewlog`.
+        .testTarget(name: "ViewLogServerTests", dependencies: [
+            "ViewLogServer", "ViewLogDocuments", "ViewLog", "TestSupport",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // Runs the built `viewlog` executable (see Tests/viewlogTests/CLI.swift); Goldens/ holds its golden files.
         .testTarget(name: "viewlogTests", dependencies: ["ViewLog", "ViewLogTesting", "ViewLogReplication", "TestSupport"], exclude: ["Goldens"]),
     ],

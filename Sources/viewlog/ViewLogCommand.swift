@@ -27,13 +27,14 @@ struct ViewLogCommand: AsyncParsableCommand {
           viewlog export shop > shop.jsonl
           viewlog init shop2 --nats nats://127.0.0.1:4222 --stream shop
           viewlog sync shop2 --follow
+          viewlog serve shop --listen 127.0.0.1:8080
         """,
         subcommands: [
             InitCommand.self, AppendCommand.self, LogCommand.self, GetCommand.self, QueryCommand.self,
             DiffCommand.self, WatchCommand.self, VerifyCommand.self, StatsCommand.self, ExportCommand.self,
             ImportCommand.self, ReplayCommand.self, SchemaCommand.self, ViewsCommand.self, UpgradeCommand.self,
             CheckpointsCommand.self,
-            SyncCommand.self,
+            SyncCommand.self, ServeCommand.self,
         ]
     )
 }

@@ -17,7 +17,8 @@ struct StyleTests {
         return out.sorted { $0.0 < $1.0 }
     }
 
-    static let libraries = ["Sources/LMDB", "Sources/ViewLog", "Sources/ViewLogTesting", "Sources/ViewLogReplication"]
+    static let libraries = ["Sources/LMDB", "Sources/ViewLog", "Sources/ViewLogTesting", "Sources/ViewLogReplication",
+                            "Sources/ViewLogDocuments", "Sources/ViewLogServer"]
 
     @Test func libraryCodeHasNoForcedTryAndNoPrint() {
         var offenders: [String] = []

@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Replication) @_spi(Engine) import ViewLog
+import ViewLogDocuments
 import ViewLogReplication
 
 #if canImport(Glibc)
@@ -58,7 +59,7 @@ struct AppendCommand: ParsableCommand {
             bytes = text.utf8.count
             if try store.replicaLink == nil, !chunked, bytes <= Limits.singleWriteInputBytesMax {
                 guard chunkSize > 0 else { throw CLIError("--chunk-size must be positive") }
-                return try appendInOneWrite(store, text: text, schema: schema)
+                return try appendInOneWrite(store, text: text)
             }
             let entries: [AppendInput.Entry]
             do { entries = try AppendInput.parse(text, schema: schema) } catch {
@@ -106,56 +107,10 @@ struct AppendCommand: ParsableCommand {
                           })
     }
 
-    /// Lines read per batch of a one-write append: enough that a batch's fixed costs vanish, few enough that the
-    /// batch's requests stay in cache and their memory is reused by the next.
-    static let linesPerBatch = 4096
-
-    /// Appends all of `text` in one LMDB write, reading it a batch of lines at a time into the write (a bulk load
-    /// never holds the whole input's requests). Lines are checked in order: the first bad one is named, whether
-    /// its JSON or its change is wrong, and nothing is appended.
-    func appendInOneWrite(_ store: LogStore, text: String, schema: Schema) throws {
-        struct TooManyChanges: Error {}
-        var reader = AppendInput.Reader(text, schema: schema)
-        var lines: [Int] = []
-        var changes = 0
-        let writer = ChunkedWriter(store: store, chunked: false, verb: "appended")
-        // ArgumentParser's property getters instantiate generic metadata on every read: read once, not per line.
-        let author = self.author
-        let seqs: [UInt64]
-        do {
-            seqs = try store.append(batches: { () throws -> [TransactionRequest]? in
-                guard let entries = try reader.next(upTo: Self.linesPerBatch) else { return nil }
-                var batch: [TransactionRequest] = []
-                batch.reserveCapacity(entries.count)
-                for entry in entries {
-                    lines.append(entry.line)
-                    changes += entry.requests.count
-                    batch.append(TransactionRequest(author: entry.author ?? author, changes: entry.requests))
-                }
-                guard changes <= Limits.singleWriteChangesMax else { throw TooManyChanges() }
-                return batch
-            }, rewind: {
-                // The write runs again from the first line after the store's map grew.
-                reader = AppendInput.Reader(text, schema: schema)
-                lines.removeAll(keepingCapacity: true)
-                changes = 0
-            })
-        } catch let error as InputError {
-            throw CLIError("\(error); nothing appended")
-        } catch is TooManyChanges {
-            // Count the rest, to say how big the input is (a bad line in it is named, as any bad line is).
-            do {
-                while let entries = try reader.next(upTo: Self.linesPerBatch) {  // bounded by the text
-                    changes += entries.reduce(0) { $0 + $1.requests.count }
-                }
-            } catch {
-                throw CLIError("\(error); nothing appended")
-            }
-            try writer.checkSize(changes: changes, bytes: text.utf8.count)
-            preconditionFailure("an input over the limit passed the size check")
-        } catch let error as StoreError {
-            throw CLIError(writer.describe(error, lines: lines, committed: []))
-        }
+    /// Appends all of `text` in one LMDB write (``AppendInOneWrite``, which the server's append shares): the first
+    /// bad line is named, and nothing is appended.
+    func appendInOneWrite(_ store: LogStore, text: String) throws {
+        let seqs = try AppendInOneWrite.append(store, text: text, author: author)
         printSeqs(seqs)
         Output.standard.flush()
     }

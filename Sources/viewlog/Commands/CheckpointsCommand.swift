@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Engine) import ViewLog
+import ViewLogDocuments
 
 struct CheckpointsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,23 +37,12 @@ struct CheckpointsCommand: ParsableCommand {
         }
         let s = try storeArgument.open(readOnly: true).statistics()
         if format.json {
-            Output.standard.line(s.checkpointsJSON.text)
+            Output.standard.line(Documents.checkpoints(s).text)
         } else {
             let rows = [["complete", s.checkpoints.isEmpty ? "none" : s.checkpoints.map(String.init).joined(separator: ", ")],
                         ["building", s.checkpointBuilding.map(String.init) ?? "none"],
                         ["bytes", String(s.checkpointBytes)]]
             for line in TextTable(rows: rows).lines { Output.standard.line(line) }
         }
-    }
-}
-
-extension StoreStatistics {
-    /// The checkpoints as `checkpoints --json` and `stats --json` print them.
-    var checkpointsJSON: JSONValue {
-        .object([
-            ("complete", .array(checkpoints.map { .int(Int64($0)) })),
-            ("building", checkpointBuilding.map { .int(Int64($0)) } ?? .null),
-            ("bytes", .int(Int64(checkpointBytes))),
-        ])
     }
 }

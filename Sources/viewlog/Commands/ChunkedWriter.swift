@@ -1,4 +1,5 @@
 @_spi(Engine) import ViewLog
+import ViewLogDocuments
 
 /// Commits numbered input transactions either in one LMDB write (all or nothing, up to
 /// ``Limits/singleWriteChangesMax`` changes and ``Limits/singleWriteInputBytesMax`` bytes), or — with
@@ -15,11 +16,7 @@ struct ChunkedWriter {
     /// Refuses an input too big for one write when not chunked.
     func checkSize(changes: Int, bytes: Int) throws {
         guard !chunked else { return }
-        if changes > Limits.singleWriteChangesMax || bytes > Limits.singleWriteInputBytesMax {
-            throw CLIError("the input has \(changes) changes in \(bytes) bytes, more than one all-or-nothing write holds "
-                + "(\(Limits.singleWriteChangesMax) changes, \(Limits.singleWriteInputBytesMax) bytes); "
-                + "use --chunked to commit it in chunks; nothing \(verb)")
-        }
+        try AppendInOneWrite.checkSize(changes: changes, bytes: bytes, verb: verb)
     }
 
     /// Commits `items` (each a line number and what to write) with `write`, which appends one group, and
@@ -64,15 +61,7 @@ struct ChunkedWriter {
 
     /// A store error with the input line at fault and, when chunked, what was committed before it.
     func describe(_ error: StoreError, lines: [Int], committed: [UInt64]) -> String {
-        var message: String
-        switch error {
-        case let .invalidChange(t, c, reason) where t < lines.count:
-            message = "line \(lines[t]): \(c > 0 ? "change \(c + 1): " : "")\(reason)"
-        case let .emptyTransaction(t) where t < lines.count:
-            message = "line \(lines[t]): a transaction with no changes"
-        default:
-            message = error.description
-        }
+        let message = AppendInOneWrite.describe(error, lines: lines)
         if !chunked { return message + "; nothing \(verb)" }
         if let first = committed.first, let last = committed.last {
             let chunkLine = lines.first ?? 0

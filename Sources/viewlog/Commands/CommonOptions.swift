@@ -18,13 +18,3 @@ struct JSONFlag: ParsableArguments {
     @Flag(name: .long, help: "Print one JSON document per line.")
     var json = false
 }
-
-extension LogStore {
-    /// `position` checked against the head (the command line: a position past the head is an error).
-    func checkedPosition(_ position: UInt64?) throws -> UInt64 {
-        let head = try self.head
-        guard let position else { return head }
-        guard position <= head else { throw StoreError.positionPastHead(position: position, head: head) }
-        return position
-    }
-}

@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Engine) import ViewLog
+import ViewLogDocuments
 
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Engine) import ViewLog
+import ViewLogDocuments
 
 struct GetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -32,21 +33,10 @@ struct GetCommand: ParsableCommand {
     func run() throws {
         let store = try storeArgument.open(readOnly: true)
         let position = try store.checkedPosition(at)
-        let schema = try store.schema(at: position)
-        let entity = try schema.entity(named: self.entity)
-        guard let objectID = ObjectID(text: id, type: entity.idType) else {
-            throw CLIError("id '\(id)' is not an integer (\(entity.name) ids are integers)")
-        }
-        let key = ObjectKey(entity: entity.name, id: objectID)
-        guard let values = try store.object(key, at: position) else {
-            throw StoreError.objectNotFound(key, position: position)
-        }
         if format.json {
-            Output.standard.line(JSONValue.object([
-                ("position", .int(Int64(position))), ("entity", .string(entity.name)), ("id", objectID.json),
-                ("values", entity.stateJSON(values)),
-            ]).text)
+            Output.standard.line(try Documents.object(store, entity: self.entity, id: id, at: position).text)
         } else {
+            let (entity, objectID, values) = try Documents.lookUp(store, entity: self.entity, id: id, at: position)
             Output.standard.line("\(entity.name) \(objectID.displayText) at \(position)")
             let rows = entity.attributes.map { a in [a.name, (values[a.name] ?? .null).displayText] }
             for line in TextTable(rows: rows, indent: "  ").lines { Output.standard.line(line) }

@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Engine) import ViewLog
+import ViewLogDocuments
 
 struct LogCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,14 +23,14 @@ struct LogCommand: ParsableCommand {
         let end = try store.checkedPosition(to)
         _ = try store.checkedPosition(from)
         guard from <= end else { throw CLIError("--from \(from) is after --to \(end)") }
+        if format.json {
+            try Documents.log(store, from: from, to: end) { Output.standard.line($0.text) }
+            return
+        }
         var schema = try store.schema(at: from)
         try store.forEachTransaction(after: from, through: end) { t in
             for case .schema(let s, _) in t.changes { schema = s }
-            if format.json {
-                Output.standard.line(t.json(schema: schema).text)
-            } else {
-                for line in TransactionText.lines(t, schema: schema) { Output.standard.line(line) }
-            }
+            for line in TransactionText.lines(t, schema: schema) { Output.standard.line(line) }
         }
     }
 }

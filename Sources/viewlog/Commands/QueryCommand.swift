@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Engine) import ViewLog
+import ViewLogDocuments
 
 struct QueryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,7 +24,7 @@ struct QueryCommand: ParsableCommand {
     func run() throws {
         let store = try storeArgument.open(readOnly: true)
         let position = try store.checkedPosition(at)
-        let materialized = try MaterializedView(store: store, options: view, at: position, printOnly: true)
+        let materialized = try MaterializedView(store: store, selection: view.selection, at: position, printOnly: true)
         if format.json {
             try materialized.printJSON()
         } else {
@@ -61,11 +62,11 @@ struct DiffCommand: ParsableCommand {
         let materialized: MaterializedView
         // A windowed named view near the head: the stored window and the changed rows, not the whole view. It is
         // made at the lower position and is exact up to the head.
-        if let stored = try MaterializedView(storedWindowOf: store, options: view, at: min(from, to)) {
+        if let stored = try MaterializedView(storedWindowOf: store, selection: view.selection, at: min(from, to)) {
             materialized = stored
             if from > to { _ = try materialized.move(to: from) }
         } else {
-            materialized = try MaterializedView(store: store, options: view, at: from)
+            materialized = try MaterializedView(store: store, selection: view.selection, at: from)
         }
         let (changes, before) = try materialized.move(to: to)
         if format.json {

@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Engine) import ViewLog
+import ViewLogDocuments
 
 struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -79,19 +80,7 @@ struct ViewsCommand: ParsableCommand {
         var stored: [String: StoredViewStatistics] = [:]
         if storage { for s in try store.storedViewStatistics() { stored[s.name] = s } }
         if format.json {
-            for name in names {
-                let v = schema.views[name]!
-                var members: [(String, JSONValue)] = [("name", .string(name)), ("entity", .string(v.entity))]
-                if let w = v.predicate { members.append(("where", .string(w))) }
-                if let s = v.sort { members.append(("sort", .string(s))) }
-                if let s = v.sectionKey { members.append(("section", .string(s))) }
-                if let l = v.limit { members.append(("limit", .int(Int64(l)))) }
-                if let o = v.offset { members.append(("offset", .int(Int64(o)))) }
-                if let s = stored[name] {
-                    members += [("stored", .bool(s.isStored)), ("rows", .int(Int64(s.rows))), ("bytes", .int(Int64(s.bytes)))]
-                }
-                Output.standard.line(JSONValue.object(members).text)
-            }
+            for document in Documents.views(schema, stored: stored) { Output.standard.line(document.text) }
         } else {
             let rows = names.map { name -> [String] in
                 let v = schema.views[name]!

@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Engine) import ViewLog
+import ViewLogDocuments
 
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,16 +25,7 @@ struct StatsCommand: ParsableCommand {
         // Shown only when the store has some, so a small store's output is as it always was.
         let hasCheckpoints = !s.checkpoints.isEmpty || s.checkpointBuilding != nil
         if format.json {
-            let entities = s.objectsByEntity.keys.sorted().map { ($0, JSONValue.int(Int64(s.objectsByEntity[$0]!))) }
-            var fields: [(String, JSONValue)] = [
-                ("head", .int(Int64(s.head))), ("objects", .int(Int64(s.objects))), ("entities", .object(entities)),
-                ("logBytes", .int(Int64(s.logBytes))), ("objectBytes", .int(Int64(s.objectBytes))),
-                ("usedBytes", .int(Int64(s.usedBytes))), ("mapSizeBytes", .int(Int64(s.mapSizeBytes))),
-            ]
-            if hasCheckpoints {
-                fields.append(("checkpoints", s.checkpointsJSON))
-            }
-            Output.standard.line(JSONValue.object(fields).text)
+            Output.standard.line(Documents.stats(s).text)
         } else {
             var rows = [["head", String(s.head)], ["objects", String(s.objects)]]
             for name in s.objectsByEntity.keys.sorted() { rows.append(["  \(name)", String(s.objectsByEntity[name]!)]) }

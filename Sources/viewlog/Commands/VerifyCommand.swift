@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Engine) import ViewLog
+import ViewLogDocuments
 
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,10 +23,7 @@ struct VerifyCommand: ParsableCommand {
         let report = try store.verify { done, head in Output.progress("verify: \(done)/\(head) transactions") }
         Output.progressDone()
         if format.json {
-            Output.standard.line(JSONValue.object([
-                ("ok", .bool(report.isOK)), ("transactions", .int(Int64(report.transactions))),
-                ("objects", .int(Int64(report.objects))), ("problems", .array(report.problems.map { .string($0) })),
-            ]).text)
+            Output.standard.line(Documents.verify(report).text)
         } else if report.isOK {
             Output.standard.line("ok: \(report.transactions) transactions, \(report.objects) objects")
         }

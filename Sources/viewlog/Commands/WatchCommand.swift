@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 @_spi(Engine) import ViewLog
+import ViewLogDocuments
 
 #if canImport(Glibc)
 import Glibc
@@ -41,7 +42,7 @@ struct WatchCommand: AsyncParsableCommand {
         let follower = try ReplicaFollower.startIfReplica(store)
         defer { follower?.cancel() }
         let start = try store.head
-        let materialized = try MaterializedView(store: store, options: view, at: start)
+        let materialized = try MaterializedView(store: store, selection: view.selection, at: start)
         if format.json {
             try materialized.printJSON()
         } else {

@@ -117,11 +117,3 @@ extension ObjectID {
         }
     }
 }
-
-extension EntityDescription {
-    /// An object's values for output of its state (`get`, `query`): every attribute of the entity, `null` for one
-    /// the object has no value of (an optional attribute added by a schema update after it was written).
-    func stateJSON(_ values: ObjectValues) -> JSONValue {
-        .object(attributes.map { a in (a.name, (values[a.name] ?? .null).json) })
-    }
-}

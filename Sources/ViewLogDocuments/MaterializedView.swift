@@ -1,0 +1,184 @@
+@_spi(Engine) import ViewLog
+
+/// A view followed through a ``Context`` — the library's one way to drive a view: the context computes each
+/// move's delta and its results controller applies it — and the values of the view's rows, for printing.
+/// `query` prints it; `diff` and `watch` move it; the server serves the same documents.
+package final class MaterializedView: ContextObserver {
+    package let context: Context
+    package let controller: ResultsController
+    package let entity: EntityDescription
+    /// The values of the view's rows, and of every object of the entity a move touched since, by id; empty while
+    /// `records` holds the rows' values instead (a view not moved yet).
+    package private(set) var values: [ObjectID: ObjectValues]
+    /// The rows' values kept by the fetch (their stored bytes at the head, the fold's values behind it): printed
+    /// straight from them, made into `values` only before a move.
+    private var records: ViewRowRecords?
+    /// The change set of the move under way (the controller reports only non-empty ones).
+    private var reported: ChangeSet?
+    private var observation: ViewObservation?
+    /// Whether the controller holds only the head of a stored view (``init(storedWindowOf:selection:at:)``):
+    /// `values` then lacks the rows that a move brings into the window from past it, until the move reads them.
+    private var holdsWindowOnly = false
+
+    /// With `printOnly`, a window of a named view at the head is read from the view's stored rows
+    /// (`Context.makeStoredWindowSnapshot(view:_:)`): the view can then be printed, not moved.
+    package init(store: LogStore, selection: ViewSelection, at position: UInt64, printOnly: Bool = false) throws {
+        let schema = try store.schema(at: position)
+        let (request, entity) = try selection.fetchRequest(schema: schema)
+        context = try Context(store: store, name: "viewlog", at: position)
+        self.entity = entity
+        if printOnly, let name = selection.view, let (controller, records) = try context.makeStoredWindowSnapshot(view: name, request) {
+            self.controller = controller
+            self.records = records
+            values = [:]
+        } else if let (controller, records) = try context.makeResultsControllerKeepingRows(request) {
+            self.controller = controller
+            self.records = records
+            values = [:]
+        } else {
+            let (controller, objects) = try context.makeResultsControllerAndObjects(request)
+            self.controller = controller
+            var values: [ObjectID: ObjectValues] = [:]
+            let members = Set(controller.fetchedObjects)
+            for o in objects where members.contains(o.id) { values[o.id] = o.values }
+            self.values = values
+        }
+        // After the controller: each move reaches it first.
+        context.addObserver(self)
+        observation = controller.observe { [weak self] event in
+            if case .changes(let changes) = event { self?.reported = changes }
+        }
+    }
+
+    /// A windowed named view at `position`, made from its stored rows at the head and the objects changed after
+    /// `position` (`Context.makeStoredWindowController(view:_:transactionsMax:)`): exact when moved to any position
+    /// from `position` to the head. `nil` when that does not apply (then use the other initializer).
+    package init?(storedWindowOf store: LogStore, selection: ViewSelection, at position: UInt64) throws {
+        guard let name = selection.view, try store.head >= position else { return nil }
+        let schema = try store.schema(at: position)
+        let (request, entity) = try selection.fetchRequest(schema: schema)
+        guard request.limit != nil else { return nil }
+        context = try Context(store: store, name: "viewlog", at: position)
+        self.entity = entity
+        guard let (controller, values) = try context.makeStoredWindowController(view: name, request) else { return nil }
+        self.controller = controller
+        self.values = values
+        records = nil
+        holdsWindowOnly = true
+        context.addObserver(self)
+        observation = controller.observe { [weak self] event in
+            if case .changes(let changes) = event { self?.reported = changes }
+        }
+    }
+
+    package var observedEntity: String? { entity.name }
+
+    package func context(_ context: Context, didMoveWith delta: Delta) {
+        // A view over key paths has its context deliver every entity's objects: keep only the rows' entity.
+        for d in delta.objects where d.key.entity == entity.name { values[d.key.id] = d.after }
+    }
+
+    /// The rows' values with their path values added (a view over key paths: `department.name` and the like), for
+    /// text that shows a changed path's values.
+    package var valuesWithPaths: [ObjectID: ObjectValues] {
+        guard !controller.keyPaths.isEmpty else { return values }
+        var out = values
+        for (id, v) in values {
+            if let paths = controller.pathValues(of: id) { out[id] = v.merging(paths) { own, _ in own } }
+        }
+        return out
+    }
+
+    /// The values of the row `id` of the view (empty when it has none).
+    package func rowValues(of id: ObjectID) throws -> ObjectValues {
+        try records?.values(of: id) ?? values[id] ?? [:]
+    }
+
+    /// Moves the view to `position` (either direction) as one batch: its change set, and the values before.
+    package func move(to position: UInt64) throws -> (changes: ChangeSet, before: [ObjectID: ObjectValues]) {
+        if let records {
+            for id in controller.fetchedObjects { values[id] = try records.values(of: id) }
+            self.records = nil
+        }
+        let from = controller.position
+        let before = valuesWithPaths
+        reported = nil
+        try context.move(to: position)
+        if let error = controller.followError { throw error }
+        let changes = reported ?? ChangeSet(from: from, to: position, isSectioned: controller.isSectioned,
+                                            sectionChanges: [], rowChanges: [])
+        if holdsWindowOnly {
+            // A row that entered the window from past it, untouched by the move: its values, for printing.
+            for change in changes.rowChanges where values[change.id] == nil {
+                values[change.id] = try context.store.object(ObjectKey(entity: entity.name, id: change.id), at: position)
+            }
+        }
+        return (changes, before)
+    }
+
+    /// The `query` document as one text (for documents of a bounded size: the server's windows, watch's
+    /// first document).
+    package func jsonText() throws -> String {
+        var w = JSONWriter()
+        try writeJSON(into: &w, every: Int.max) { _ in }
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    /// Writes the `query` document, `{"position": 9, "sections": [{"name": "A", "rows": [{"id": "e1", "values":
+    /// {…}}]}]}`, into `w` straight from the values (no ``JSONValue`` tree) or from the rows' stored bytes,
+    /// calling `drain` after a row whenever `w` holds `pieceBytes` or more (`drain` may take the bytes so far).
+    package func writeJSON(into w: inout JSONWriter, every pieceBytes: Int, _ drain: (inout JSONWriter) -> Void) throws {
+        w.raw("{\"position\": ")
+        w.int(Int64(controller.position))
+        w.raw(", \"sections\": [")
+        var row = 0
+        let ids = controller.fetchedObjects
+        let attributes = entity.attributes
+        // Chosen once: `records` read from the class per row would copy the whole struct (its arrays retained).
+        let writeValues: (ObjectID, inout JSONWriter) throws -> Void
+        // Rows kept as bytes are found in cache when written (``ViewRowRecords/prefetch(after:in:)``).
+        var prefetch: (Int) -> Void = { _ in }
+        if let records {
+            writeValues = { id, w in try records.writeJSONMembers(of: id, into: &w) }
+            prefetch = { k in records.prefetch(after: k, in: ids) }
+        } else {
+            let values = self.values
+            writeValues = { id, w in
+                let v = values[id] ?? [:]
+                for (i, a) in attributes.enumerated() {
+                    w.key(a.name, first: i == 0)
+                    w.value(v[a.name] ?? .null)
+                }
+            }
+        }
+        for (s, info) in controller.sections.enumerated() {
+            if s > 0 { w.raw(", ") }
+            w.raw("{\"name\": ")
+            if let name = info.name { w.string(name) } else { w.null() }
+            w.raw(", \"rows\": [")
+            for k in row..<(row + info.numberOfObjects) {
+                prefetch(k)
+                let id = ids[k]
+                if k > row { w.raw(", ") }
+                w.raw("{\"id\": ")
+                w.id(id)
+                w.raw(", \"values\": {")
+                try writeValues(id, &w)
+                w.raw("}")
+                if let paths = controller.pathValues(of: id) {
+                    w.raw(", \"paths\": {")
+                    for (i, name) in paths.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+                        w.key(name, first: i == 0)
+                        w.value(paths[name]!)
+                    }
+                    w.raw("}")
+                }
+                w.raw("}")
+                if w.bytes.count >= pieceBytes { drain(&w) }
+            }
+            row += info.numberOfObjects
+            w.raw("]}")
+        }
+        w.raw("]}")
+    }
+}

@@ -1,0 +1,89 @@
+import Hummingbird
+@_spi(Engine) import ViewLog
+import ViewLogDocuments
+
+/// An error answer of the server: an HTTP status and the body `{"error": {"code": …, "message": …}}`, the code a
+/// library ``ViewLog/ErrorCode`` (or one of the server's own, `serve.…`), the message the CLI's error line
+/// without `error: ` (DESIGN §12).
+struct ServerError: Error, CustomStringConvertible {
+    let status: HTTPResponse.Status
+    let code: ErrorCode
+    let message: String
+    /// The `Allow` header of a 405: the methods the path takes (RFC 9110).
+    var allow: String?
+
+    init(_ status: HTTPResponse.Status, _ code: ErrorCode, _ message: String, allow: String? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.allow = allow
+    }
+
+    var description: String { "\(status.code) \(code.rawValue): \(message)" }
+
+    /// The JSON body (one line, as the CLI writes a document).
+    var body: String {
+        JSONValue.object([("error", .object([("code", .string(code.rawValue)), ("message", .string(oneLine(message)))]))]).text
+    }
+
+    /// What a request does, for the status of a library error: a bad append input is a 400 whatever it names.
+    enum Action { case read, append }
+
+    /// The answer for any error a handler threw.
+    static func from(_ error: any Error, action: Action = .read) -> ServerError {
+        if let e = error as? ServerError { return e }
+        if let e = error as? any ViewLogError {
+            return ServerError(status(for: e.code, action: action), e.code, e.description)
+        }
+        if let e = error as? HTTPError {
+            switch e.status {
+            case .notFound: return .notFound("no such path")
+            case .contentTooLarge: return .tooLarge("the request body is larger than \(ServerLimits.requestBodyBytesMax) bytes")
+            default: return ServerError(e.status, .serveHTTP, e.body ?? e.status.reasonPhrase)
+            }
+        }
+        return ServerError(.internalServerError, .storage, String(describing: error))
+    }
+
+    /// DESIGN §12's statuses: 400 bad input, 404 unknown view, entity or object, 409 conflict, 413 too large, 500
+    /// storage.
+    static func status(for code: ErrorCode, action: Action) -> HTTPResponse.Status {
+        switch code {
+        case .conflict, .replicaAppend: return .conflict
+        case .inputTooLarge, .lineTooLong, .tooManyChanges: return .contentTooLarge
+        case .storage, .corrupt, .notAStore, .unsupportedFormat: return .internalServerError
+        case .unknownView, .unknownEntity, .objectNotFound: return action == .append ? .badRequest : .notFound
+        default: break
+        }
+        if code.rawValue.hasPrefix("codec.") { return .internalServerError }
+        return .badRequest
+    }
+
+    static func badParameter(_ message: String) -> ServerError { ServerError(.badRequest, .invalidParameter, message) }
+    static func notFound(_ message: String) -> ServerError { ServerError(.notFound, .serveNotFound, message) }
+    static func tooLarge(_ message: String) -> ServerError { ServerError(.contentTooLarge, .serveTooLarge, message) }
+}
+
+extension ErrorCode {
+    /// A path the server does not have.
+    static let serveNotFound = ErrorCode(rawValue: "serve.not-found")
+    /// A method the path does not take (or `POST /v1/append` on a server without `--allow-append`).
+    static let methodNotAllowed = ErrorCode(rawValue: "serve.method-not-allowed")
+    /// A request without the bearer token the server needs.
+    static let unauthorized = ErrorCode(rawValue: "serve.unauthorized")
+    /// A request with a token that is not the server's.
+    static let forbidden = ErrorCode(rawValue: "serve.forbidden")
+    /// A request body or query string over its bound (``ServerLimits``).
+    static let serveTooLarge = ErrorCode(rawValue: "serve.too-large")
+    /// `GET /v1/watch` that asks for neither a WebSocket nor Server-Sent Events.
+    static let notAStream = ErrorCode(rawValue: "serve.not-a-stream")
+    /// More watch subscribers than ``ServerLimits/watchSubscribersMax``.
+    static let tooManySubscribers = ErrorCode(rawValue: "serve.too-many-subscribers")
+    /// Another error of HTTP itself.
+    static let serveHTTP = ErrorCode(rawValue: "serve.http")
+}
+
+/// `text` on one line (a message is one line, as the CLI prints it).
+func oneLine(_ text: String) -> String {
+    text.split(whereSeparator: \.isNewline).joined(separator: " ")
+}

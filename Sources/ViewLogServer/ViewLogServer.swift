@@ -1,0 +1,203 @@
+import Dispatch
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import Synchronization
+@_spi(Engine) import ViewLog
+import ViewLogDocuments
+
+/// `viewlog serve` (DESIGN §12): a store's views, log, objects and change sets over HTTP, live views over
+/// WebSocket and Server-Sent Events, and the inspector page — the CLI's `--json` documents, served unchanged.
+///
+/// One server serves one store. Reads use the store's short read transactions; every `watch` subscriber follows
+/// the head through the store's one head monitor (idle subscribers cost no CPU).
+public final class ViewLogServer: Sendable {
+    /// What the server allows and how it guards it.
+    public struct Options: Sendable {
+        /// Whether `POST /v1/append` appends (it always needs ``token``).
+        public var allowAppend = false
+        /// The bearer token: needed by `POST /v1/append`, and by every request when ``tokenForEveryRequest``.
+        public var token: String?
+        /// Every request needs the token (a server listening on a non-loopback address).
+        public var tokenForEveryRequest = false
+        /// Documents a watch subscriber may fall behind before it is sent `{"reload": true}` and a fresh query
+        /// document.
+        public var watchBufferDocuments = ServerLimits.watchBufferDocumentsDefault
+        /// The author of appended transactions whose input line names none.
+        public var author = "serve"
+
+        /// Read-only, no token, the default watch buffer.
+        public init() {}
+    }
+
+    /// The store served.
+    public let store: LogStore
+    /// What the server allows.
+    public let options: Options
+    /// Watch subscribers now (WebSocket and SSE).
+    let subscribers = Mutex(0)
+
+    /// A server of `store`. `options` must hold a token when they allow appends or need a token on every request.
+    public init(store: LogStore, options: Options = Options()) {
+        precondition(!options.allowAppend || options.token != nil, "appends need a token")
+        precondition(!options.tokenForEveryRequest || options.token != nil, "a token for every request needs a token")
+        self.store = store
+        self.options = options
+    }
+
+    /// Whether `host` is a loopback address (a server there may go without a token).
+    public static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+
+    /// The application listening on `host`:`port` (0: a free port); `onRunning` is told the port once it listens.
+    public func application(host: String, port: Int,
+                            onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        var logger = Logger(label: "viewlog.serve", factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel = .warning
+        return Application(
+            router: router(),
+            server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter()),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "viewlog"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
+            logger: logger
+        )
+    }
+
+    /// The HTTP routes (everything but the WebSocket upgrade of `/v1/watch`).
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: TokenMiddleware(server: self))
+        let routes: [(String, HTTPRequest.Method, @Sendable (Request, BasicRequestContext) async throws -> Response)] = [
+            ("/", .get, { r, _ in
+                try RequestParameters(query: r.uri.query).check(known: [])
+                return Self.page()
+            }),
+            ("/openapi.json", .get, { r, _ in
+                try RequestParameters(query: r.uri.query).check(known: [])
+                return Self.json(OpenAPIDocument.json)
+            }),
+            ("/v1/views", .get, { [self] r, _ in try await views(r) }),
+            ("/v1/query", .get, { [self] r, _ in try await query(r) }),
+            ("/v1/diff", .get, { [self] r, _ in try await diff(r) }),
+            ("/v1/log", .get, { [self] r, _ in try await log(r) }),
+            ("/v1/objects/:entity/:id", .get, { [self] r, c in try await object(r, c) }),
+            ("/v1/stats", .get, { [self] r, _ in try await stats(r) }),
+            ("/v1/verify", .get, { [self] r, _ in try await verify(r) }),
+            ("/v1/watch", .get, { [self] r, _ in try await watchHTTP(r) }),
+            ("/v1/append", .post, { [self] r, _ in try await append(r) }),
+        ]
+        for (path, method, handler) in routes {
+            router.on(RouterPath(path), method: method, use: handler)
+        }
+        return router
+    }
+
+    /// The method a path of the server takes, or nil when it has no such path.
+    static func method(ofPath path: String) -> HTTPRequest.Method? {
+        switch path {
+        case "/", "/openapi.json", "/v1/views", "/v1/query", "/v1/diff", "/v1/log", "/v1/stats", "/v1/verify", "/v1/watch":
+            return .get
+        case "/v1/append":
+            return .post
+        default:
+            let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+            return parts.count == 5 && parts[1] == "v1" && parts[2] == "objects" && !parts[3].isEmpty && !parts[4].isEmpty ? .get : nil
+        }
+    }
+
+    // MARK: - Answers
+
+    /// A JSON document as the CLI prints it: one line.
+    static func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(text.utf8.count + 1)
+        buffer.writeString(text)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: buffer))
+    }
+
+    /// The inspector page, with a content security policy that allows only its own inline script and style and
+    /// requests to this server.
+    static func page() -> Response {
+        Response(status: .ok, headers: [
+            .contentType: "text/html; charset=utf-8",
+            .contentSecurityPolicy: "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self' ws: wss:; base-uri 'none'; form-action 'none'",
+        ], body: ResponseBody(byteBuffer: ByteBuffer(string: InspectorPage.html)))
+    }
+
+    /// Runs `body` (store reads: LMDB and decoding, CPU-bound) on a thread of its own instead of the cooperative
+    /// pool, so that a long read (a big view, `verify`) never holds up the server's other requests.
+    func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+}
+
+/// Turns every error into DESIGN §12's JSON answer.
+struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            var e = ServerError.from(error, action: request.uri.path == "/v1/append" ? .append : .read)
+            // A path the server has, asked with another method: 405, not 404.
+            if e.code == .serveNotFound, let method = ViewLogServer.method(ofPath: request.uri.path), method != request.method {
+                e = ServerError(.methodNotAllowed, .methodNotAllowed, "\(request.uri.path) takes \(method.rawValue) only",
+                                allow: method.rawValue)
+            }
+            var response = ViewLogServer.json(e.body, status: e.status)
+            if let allow = e.allow { response.headers[.allow] = allow }
+            return response
+        }
+    }
+}
+
+/// Checks the bearer token where it is needed: on `POST /v1/append`, and on every request of a server that
+/// listens beyond loopback. No token is a 401, a wrong one a 403.
+struct TokenMiddleware<Context: RequestContext>: RouterMiddleware {
+    let server: ViewLogServer
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let needsToken = server.options.tokenForEveryRequest || (request.method == .post && request.uri.path == "/v1/append")
+        if needsToken { try server.checkToken(request.headers[.authorization]) }
+        return try await next(request, context)
+    }
+}
+
+extension ViewLogServer {
+    /// Refuses an `Authorization` header that does not carry the server's bearer token.
+    func checkToken(_ header: String?) throws {
+        guard let token = options.token else {
+            // Only a POST of a server without `--allow-append` gets here: there is no token to give.
+            return
+        }
+        guard let header, header.hasPrefix("Bearer ") else {
+            throw ServerError(.unauthorized, .unauthorized, "this request needs 'Authorization: Bearer TOKEN'")
+        }
+        let given = header.dropFirst("Bearer ".count).trimmingSpaces
+        guard Self.constantTimeEqual(Array(given.utf8), Array(token.utf8)) else {
+            throw ServerError(.forbidden, .forbidden, "the bearer token is not this server's")
+        }
+    }
+
+    /// Whether `a` and `b` are equal, in a time that depends on their lengths only.
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(a.count == b.count ? 0 : 1)
+        for i in 0..<max(a.count, b.count) {  // bounded by the longer one
+            difference |= (i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0)
+        }
+        return difference == 0
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: Substring {
+        var s = self
+        while let c = s.first, c == " " || c == "\t" { s = s.dropFirst() }
+        while let c = s.last, c == " " || c == "\t" { s = s.dropLast() }
+        return s
+    }
+}

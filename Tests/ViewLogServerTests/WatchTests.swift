@@ -1,0 +1,206 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import HummingbirdWSClient
+import Logging
+import Testing
+@_spi(Engine) @testable import ViewLog
+import ViewLogDocuments
+@testable import ViewLogServer
+
+/// `GET /v1/watch` on a real socket: the documents of `watch --json`, across appends by other processes.
+@Suite struct WatchTests {
+    /// Two appends by another process, one at a time: each diff arrives before the next append, so the CLI's
+    /// watcher and the server's batch them alike.
+    static let appends: [[String]] = [
+        ["update", "Employee", "e3", "height=185", "sectionName=A"],
+        ["delete", "Employee", "e1"],
+    ]
+
+    /// The CLI's `watch --json` of `view`, started and showing its first document.
+    func cliWatch(_ f: Fixture, view: String = "tall") async throws -> BackgroundCLI {
+        let watch = try BackgroundCLI(["watch", f.path, view, "--json", "--count", String(Self.appends.count)])
+        _ = try await offPool { try watch.lines(1) }
+        return watch
+    }
+
+    @Test func serverSentEventsAreTheWatchDocuments() async throws {
+        let f = try Fixture()
+        let watch = try await cliWatch(f)
+        try await Fixture.app(f.server()).test(.live) { client in
+            let port = try #require(client.port)
+            let http = try await offPool { try RawHTTP(port: port) }
+            try await offPool { try http.send("GET", "/v1/watch?view=tall", headers: ["Accept": "text/event-stream"]) }
+            let (status, headers) = try await offPool { try http.readHead() }
+            #expect(status == 200)
+            #expect(headers["content-type"] == "text/event-stream")
+            var documents = [try #require(try await offPool { try http.nextEvent() })]
+            for (k, change) in Self.appends.enumerated() {
+                let r = try await offPool { try CLI.run(["append", f.path] + change) }
+                try #require(r.status == 0, "\(r.stderr)")
+                documents.append(try #require(try await offPool { try http.nextEvent() }))
+                _ = try await offPool { try watch.lines(k + 2) }
+            }
+            let exit = try await offPool { watch.wait() }
+            #expect(exit == 0)
+            let lines = try await offPool { try watch.lines(Self.appends.count + 1) }
+            #expect(documents == lines)
+        }
+    }
+
+    @Test func webSocketMessagesAreTheWatchDocuments() async throws {
+        let f = try Fixture()
+        let watch = try await cliWatch(f)
+        try await Fixture.app(f.server()).test(.live) { client in
+            let port = try #require(client.port)
+            let received = Locked<[String]>([])
+            let path = f.path
+            let logger = Logger(label: "test")
+            try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/v1/watch?view=tall", logger: logger) { inbound, outbound, _ in
+                var iterator = inbound.messages(maxSize: 1 << 24).makeAsyncIterator()
+                for k in 0...Self.appends.count {
+                    guard case .text(let text)? = try await iterator.next() else { break }
+                    received.withLock { $0.append(text) }
+                    _ = try await offPool { try watch.lines(k + 1) }
+                    if k < Self.appends.count {
+                        let r = try await offPool { try CLI.run(["append", path] + Self.appends[k]) }
+                        try #require(r.status == 0, "\(r.stderr)")
+                    }
+                }
+                try await outbound.close(.normalClosure, reason: nil)
+            }
+            let status = try await offPool { watch.wait() }
+            #expect(status == 0)
+            let lines = try await offPool { try watch.lines(Self.appends.count + 1) }
+            #expect(received.withLock { $0 } == lines)
+        }
+    }
+
+    @Test func countEndsTheStreamAndSeqAddsSeqs() async throws {
+        let f = try Fixture()
+        let watch = try BackgroundCLI(["watch", f.path, "--entity", "Employee", "--sort", "name", "--json", "--seq", "--count", "1"])
+        _ = try await offPool { try watch.lines(1) }
+        try await Fixture.app(f.server()).test(.live) { client in
+            let port = try #require(client.port)
+            let http = try await offPool { try RawHTTP(port: port) }
+            try await offPool { try http.send("GET", "/v1/watch?entity=Employee&sort=name&seq=true&count=1", headers: ["Accept": "text/event-stream"]) }
+            _ = try await offPool { try http.readHead() }
+            let first = try #require(try await offPool { try http.nextEvent() })
+            let r = try await offPool { try CLI.run(["append", f.path, "update", "Employee", "e2", "name=Abe"]) }
+            try #require(r.status == 0)
+            let second = try #require(try await offPool { try http.nextEvent() })
+            let end = try await offPool { try http.nextEvent() }
+            #expect(end == nil)  // count=1: the stream ends
+            let status = try await offPool { watch.wait() }
+            #expect(status == 0)
+            let lines = try await offPool { try watch.lines(2) }
+            #expect([first, second] == lines)
+        }
+    }
+
+    @Test func aBadWatchOverAWebSocketSendsItsErrorAndCloses() async throws {
+        let f = try Fixture()
+        try await Fixture.app(f.server()).test(.live) { client in
+            let port = try #require(client.port)
+            let received = Locked<[String]>([])
+            let close = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/v1/watch?view=nope", logger: Logger(label: "test")) { inbound, _, _ in
+                for try await message in inbound.messages(maxSize: 1 << 20) {
+                    if case .text(let text) = message { received.withLock { $0.append(text) } }
+                }
+            }
+            #expect(close?.closeCode == .policyViolation)
+            let documents = received.withLock { $0 }
+            #expect(documents.count == 1)
+            #expect(documents.first?.contains("\"code\": \"request.unknown-view\"") == true)
+        }
+    }
+
+    @Test func aWebSocketUpgradeWithoutTheTokenIsRefused() async throws {
+        let f = try Fixture()
+        try await Fixture.app(f.server { $0.token = "t"; $0.tokenForEveryRequest = true }).test(.live) { client in
+            let port = try #require(client.port)
+            let http = try await offPool { try RawHTTP(port: port) }
+            try await offPool { try http.send("GET", "/v1/watch?view=tall", headers: [
+                "Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
+                "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+            ]) }
+            let (status, _) = try await offPool { try http.readHead() }
+            #expect(status == 400)
+        }
+    }
+
+    /// A subscriber that reads nothing: the producer never waits for it; past `capacity` documents the stream
+    /// says `{"reload": true}` and starts again from a fresh query document, and the positions chain without a
+    /// gap.
+    @Test func aSlowSubscriberGetsAReloadAndAFreshQueryDocumentNeverAGap() async throws {
+        let f = try Fixture()
+        let buffer = WatchBuffer(capacity: 3)
+        let handled = Locked<UInt64>(0)
+        let request = ViewLogServer.WatchRequest(selection: ViewSelection(view: "tall"), includeSeq: false, count: 6)
+        let store = f.store
+        let producer = Task { await ViewLogServer.produce(request, store: store, into: buffer) { head in handled.withLock { $0 = head } } }
+        defer { producer.cancel() }
+        func waitHandled(_ head: UInt64) async throws {
+            try await offPool {
+                for _ in 0..<6000 where handled.withLock({ $0 }) < head { usleep(10_000) }  // at most about 60 s
+            }
+            try #require(handled.withLock { $0 } >= head)
+        }
+        try await waitHandled(4)
+        // Six appends, each changing the view, each handled before the next: nobody reads.
+        for k in 0..<6 {
+            _ = try AppendInOneWrite.append(store, text: #"{"update": "Employee", "id": "e1", "values": {"height": \#(181 + k)}}"#, author: "t")
+            try await waitHandled(UInt64(5 + k))
+        }
+        await producer.value
+        var documents: [String] = []
+        while let d = await buffer.next() { documents.append(d) }  // bounded: the producer finished
+        // query@4, d5, d6 fill the buffer; d7 overflows (reload, query@7); d8; d9 overflows (reload, query@9); d10.
+        let at9 = try MaterializedView(store: store, selection: ViewSelection(view: "tall"), at: 9).jsonText()
+        let d10 = try CLI.json(["diff", f.path, "tall", "--from", "9", "--to", "10"])
+        #expect(documents == [ViewLogServer.reloadDocument, at9, String(d10.dropLast())])
+    }
+
+    @Test func theBufferKeepsOrderAndRefusesPastCapacity() async {
+        let buffer = WatchBuffer(capacity: 2)
+        #expect(buffer.push("a"))
+        #expect(buffer.push("b"))
+        #expect(!buffer.push("c"))
+        #expect(await buffer.next() == "a")
+        #expect(buffer.push("c"))
+        buffer.restart(with: ["r", "q"])
+        buffer.finish()
+        var rest: [String] = []
+        while let d = await buffer.next() { rest.append(d) }
+        #expect(rest == ["r", "q"])
+    }
+}
+
+/// Hundreds of subscribers on one server share the store's one head monitor (no thread or poll each), and one
+/// append by another process reaches every one of them.
+@Suite struct ManySubscribersTests {
+    @Test func twoHundredSubscribersShareTheHeadMonitorAndAllGetTheBatch() async throws {
+        let f = try Fixture()
+        let server = f.server()
+        let n = 200
+        try await Fixture.app(server).test(.live) { client in
+            let port = try #require(client.port)
+            let streams = try await offPool {
+                try (0..<n).map { _ -> RawHTTP in
+                    let http = try RawHTTP(port: port)
+                    try http.send("GET", "/v1/watch?view=tall", headers: ["Accept": "text/event-stream"])
+                    return http
+                }
+            }
+            let first = try await offPool { try streams.map { http -> String? in _ = try http.readHead(); return try http.nextEvent() } }
+            #expect(Set(first).count == 1)
+            #expect(server.subscribers.withLock { $0 } == n)
+            #expect(HeadMonitor.subscriberCount(path: f.store.environment.path) == n)
+            let r = try await offPool { try CLI.run(["append", f.path, "update", "Employee", "e1", "height=199"]) }
+            try #require(r.status == 0)
+            let expected = try CLI.json(["diff", f.path, "tall", "--from", "4", "--to", "5"])
+            let second = try await offPool { try streams.map { try $0.nextEvent() } }
+            #expect(second.allSatisfy { $0.map { $0 + "\n" } == expected })
+        }
+    }
+}
