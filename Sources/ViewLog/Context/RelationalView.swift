@@ -16,8 +16,12 @@ final class RelationalView {
     let entitiesLooked: Set<String>
     /// The per-target state of each inverse the paths read.
     let tables: [InverseRelationship: AggregateTable]
-    /// Path values by object id, for every object of the view's entity at the controller's position.
-    var pathValues: [ObjectID: ObjectValues] = [:]
+    /// The names of a row's path values: the paths' texts, then the quantifiers' (``pathValues`` holds their values
+    /// in this order).
+    let names: [String]
+    /// Path values by object id, for every object of the view's entity at the controller's position, in the order of
+    /// ``names``: an array, not a dictionary per object (a third of the heap a row kept, and its hashing).
+    var pathValues: [ObjectID: [Value]] = [:]
     /// How many times path values were computed for a row (tests check that a move touches only the rows it
     /// reaches).
     private(set) var rowsEvaluated = 0
@@ -25,6 +29,7 @@ final class RelationalView {
     init(paths: [KeyPath], quantified: [QuantifiedPath]) {
         self.paths = paths
         self.quantified = quantified
+        names = paths.map(\.text) + quantified.map(\.text)
         entitiesLooked = Set(paths.flatMap { $0.hops.map(\.target) } + quantified.flatMap { $0.hops.map(\.target) })
         var attributes: [InverseRelationship: [String]] = [:]
         var quantifiers: [InverseRelationship: [(String, CompiledPredicate?)]] = [:]
@@ -65,29 +70,30 @@ final class RelationalView {
     }
 
     /// The path values of the object `id` of `entity` whose own values are `values`.
-    func pathValues(of values: ObjectValues, id: ObjectID, entity: String, lookup: PathLookup) -> ObjectValues {
+    func pathValues(of values: ObjectValues, id: ObjectID, entity: String, lookup: PathLookup) -> [Value] {
         rowsEvaluated += 1
-        var out = ObjectValues(minimumCapacity: paths.count + quantified.count)
+        var out: [Value] = []
+        out.reserveCapacity(names.count)
         for p in paths {
             switch p.tail {
             case .attribute:
-                out[p.text] = p.attributeValue(of: values, id: id, entity: entity, lookup: lookup)
+                out.append(p.attributeValue(of: values, id: id, entity: entity, lookup: lookup))
             case let .aggregate(function, inverse, attribute):
                 // Through a null hop an aggregate is null, @count included.
                 guard let (_, key) = KeyPath.reach(p.hops, from: values, id: id, entity: entity, lookup: lookup) else {
-                    out[p.text] = .null
+                    out.append(.null)
                     continue
                 }
-                out[p.text] = tables[inverse]!.aggregate(function, of: attribute, type: p.type, target: key.id)
+                out.append(tables[inverse]!.aggregate(function, of: attribute, type: p.type, target: key.id))
             }
         }
         for q in quantified {
             // Through a null hop a quantifier ranges over the empty set: ANY false, ALL and NONE true.
             guard let (_, key) = KeyPath.reach(q.hops, from: values, id: id, entity: entity, lookup: lookup) else {
-                out[q.text] = .bool(!q.text.hasPrefix("ANY "))
+                out.append(.bool(!q.text.hasPrefix("ANY ")))
                 continue
             }
-            out[q.text] = .bool(q.member == nil ? false : tables[q.inverse]!.quantifier(q.text, target: key.id))
+            out.append(.bool(q.member == nil ? false : tables[q.inverse]!.quantifier(q.text, target: key.id)))
         }
         return out
     }
@@ -128,10 +134,10 @@ final class RelationalView {
 
     /// `values` with `paths` added (a row's own values and its path values), in a dictionary sized for both at once:
     /// `merging` grew it (a copy and a resize per row: a fifth of a rename's refresh in the bench's profile).
-    static func adding(_ paths: ObjectValues, to values: ObjectValues) -> ObjectValues {
+    func adding(_ paths: [Value], to values: ObjectValues) -> ObjectValues {
         var out = ObjectValues(minimumCapacity: values.count + paths.count)
         for (k, v) in values { out[k] = v }
-        for (k, v) in paths where out[k] == nil { out[k] = v }
+        for (k, v) in zip(names, paths) where out[k] == nil { out[k] = v }
         return out
     }
 
@@ -143,11 +149,11 @@ final class RelationalView {
         var changedOwn = Set<ObjectID>()
         for d in own {
             changedOwn.insert(d.key.id)
-            let before = pathValues[d.key.id] ?? [:]
+            let before = pathValues[d.key.id] ?? []
             let after = d.after.map { pathValues(of: $0, id: d.key.id, entity: entity, lookup: lookup) }
             pathValues[d.key.id] = after
-            result.append(ObjectDelta(key: d.key, before: d.before.map { RelationalView.adding(before, to: $0) },
-                                      after: d.after.map { RelationalView.adding(after ?? [:], to: $0) }, seq: d.seq))
+            result.append(ObjectDelta(key: d.key, before: d.before.map { adding(before, to: $0) },
+                                      after: d.after.map { adding(after ?? [], to: $0) }, seq: d.seq))
         }
         // The seq of the move's last (first, backwards) change of an object the paths read.
         let pathSeqs = delta.objects.filter { entitiesRead.contains($0.key.entity) }.map(\.seq)
@@ -156,11 +162,11 @@ final class RelationalView {
             let key = ObjectKey(entity: entity, id: id)
             guard let values = lookup.object(key) else { continue }
             let after = pathValues(of: values, id: id, entity: entity, lookup: lookup)
-            let before = pathValues[id] ?? [:]
+            let before = pathValues[id] ?? []
             guard after != before else { continue }
             pathValues[id] = after
-            result.append(ObjectDelta(key: key, before: RelationalView.adding(before, to: values),
-                                      after: RelationalView.adding(after, to: values), seq: seq))
+            result.append(ObjectDelta(key: key, before: adding(before, to: values),
+                                      after: adding(after, to: values), seq: seq))
         }
         result.sort { $0.key < $1.key }
         return Delta(from: delta.from, to: delta.to, objects: result, schemaChange: delta.schemaChange)
@@ -211,7 +217,7 @@ extension Context {
         for (id, values) in own {
             let pathValues = relational.pathValues(of: values, id: id, entity: entity, lookup: lookup)
             relational.pathValues[id] = pathValues
-            rows.append((id, RelationalView.adding(pathValues, to: values)))
+            rows.append((id, relational.adding(pathValues, to: values)))
         }
         return rows
     }
@@ -222,7 +228,10 @@ extension ResultsController {
     /// path; a quantifier's result is not one); `nil` for a view without key paths.
     public func pathValues(of id: ObjectID) -> ObjectValues? {
         guard let r = relational, !r.paths.isEmpty else { return nil }  // quantifiers alone: no path values
-        return (r.pathValues[id] ?? [:]).filter { !$0.key.contains(" ") }
+        let values = r.pathValues[id] ?? []
+        var out = ObjectValues(minimumCapacity: r.paths.count)
+        for (name, value) in zip(r.names, values) where !name.contains(" ") { out[name] = value }
+        return out
     }
 
     /// The key paths the view shows (its predicate's, sort's, section key's and `include`'s, quantifiers aside), in
