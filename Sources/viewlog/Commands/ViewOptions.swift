@@ -85,6 +85,9 @@ final class MaterializedView: ContextObserver {
     /// The change set of the move under way (the controller reports only non-empty ones).
     private var reported: ChangeSet?
     private var observation: ViewObservation?
+    /// Whether the controller holds only the head of a stored view (``init(storedWindowOf:options:at:following:)``):
+    /// `values` then lacks the rows that a move brings into the window from past it, until the move reads them.
+    private var holdsWindowOnly = false
 
     /// With `printOnly`, a window of a named view at the head is read from the view's stored rows
     /// (``Context/makeStoredWindowSnapshot(view:_:)``): the view can then be printed, not moved.
@@ -117,19 +120,21 @@ final class MaterializedView: ContextObserver {
     }
 
     /// A windowed named view at `position`, made from its stored rows at the head and the objects changed after
-    /// `position` (``Context/makeStoredWindowController(view:_:transactionsMax:)``): exact when moved to any position
-    /// from `position` to the head, not beyond. `nil` when that does not apply (then use the other initializer).
-    init?(storedWindowOf store: LogStore, options: ViewOptions, at position: UInt64) throws {
+    /// `position` (``Context/makeStoredWindowController(view:_:transactionsMax:following:)``): exact when moved to any
+    /// position from `position` to the head, and with `following` past it too. `nil` when that does not apply (then
+    /// use the other initializer).
+    init?(storedWindowOf store: LogStore, options: ViewOptions, at position: UInt64, following: Bool = false) throws {
         guard let name = options.view, try store.head >= position else { return nil }
         let schema = try store.schema(at: position)
         let (request, entity) = try options.fetchRequest(schema: schema)
         guard request.limit != nil else { return nil }
         context = try Context(store: store, name: "viewlog", at: position)
         self.entity = entity
-        guard let (controller, values) = try context.makeStoredWindowController(view: name, request) else { return nil }
+        guard let (controller, values) = try context.makeStoredWindowController(view: name, request, following: following) else { return nil }
         self.controller = controller
         self.values = values
         records = nil
+        holdsWindowOnly = true
         context.addObserver(self)
         observation = controller.observe { [weak self] event in
             if case .changes(let changes) = event { self?.reported = changes }
@@ -155,6 +160,12 @@ final class MaterializedView: ContextObserver {
         try context.move(to: position)
         let changes = reported ?? ChangeSet(from: from, to: position, isSectioned: controller.isSectioned,
                                             sectionChanges: [], rowChanges: [])
+        if holdsWindowOnly {
+            // A row that entered the window from past it, untouched by the move: its values, for printing.
+            for change in changes.rowChanges where values[change.id] == nil {
+                values[change.id] = try context.store.object(ObjectKey(entity: entity.name, id: change.id), at: position)
+            }
+        }
         return (changes, before)
     }
 

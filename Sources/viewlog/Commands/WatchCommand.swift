@@ -41,7 +41,9 @@ struct WatchCommand: AsyncParsableCommand {
         let follower = try ReplicaFollower.startIfReplica(store)
         defer { follower?.cancel() }
         let start = try store.head
-        let materialized = try MaterializedView(store: store, options: view, at: start)
+        // A windowed named view starts from its stored rows (DESIGN §11), and pulls the rows a move needs from them.
+        let materialized = try MaterializedView(storedWindowOf: store, options: view, at: start, following: true)
+            ?? MaterializedView(store: store, options: view, at: start)
         if format.json {
             try materialized.printJSON()
         } else {
