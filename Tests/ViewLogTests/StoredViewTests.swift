@@ -318,4 +318,34 @@ struct StoredViewTests {
             _ = (o1, o2)
         }
     }
+
+    /// A write by code that keeps no stored views (simulated: rows left stale and the maintained record behind the
+    /// head) makes them stale: they are never read, verify does not serve them, and the next write builds them again.
+    @Test func viewsLeftBehindTheHeadAreNeverReadAndAreBuiltAgain() throws {
+        let schema = try Schema(jsonText: Self.schemaText)
+        let store = try LogStore.create(at: TestScratch.newPath(), schema: schema)
+        try store.append([.insert(entity: "Item", id: .int(1), values: ["n": .int(2), "flag": .bool(true)]),
+                          .insert(entity: "Item", id: .int(2), values: ["n": .int(1), "flag": .bool(true)])], author: "t")
+        let head = try store.head
+        try store.perform { txn in
+            let view = StoredView(name: "byN", schema: schema)!
+            var first: [UInt8]?
+            try txn.scan(store.viewsDB!, from: .after(view.prefix)) { e in first = Array(e.key); return .stop }
+            _ = try txn.delete(store.viewsDB!, key: first!)
+            try txn.put(store.viewsDB!, key: StoredView.maintainedKey, value: StoredView.maintainedValue(head - 1))
+        }
+        #expect(try Self.storedRows(store, "byN") == nil, "stale views are not read")
+        #expect(try Self.window(store, "byN", limit: 2, offset: 0, stored: true) == nil)
+        #expect(try store.verify().isOK)
+        try store.append([.update(entity: "Item", id: .int(1), values: ["n": .int(0)])], author: "t")
+        #expect(try Self.storedRows(store, "byN") == [.int(1), .int(2)])
+        #expect(try store.verify().isOK)
+        // And an open for writing builds them too.
+        try store.perform { txn in try txn.put(store.viewsDB!, key: StoredView.maintainedKey, value: StoredView.maintainedValue(0)) }
+        #expect(try Self.storedRows(store, "top") == nil)
+        _ = try LogStore.open(at: store.path)
+        var state: [ObjectKey: ObjectValues] = [:]
+        for (id, values) in try store.objects(of: "Item") { state[ObjectKey(entity: "Item", id: id)] = values }
+        #expect(try Self.storedRows(store, "top") == Self.modelRows("top", schema: schema, state: state))
+    }
 }

@@ -32,6 +32,9 @@ extension LogStore {
             for view in build {
                 try self.buildStoredView(view, progress: progress.map { p in { p(view.name, $0, $1) } }, in: txn)
             }
+            if let db = self.viewsDB {
+                try txn.put(db, key: StoredView.maintainedKey, value: StoredView.maintainedValue(try self.head(in: txn)))
+            }
         }
     }
 
@@ -40,8 +43,10 @@ extension LogStore {
     private func storedViewsToBuild(in txn: LMDBTransaction) throws -> (build: [StoredView], drop: [[UInt8]]) {
         guard let db = viewsDB else { return ([], []) }
         let views = storedViews(of: try schema(at: UInt64.max, in: txn))
+        // Views kept at another head than the store's are stale (a write by code that keeps none): all built again.
+        let current = try StoredView.maintainedHead(in: db, txn) == head(in: txn)
         var build: [StoredView] = []
-        for view in views where try view.state(in: db, txn) == .unbuilt { build.append(view) }
+        for view in views where try !current || view.state(in: db, txn) == .unbuilt { build.append(view) }
         let known = Set(views.map(\.prefix))
         let drop = try storedViewPrefixes(in: txn).filter { !known.contains($0) }
         return (build, drop)
@@ -64,7 +69,7 @@ extension LogStore {
                 return .stop
             }
             guard let prefix = found else { return prefixes }
-            prefixes.append(prefix)
+            if prefix != StoredView.maintainedKey { prefixes.append(prefix) }
             guard let next = Self.successor(of: prefix) else { return prefixes }
             start = .atLeast(next)
         }
@@ -85,7 +90,8 @@ extension LogStore {
 
     /// The stored view of the schema's view `name` when the store holds its rows for its definition, in `txn`.
     func storedView(named name: String, schema: Schema, in txn: LMDBTransaction) throws -> StoredView? {
-        guard let db = viewsDB, let view = StoredView(name: name, schema: schema) else { return nil }
+        guard let db = viewsDB, let view = StoredView(name: name, schema: schema),
+              try StoredView.maintainedHead(in: db, txn) == head(in: txn) else { return nil }
         return try view.state(in: db, txn) == .stored ? view : nil
     }
 
