@@ -16,7 +16,7 @@ package final class MaterializedView: ContextObserver {
     /// The change set of the move under way (the controller reports only non-empty ones).
     private var reported: ChangeSet?
     private var observation: ViewObservation?
-    /// Whether the controller holds only the head of a stored view (``init(storedWindowOf:selection:at:)``):
+    /// Whether the controller holds only the head of a stored view (``init(storedWindowOf:selection:at:following:)``):
     /// `values` then lacks the rows that a move brings into the window from past it, until the move reads them.
     private var holdsWindowOnly = false
 
@@ -51,16 +51,17 @@ package final class MaterializedView: ContextObserver {
     }
 
     /// A windowed named view at `position`, made from its stored rows at the head and the objects changed after
-    /// `position` (`Context.makeStoredWindowController(view:_:transactionsMax:)`): exact when moved to any position
-    /// from `position` to the head. `nil` when that does not apply (then use the other initializer).
-    package init?(storedWindowOf store: LogStore, selection: ViewSelection, at position: UInt64) throws {
+    /// `position` (`Context.makeStoredWindowController(view:_:transactionsMax:following:)`): exact when moved to any
+    /// position from `position` to the head, and with `following` past it too. `nil` when that does not apply (then
+    /// use the other initializer).
+    package init?(storedWindowOf store: LogStore, selection: ViewSelection, at position: UInt64, following: Bool = false) throws {
         guard let name = selection.view, try store.head >= position else { return nil }
         let schema = try store.schema(at: position)
         let (request, entity) = try selection.fetchRequest(schema: schema)
         guard request.limit != nil else { return nil }
         context = try Context(store: store, name: "viewlog", at: position)
         self.entity = entity
-        guard let (controller, values) = try context.makeStoredWindowController(view: name, request) else { return nil }
+        guard let (controller, values) = try context.makeStoredWindowController(view: name, request, following: following) else { return nil }
         self.controller = controller
         self.values = values
         records = nil

@@ -278,4 +278,74 @@ struct StoredViewTests {
         }
         #expect(try Self.storedRows(store, "byDepartment") == Self.modelRows("byDepartment", schema: schema, state: state))
     }
+
+    /// A controller that follows the store from a stored view's window (`watch`): before each move it pulls the rows
+    /// the move needs from the stored view, so its window and change sets equal those of the view built in memory,
+    /// also when a row leaving the window brings the next one in, and when it moves to a position below a head that
+    /// has moved on.
+    @Test func aFollowingWindowStaysExactPastTheHead() throws {
+        let seed = SeededGenerator.seed(default: 2812)
+        var g = SeededGenerator(seed: seed)
+        let schema = try Schema(jsonText: Self.schemaText)
+        for (name, limit, offset) in [("byN", 2, 0), ("sections", 3, 1), ("top", 1, 4), ("notes", 2, 1)] {
+            let store = try LogStore.create(at: TestScratch.newPath(), schema: schema)
+            var state: [ObjectKey: ObjectValues] = [:]
+            for _ in 0..<6 { try store.append(Self.requests(&state, schema: schema, using: &g), author: "t") }
+            var request = try FetchRequest(schema.views[name]!)
+            request.limit = limit
+            request.offset = offset
+            let memoryContext = try Context(store: store, name: "m")
+            let memory = try memoryContext.makeResultsController(request)
+            let storedContext = try Context(store: store, name: "s")
+            let stored = try #require(try storedContext.makeStoredWindowController(view: name, request, following: true)).controller
+            var memorySets: [ChangeSet] = [], storedSets: [ChangeSet] = []
+            let o1 = memory.observe { if case .changes(let c) = $0 { memorySets.append(c) } }
+            let o2 = stored.observe { if case .changes(let c) = $0 { storedSets.append(c) } }
+            for step in 0..<40 {
+                for _ in 0..<Int.random(in: 1...3, using: &g) {
+                    let changes = Self.requests(&state, schema: schema, using: &g)
+                    if !changes.isEmpty { try store.append(changes, author: "t") }
+                }
+                let head = try store.head
+                // Sometimes to a position below the head: the rows pulled must be those of that position.
+                let to = Bool.random(using: &g) ? head : UInt64.random(in: memory.position...head, using: &g)
+                try memoryContext.move(to: to)
+                try storedContext.move(to: to)
+                #expect(storedSets == memorySets, "seed \(seed) view \(name) step \(step)")
+                #expect(stored.fetchedObjects == memory.fetchedObjects, "seed \(seed) view \(name) step \(step)")
+                #expect(stored.sections.map(\.name) == memory.sections.map(\.name))
+            }
+            _ = (o1, o2)
+        }
+    }
+
+    /// A write by code that keeps no stored views (simulated: rows left stale and the maintained record behind the
+    /// head) makes them stale: they are never read, verify does not serve them, and the next write builds them again.
+    @Test func viewsLeftBehindTheHeadAreNeverReadAndAreBuiltAgain() throws {
+        let schema = try Schema(jsonText: Self.schemaText)
+        let store = try LogStore.create(at: TestScratch.newPath(), schema: schema)
+        try store.append([.insert(entity: "Item", id: .int(1), values: ["n": .int(2), "flag": .bool(true)]),
+                          .insert(entity: "Item", id: .int(2), values: ["n": .int(1), "flag": .bool(true)])], author: "t")
+        let head = try store.head
+        try store.perform { txn in
+            let view = StoredView(name: "byN", schema: schema)!
+            var first: [UInt8]?
+            try txn.scan(store.viewsDB!, from: .after(view.prefix)) { e in first = Array(e.key); return .stop }
+            _ = try txn.delete(store.viewsDB!, key: first!)
+            try txn.put(store.viewsDB!, key: StoredView.maintainedKey, value: StoredView.maintainedValue(head - 1))
+        }
+        #expect(try Self.storedRows(store, "byN") == nil, "stale views are not read")
+        #expect(try Self.window(store, "byN", limit: 2, offset: 0, stored: true) == nil)
+        #expect(try store.verify().isOK)
+        try store.append([.update(entity: "Item", id: .int(1), values: ["n": .int(0)])], author: "t")
+        #expect(try Self.storedRows(store, "byN") == [.int(1), .int(2)])
+        #expect(try store.verify().isOK)
+        // And an open for writing builds them too.
+        try store.perform { txn in try txn.put(store.viewsDB!, key: StoredView.maintainedKey, value: StoredView.maintainedValue(0)) }
+        #expect(try Self.storedRows(store, "top") == nil)
+        _ = try LogStore.open(at: store.path)
+        var state: [ObjectKey: ObjectValues] = [:]
+        for (id, values) in try store.objects(of: "Item") { state[ObjectKey(entity: "Item", id: id)] = values }
+        #expect(try Self.storedRows(store, "top") == Self.modelRows("top", schema: schema, state: state))
+    }
 }

@@ -74,4 +74,44 @@ import TestSupport
             }
         }
     }
+
+    /// `watch` of a windowed named view starts from its stored rows and pulls the next rows from them as rows leave
+    /// the window: it prints what `watch` of the same view ad hoc prints, move after move (each append waited for).
+    @Test func watchOfAStoredWindowPrintsWhatTheViewBuiltInMemoryPrints() throws {
+        let box = try Sandbox()
+        _ = try box.write("items.json", Self.schema)
+        try #require(try box.run(["init", "s", "--schema", "items.json"]).status == 0)
+        let inserts = (1...9).map { #"{"insert": "Item", "id": \#($0), "values": {"label": "l\#($0 % 3)", "score": \#($0), "n": \#($0 % 2)}}"# }
+        try #require(try box.run(["append", "s"], input: inserts.joined(separator: "\n") + "\n").status == 0)
+        // Each step changes the window of `top`: its first row deleted or moved to the end, so a row from past the
+        // window comes in.
+        let steps = [#"{"delete": "Item", "id": 9}"#, #"{"update": "Item", "id": 8, "values": {"score": -1}}"#,
+                     #"{"delete": "Item", "id": 7}"#, #"{"update": "Item", "id": 6, "values": {"score": -2}}"#,
+                     #"{"delete": "Item", "id": 5}"#]
+        for view in ["top"] {
+            for json in [true, false] {
+                let flag = json ? ["--json"] : []
+                let stored = try box.start(["watch", "s", view] + flag)
+                let memory = try box.start(["watch", "s"] + Self.adHoc[view]! + flag)
+                defer { stored.process.terminate(); memory.process.terminate() }
+                func lines(_ r: RunningCLI) -> Int { r.stdoutSoFar.reduce(0) { $0 + ($1 == "\n" ? 1 : 0) } }
+                try stored.waitForLines(1)
+                try memory.waitForLines(1)
+                for step in steps {
+                    let (a, b) = (lines(stored), lines(memory))
+                    try #require(try box.run(["append", "s"], input: step + "\n").status == 0)
+                    try stored.waitForLines(a + 1)
+                    try memory.waitForLines(b + 1)
+                    usleep(100_000)  // a text change set spans several lines
+                }
+                #expect(Normalise.times(stored.stdoutSoFar) == Normalise.times(memory.stdoutSoFar), "\(view) json \(json)")
+                // Put the store back for the next round.
+                try #require(try box.run(["append", "s"], input: steps.indices.map { i in
+                    let id = [9, 8, 7, 6, 5][i]
+                    return i % 2 == 0 ? #"{"insert": "Item", "id": \#(id), "values": {"label": "l\#(id % 3)", "score": \#(id), "n": \#(id % 2)}}"#
+                                      : #"{"update": "Item", "id": \#(id), "values": {"score": \#(id), "n": \#(id % 2)}}"#
+                }.joined(separator: "\n") + "\n").status == 0)
+            }
+        }
+    }
 }

@@ -189,6 +189,15 @@ extension Context {
     /// Applies the move as one batch; a view over key paths adds the rows whose path values the move changed.
     @_spi(Engine) public func context(_ context: Context, didMoveWith delta: Delta) {
         guard let relational else {
+            if let refill {
+                do { addRowsPastWindow(try refill(delta)) } catch {
+                    // The stored view could not be read (changed, damaged): the whole view, built in memory, from
+                    // here on, reported as a reload, never as silence.
+                    self.refill = nil
+                    try? context.refetch(self, fetchRequest)
+                    return
+                }
+            }
             _ = apply(delta)
             return
         }
@@ -265,12 +274,17 @@ extension Context {
     /// window and the changed rows, not the whole view. Past the head it is not: use it only to move within the
     /// range, never to follow the store.
     ///
+    /// With `following`, the controller stays exact past the head too: before each move it adds, without reporting
+    /// them, the rows the move needs from the stored view — the first `offset + limit` rows of objects untouched
+    /// since the move's start, and the objects changed since then, as they were there — so a row leaving the
+    /// window pulls the next one in (`watch` starts so: O(log n + offset + limit), not the whole view).
+    ///
     /// `nil` (nothing made) unless the context is at or below the head by at most `transactionsMax` transactions,
     /// with no unsaved change of the entity and no schema change after it, the request has a `limit`, and the store
     /// holds the view's rows.
     /// - Returns: the controller (adopted by this context: every move reaches it) and the values of its rows at p.
     @_spi(Engine) public func makeStoredWindowController(view name: String, _ request: FetchRequest,
-                                                         transactionsMax: UInt64 = 65_536) throws
+                                                         transactionsMax: UInt64 = 65_536, following: Bool = false) throws
         -> (controller: ResultsController, values: [ObjectID: ObjectValues])? {
         try processPendingChanges()
         guard let limit = request.limit, request.includes.isEmpty else { return nil }
@@ -330,6 +344,10 @@ extension Context {
         }
         guard let made else { return nil }
         let controller = ResultsController(plan: plan, entity: entity, objects: made, position: position)
+        if following {
+            let store = self.store, wanted = request.offset + limit
+            controller.refill = { delta in try store.rowsBefore(delta, ofStoredView: name, entity: entity, wanted: wanted) }
+        }
         return (adopt(controller), Dictionary(made, uniquingKeysWith: { a, _ in a }))
     }
 }

@@ -52,6 +52,11 @@ public final class ResultsController {
     /// The last error that kept a view over key paths from following a move (a damaged store): the view was reloaded
     /// instead (``ViewEvent/reload(_:)``). For callers that must not show a reload as a change set (the CLI).
     @_spi(Engine) public internal(set) var followError: (any Error)?
+    /// Set for a controller that holds only the head of a stored view (DESIGN §11,
+    /// ``Context/makeStoredWindowController(view:_:transactionsMax:following:)``): given a move, the rows — objects
+    /// of the view at the move's start, with their values there — to add before the move is applied, so that the
+    /// window after it is exact. They lie past the window, so adding them reports nothing.
+    var refill: ((Delta) throws -> [(ObjectID, ObjectValues)])?
     @exclusivity(unchecked) var rows: OrderedRows
     var membership: Membership
     /// Working memory of ``apply(_:)``, reused from batch to batch.
@@ -210,6 +215,20 @@ public final class ResultsController {
         key.truncate(to: 0)
         let idStart = order.encode(id: id, values: values, into: &key)
         return key.withBytes(0..<key.count) { rows.stage($0, idStart: idStart) }
+    }
+
+    /// Adds the rows of `objects` that belong to the view and are not in it, without reporting them: each is past
+    /// the window (the controller of a stored view's window holds every row before its window's end).
+    func addRowsPastWindow(_ objects: [(ObjectID, ObjectValues)]) {
+        let order = rows.order
+        var key = ByteWriter(capacity: order.inlineKeyBytes)
+        for (id, values) in objects where !rows.contains(id) && membership.evaluate(values, id) {
+            key.truncate(to: 0)
+            let idStart = order.encode(id: id, values: values, into: &key)
+            let rank = key.withBytes(0..<key.count) { rows.insert($0, idStart: idStart) }
+            precondition(fetchRequest.limit.map { rank >= fetchRequest.offset + $0 } ?? false,
+                         "a row added past the window lands in it")
+        }
     }
 
     // MARK: - Reload

@@ -42,7 +42,9 @@ struct WatchCommand: AsyncParsableCommand {
         let follower = try ReplicaFollower.startIfReplica(store)
         defer { follower?.cancel() }
         let start = try store.head
-        let materialized = try MaterializedView(store: store, selection: view.selection, at: start)
+        // A windowed named view starts from its stored rows (DESIGN §11), and pulls the rows a move needs from them.
+        let materialized = try MaterializedView(storedWindowOf: store, selection: view.selection, at: start, following: true)
+            ?? MaterializedView(store: store, selection: view.selection, at: start)
         if format.json {
             try materialized.printJSON()
         } else {

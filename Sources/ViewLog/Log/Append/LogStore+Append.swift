@@ -228,7 +228,8 @@ extension LogStore {
         if let checkpoints { try copyRowsBeforeWrite(of: objects, directory: checkpoints, in: txn) }
         try writeRows(of: objects, entries: entries, format: format, in: txn)
         if references.isActive { try references.write(refs: try refsDatabase(), in: txn) }
-        try StoredViewWrite(schema: resolver.schema, store: self, in: txn).write(objects, store: self, progress: viewProgress, in: txn)
+        try StoredViewWrite(schema: resolver.schema, store: self, head: headBefore, in: txn)
+            .write(objects, store: self, head: head, progress: viewProgress, in: txn)
         if var checkpoints { try advanceCheckpoints(&checkpoints, head: head, changes: changeCount, in: txn) }
         try putMeta(txn, MetaKey.head, bigEndianBytes(head), format: format)
         return result

@@ -32,6 +32,9 @@ extension LogStore {
             for view in build {
                 try self.buildStoredView(view, progress: progress.map { p in { p(view.name, $0, $1) } }, in: txn)
             }
+            if let db = self.viewsDB {
+                try txn.put(db, key: StoredView.maintainedKey, value: StoredView.maintainedValue(try self.head(in: txn)))
+            }
         }
     }
 
@@ -40,8 +43,10 @@ extension LogStore {
     private func storedViewsToBuild(in txn: LMDBTransaction) throws -> (build: [StoredView], drop: [[UInt8]]) {
         guard let db = viewsDB else { return ([], []) }
         let views = storedViews(of: try schema(at: UInt64.max, in: txn))
+        // Views kept at another head than the store's are stale (a write by code that keeps none): all built again.
+        let current = try StoredView.maintainedHead(in: db, txn) == head(in: txn)
         var build: [StoredView] = []
-        for view in views where try view.state(in: db, txn) == .unbuilt { build.append(view) }
+        for view in views where try !current || view.state(in: db, txn) == .unbuilt { build.append(view) }
         let known = Set(views.map(\.prefix))
         let drop = try storedViewPrefixes(in: txn).filter { !known.contains($0) }
         return (build, drop)
@@ -64,7 +69,7 @@ extension LogStore {
                 return .stop
             }
             guard let prefix = found else { return prefixes }
-            prefixes.append(prefix)
+            if prefix != StoredView.maintainedKey { prefixes.append(prefix) }
             guard let next = Self.successor(of: prefix) else { return prefixes }
             start = .atLeast(next)
         }
@@ -85,7 +90,8 @@ extension LogStore {
 
     /// The stored view of the schema's view `name` when the store holds its rows for its definition, in `txn`.
     func storedView(named name: String, schema: Schema, in txn: LMDBTransaction) throws -> StoredView? {
-        guard let db = viewsDB, let view = StoredView(name: name, schema: schema) else { return nil }
+        guard let db = viewsDB, let view = StoredView(name: name, schema: schema),
+              try StoredView.maintainedHead(in: db, txn) == head(in: txn) else { return nil }
         return try view.state(in: db, txn) == .stored ? view : nil
     }
 
@@ -159,6 +165,69 @@ extension LogStore {
                 }
                 try body(id, fetched, UnsafeRawBufferPointer(rebasing: value[range]))
             }
+        }
+    }
+}
+
+extension LogStore {
+    /// What a controller holding the head of the stored view `name` needs before it applies `delta` (at its start
+    /// position) so that its window after the move is exact (``Context/makeStoredWindowController(view:_:transactionsMax:following:)``):
+    /// the objects the move changes, as they were at its start; the first `wanted` stored rows of objects no
+    /// transaction touched since the move's start (read at the head: their values are those of the start); and the
+    /// objects changed after the move's end up to the head (a write that came since the move read its delta), as
+    /// they are at its end. In one read transaction.
+    /// - Throws: ``StoreError/corrupt(seq:reason:)`` when the view is no longer stored, or a schema change came.
+    func rowsBefore(_ delta: Delta, ofStoredView name: String, entity: EntityDescription,
+                    wanted: Int) throws -> [(ObjectID, ObjectValues)] {
+        try perform(read: true) { txn in
+            let head = try self.head(in: txn)
+            guard let view = try storedView(named: name, schema: try schema(at: UInt64.max, in: txn), in: txn),
+                  view.entity == entity else {
+                throw StoreError.corrupt(seq: nil, reason: "the stored view '\(name)' is no longer stored as it was")
+            }
+            var moved = Set<ObjectID>()
+            var out: [(ObjectID, ObjectValues)] = []
+            for d in delta.objects where d.key.entity == entity.name {
+                moved.insert(d.key.id)
+                if let before = d.before { out.append((d.key.id, before)) }
+            }
+            var later = Set<ObjectID>()
+            var atEnd: [ObjectID: ObjectValues?] = [:]
+            if head > delta.to {
+                for t in try readTransactions(txn, from: delta.to + 1, through: head) {
+                    for change in t.changes {
+                        guard let key = change.key else {
+                            throw StoreError.corrupt(seq: t.seq, reason: "a schema change after a stored view's window was read")
+                        }
+                        if key.entity == entity.name { later.insert(key.id) }
+                    }
+                }
+                for d in try self.delta(from: head, to: delta.to, entities: [entity.name], in: txn).objects
+                where d.key.entity == entity.name {
+                    atEnd[d.key.id] = d.after
+                }
+            }
+            var ids: [ObjectID] = []
+            if wanted > 0 {
+                try forEachStoredRow(of: view, from: 0, in: txn) { id in
+                    if !moved.contains(id) && !later.contains(id) { ids.append(id) }
+                    return ids.count < wanted
+                }
+            }
+            // Objects changed after the move's end and back again are as they are at the head.
+            let fromHead = ids + later.filter { !moved.contains($0) && atEnd[$0] == nil }.sorted()
+            let format = try self.format(in: txn)
+            for id in fromHead {
+                let k = ObjectRecordCodec.key(ObjectKey(entity: entity.name, id: id))
+                try k.withUnsafeBytes { kb in
+                    guard let bytes = try txn.value(objectsDB, for: kb) else { return }
+                    do { out.append((id, try ObjectRecordCodec.decode(bytes, key: kb, format: format, canonicalFor: entity.attributes))) } catch {
+                        throw StoreError.corrupt(seq: nil, reason: "object \(entity.name) \(id.json.text): \(error)")
+                    }
+                }
+            }
+            for case let (id, values?) in atEnd where !moved.contains(id) { out.append((id, values)) }
+            return out
         }
     }
 }

@@ -45,6 +45,24 @@ struct StoredView {
         signature = Array(parts.joined(separator: "\u{0}").utf8)
     }
 
+    /// The key of the record saying at which head the stored views were last kept (a prefix of no view: names are
+    /// not empty). A write by code that keeps no stored views leaves it behind the head: the views are then stale,
+    /// never read, and built again by the next write (as the checkpoints' `maintained`).
+    static let maintainedKey: [UInt8] = [0, 0]
+
+    /// The value of the maintained record for `head`: 8 bytes big-endian, then the CRC-32C of key and payload.
+    static func maintainedValue(_ head: UInt64) -> [UInt8] {
+        let payload = bigEndianBytes(head)
+        return payload + checksumBytes(CRC32C.checksum(payload, seed: CRC32C.checksum(maintainedKey)))
+    }
+
+    /// The head the stored views were kept at, from the `views` database in `txn` (`nil`: no intact record).
+    static func maintainedHead(in db: LMDBDatabase, _ txn: LMDBTransaction) throws -> UInt64? {
+        guard let value = try txn.value(db, for: maintainedKey), value.count == 12,
+              let head = uint64FromBigEndian(value.prefix(8)), value == maintainedValue(head) else { return nil }
+        return head
+    }
+
     /// The stored views of `schema`, by name.
     static func all(of schema: Schema) -> [StoredView] {
         schema.views.keys.sorted().compactMap { StoredView(name: $0, schema: schema) }

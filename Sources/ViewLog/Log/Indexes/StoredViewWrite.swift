@@ -12,23 +12,29 @@ struct StoredViewWrite {
     /// The stored views without their rows yet: built whole at the end of the write.
     private let unbuilt: [StoredView]
     private let db: LMDBDatabase?
+    /// Whether the schema has stored views (then every write records the head they are kept at).
+    private let isActive: Bool
 
-    /// Reads which of `schema`'s stored views the store holds (their headers) in `txn`.
-    init(schema: Schema, store: LogStore, in txn: LMDBTransaction) throws {
+    /// Reads which of `schema`'s stored views the store holds (their headers) in `txn`, for a write from `head`.
+    /// Views kept at another head (a write by code that keeps none came in between) are stale: all are built again.
+    init(schema: Schema, store: LogStore, head: UInt64, in txn: LMDBTransaction) throws {
         let db = store.viewsDB
         self.db = db
         let views = store.storedViews(of: schema)
-        guard let db, !views.isEmpty else {
+        isActive = db != nil && !views.isEmpty
+        guard let db, isActive else {
             maintained = []
             unbuilt = []
             return
         }
+        let current = try StoredView.maintainedHead(in: db, txn) == head
         var maintained: [StoredView] = [], unbuilt: [StoredView] = []
         for view in views {
             switch try view.state(in: db, txn) {
-            case .stored: maintained.append(view)
-            case .unbuilt: unbuilt.append(view)
-            case .unstored: break
+            case .stored where current: maintained.append(view)
+            case .stored, .unbuilt: unbuilt.append(view)
+            case .unstored where current: break
+            case .unstored: unbuilt.append(view)
             }
         }
         self.maintained = maintained
@@ -37,13 +43,15 @@ struct StoredViewWrite {
 
     /// Updates the maintained views for `objects` (written already), then builds the unbuilt ones.
     /// `progress` is called with (view, objects read, objects of its entity) while an unbuilt view is built.
-    func write(_ objects: borrowing AppendedObjects, store: LogStore, progress: ((String, Int, Int) -> Void)? = nil,
-               in txn: LMDBTransaction) throws {
-        guard let db else { return }
+    /// Then records `head`, the head the write leaves, as the one the views are kept at.
+    func write(_ objects: borrowing AppendedObjects, store: LogStore, head: UInt64,
+               progress: ((String, Int, Int) -> Void)? = nil, in txn: LMDBTransaction) throws {
+        guard let db, isActive else { return }
         if !maintained.isEmpty { try update(objects, store: store, db: db, in: txn) }
         for view in unbuilt {
             try store.buildStoredView(view, progress: progress.map { p in { p(view.name, $0, $1) } }, in: txn)
         }
+        try txn.put(db, key: StoredView.maintainedKey, value: StoredView.maintainedValue(head))
     }
 
     private func update(_ objects: borrowing AppendedObjects, store: LogStore, db: LMDBDatabase, in txn: LMDBTransaction) throws {

@@ -17,6 +17,8 @@ extension LogStore {
                 let name = prefix.withUnsafeBytes { StoredView.name(in: $0) } ?? "?"
                 problem("stored views: entries of '\(name)', which the schema does not store")
             }
+            // Views kept at another head are stale and never read: the next write builds them again.
+            guard try StoredView.maintainedHead(in: db, txn) == self.head(in: txn) else { return problems }
             for view in views {
                 switch try view.state(in: db, txn) {
                 case .stored: break
