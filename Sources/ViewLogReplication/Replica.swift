@@ -78,7 +78,10 @@ public final class Replica: Sendable {
             guard copies >= 1 && copies <= 5 else {
                 throw .streamMismatch(stream: stream, reason: "--replicas must be 1…5, not \(copies)")
             }
-            try patiently(stream, until: deadline) { () throws(NATSConnection.CallError) in
+            // 10005, "no suitable peers for placement (peer offline)": a cluster whose nodes have not all
+            // reported to its meta leader yet (seen right after the servers started); a cluster with too few
+            // nodes for `copies` gets the same answer, after the patience.
+            try patiently(stream, until: deadline, retrying: [10005]) { () throws(NATSConnection.CallError) in
                 do throws(NATSConnection.CallError) {
                     try connection.addStream(stream, subject: subject(of: stream), description: description, replicas: copies)
                 } catch where error.code == Int(JSStreamNameExistErr.rawValue) {
@@ -174,13 +177,15 @@ public final class Replica: Sendable {
     }
 
     /// ``call(_:_:)``, retried with backoff until `deadline` while the servers answer with something other than
-    /// JetStream's own errors (a timeout, no responders: a cluster still electing its leaders).
-    static func patiently<T>(_ stream: String, until deadline: Deadline,
+    /// JetStream's own errors (a timeout, no responders: a cluster still electing its leaders), or with one of
+    /// `retried` (JetStream error codes that a cluster still forming gives).
+    static func patiently<T>(_ stream: String, until deadline: Deadline, retrying retried: Set<Int> = [],
                              _ body: () throws(NATSConnection.CallError) -> T) throws(ReplicationError) -> T {
         var backoff = Backoff()
         while true {
             do { return try body() } catch {
-                if error.isJetStreamError && error.code != 10008 || deadline.passed {  // 10008: JetStream temporarily unavailable
+                // 10008: JetStream temporarily unavailable.
+                if error.isJetStreamError && error.code != 10008 && !retried.contains(error.code) || deadline.passed {
                     throw .server(stream: stream, reason: error.code != 0 ? "\(error.text) (JetStream error \(error.code))" : error.text)
                 }
                 backoff.wait()

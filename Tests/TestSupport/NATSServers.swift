@@ -157,23 +157,23 @@ public final class NATSServers: @unchecked Sendable {
         throw NATSServersError("nats-server n\(i) did not start on port \(port); see \(directory)/n\(i).log")
     }
 
-    /// Waits (up to 20 s) until every node has routes to all the others and knows JetStream's meta leader: before
-    /// that, creating a stream of several copies may be refused ("no suitable peers for placement", seen once in
-    /// 20 rounds of tools/replication-test).
+    /// Waits (up to 30 s) until JetStream's meta leader counts every other node as a current, online peer:
+    /// before that, creating a stream of several copies may be refused ("no suitable peers for placement, peer
+    /// offline", seen in 2 of 60 rounds of tools/replication-test). `Replica.create` also retries that answer.
     public func waitUntilClustered() throws {
         let (count, monitors) = lock.withLock { (nodes.count, nodes.map(\.monitorPort)) }
-        for _ in 0..<400 {
-            let formed = monitors.allSatisfy { port in
-                guard let routez = try? Self.json(Self.httpGet(port: port, path: "/routez")),
-                      let jsz = try? Self.json(Self.httpGet(port: port, path: "/jsz")),
-                      let meta = jsz["meta_cluster"] as? [String: Any] else { return false }
-                let peers = Set((routez["routes"] as? [[String: Any]] ?? []).compactMap { $0["remote_name"] as? String })
-                return peers.count >= count - 1 && !((meta["leader"] as? String) ?? "").isEmpty
+        for _ in 0..<600 {
+            let formed = monitors.contains { port in
+                guard let jsz = try? Self.json(Self.httpGet(port: port, path: "/jsz")),
+                      let meta = jsz["meta_cluster"] as? [String: Any],
+                      let peers = meta["replicas"] as? [[String: Any]] else { return false }  // only the leader lists them
+                return peers.count == count - 1
+                    && peers.allSatisfy { ($0["current"] as? Bool) == true && ($0["offline"] as? Bool) != true }
             }
             if formed { return }
             usleep(50_000)
         }
-        throw NATSServersError("the cluster did not form in 20 s; see the logs in \(directory)")
+        throw NATSServersError("the cluster did not form in 30 s; see the logs in \(directory)")
     }
 
     static func json(_ text: String) throws -> [String: Any] {
