@@ -5,6 +5,7 @@ Standard library only. Usage: bench-report-render.py REPORT.json MACHINE.json SU
 """
 import json
 import math
+import os
 import sys
 
 report_path, machine_path, suite_path, results_path, plot_path = sys.argv[1:6]
@@ -319,6 +320,28 @@ if cli:
         targets.append((f"a view at the middle of a {tl['changes']:,}-change log (`query --at`) against the head query",
                         "≤ 2× the head's time", f"at {sec(tl['at'])}, head {sec(tl['head'])}", f"{tl_ratio:.2f}×", tl_ratio <= 2))
 
+# ---------------------------------------------------------------- stored views: the small paths against size
+scale_path = os.environ.get("SCALE_JSON")
+if scale_path and os.path.exists(scale_path):
+    scale = json.load(open(scale_path))
+    rows_s = scale["rows"]
+    w("## Stored views: the small paths against store size (`tools/bench-scale.py`)\n")
+    w(f"A store of n `Item`s with one stored named view `byScore` (sorted by score) beside `sqlite3` with an index "
+      f"`item_score(score, id)` (WAL, `synchronous=FULL`), whole processes, start-up included, the two sides in turn, "
+      f"medians of {scale['reps']}. Slope: log(t at the largest n / t at the smallest) / log(n ratio) — 0 is flat.\n")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_scale", os.path.join(os.path.dirname(__file__), "bench-scale.py"))
+    bench_scale = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench_scale)
+    w(bench_scale.render(scale))
+    big = rows_s[-1]
+    for key, need, label in [("query", 2.0, "`query VIEW --limit 20` against `SELECT … LIMIT 20`"),
+                             ("diff", 3.0, "`diff` of one transaction of that windowed view against the same SELECT"),
+                             ("get", 1.5, "`get` against a SELECT by primary key")]:
+        v, q = big[key]["viewlog"]["median_s"], big[key]["sqlite"]["median_s"]
+        targets.append((f"CLI on a {big['size']:,}-row store: {label}", f"≤ {need}×",
+                        f"ViewLog {v * 1e3:.1f} ms, sqlite3 {q * 1e3:.1f} ms", f"{v / q:.2f}×", v / q <= need))
+
 # ---------------------------------------------------------------- targets first
 head = []
 h = head.append
@@ -347,6 +370,13 @@ except FileNotFoundError:
 # Replication's section is measured by tools/replication-bench (servers of its own), kept beside this file.
 try:
     w("\n" + open(results_path.replace("RESULTS.md", "RESULTS-replication.md")).read().strip() + "\n")
+except FileNotFoundError:
+    pass
+
+# Relationships' section is measured by `BENCH_PROFILE=relationships bench-report` (DESIGN §8's relationship rows), kept
+# beside this file until the full run measures them too.
+try:
+    w("\n" + open(results_path.replace("RESULTS.md", "RESULTS-relationships.md")).read().strip() + "\n")
 except FileNotFoundError:
     pass
 

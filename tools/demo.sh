@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole story on a fresh machine: install what is needed, build viewlog, make a store from the example
-# schema, append, query, diff, replay, export and import. Run from anywhere: tools/demo.sh
+# schema, append, query, diff, replay, export and import; then a view over a relationship that another process
+# changes one hop away (schema/company.json); then the store served over HTTP (viewlog serve), ending with the
+# inspector's URL. Run from anywhere: tools/demo.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -80,6 +82,55 @@ diff <(viewlog query "$store" tall --json) <(viewlog query "$work/copy" tall --j
 
 step viewlog stats "$store"
 viewlog stats "$store"
+
+# One hop away (DESIGN §10): employees sectioned by their department's name. Another process renames a department;
+# the watching view moves exactly that department's employees, with the key path in `changed`.
+company="$work/company"
+printf '\n\033[1m%s\033[0m\n' "One hop away: a view over a relationship (schema/company.json)"
+step viewlog init "$company" --schema schema/company.json
+viewlog init "$company" --schema schema/company.json
+
+step viewlog append "$company" '<<' two departments, three employees, a project
+viewlog append "$company" <<'JSON'
+{"author": "hr", "changes": [{"insert": "Department", "id": 1, "values": {"name": "Sales", "floor": 2}}, {"insert": "Department", "id": 2, "values": {"name": "Ops", "floor": 1}}]}
+{"author": "hr", "changes": [{"insert": "Employee", "id": "ann", "values": {"name": "Ann", "department": 1}}, {"insert": "Employee", "id": "bob", "values": {"name": "Bob", "department": 2, "manager": "ann"}}, {"insert": "Employee", "id": "cy", "values": {"name": "Cy", "department": 1, "manager": "ann"}}]}
+{"insert": "Project", "id": 7, "values": {"title": "Comet", "owner": 1, "reviewer": "cy"}}
+JSON
+
+step viewlog query "$company" byDepartment '   # sort "department.name, name", section "department.name"'
+viewlog query "$company" byDepartment
+
+step viewlog watch "$company" byDepartment --json --count 1 '&' ' # then another process renames Sales'
+viewlog watch "$company" byDepartment --json --count 1 > "$work/company-watch.out" &
+watcher=$!
+for _ in $(seq 100); do [ -s "$work/company-watch.out" ] && break; sleep 0.05; done
+viewlog append "$company" update Department 1 name=Alpha >/dev/null
+wait "$watcher"
+echo "(the other process ran: viewlog append $company update Department 1 name=Alpha)"
+tail -n 1 "$work/company-watch.out"
+
+step viewlog diff "$company" byDepartment --from 3 --to 4 --json '   # the same batch, from the log'
+viewlog diff "$company" byDepartment --from 3 --to 4 --json | tee "$work/company-diff.out"
+# Exactly Ann and Cy moved, each because of department.name; Bob (Ops) is not reported.
+moved=$(grep -o '"id": "[a-z]*"' "$work/company-diff.out" | tr '\n' ' ')
+[ "$moved" = '"id": "ann" "id": "cy" ' ] && [ "$(grep -o '"changed": \["department.name"\]' "$work/company-diff.out" | wc -l)" -eq 2 ] \
+  && echo "exactly the two employees of the renamed department moved, with department.name in changed"
+
+step viewlog diff "$company" byDepartment --from 4 --to 3 --json '   # backwards'
+viewlog diff "$company" byDepartment --from 4 --to 3 --json
+
+step viewlog query "$company" upstairs --include department.name --json '   # rows carry their path values'
+viewlog query "$company" upstairs --include department.name --json
+
+step viewlog append "$company" delete Employee cy '   # refused: Project 7 names Cy as reviewer (onDelete: deny)'
+viewlog append "$company" delete Employee cy || echo "(exit status $?)"
+
+step viewlog append "$company" delete Department 1 '&&' viewlog log "$company" --from 4 '   # nullify and cascade, logged'
+viewlog append "$company" delete Department 1 >/dev/null
+viewlog log "$company" --from 4
+
+step viewlog verify "$company"
+viewlog verify "$company"
 
 step viewlog serve "$store" '&' '  # the same documents over HTTP, and the inspector page'
 viewlog serve "$store" > "$work/serve.out" 2>&1 &

@@ -109,6 +109,7 @@ public final class LMDBEnvironment: @unchecked Sendable {
         var handle: OpaquePointer?
         try LMDBError.check(mdb_env_create(&handle), "mdb_env_create")
         guard let handle else { throw LMDBError(code: ENOMEM, context: "mdb_env_create") }
+        if !options.readOnly { try Self.reserveLockFile(canonicalPath, mode: mdb_mode_t(options.fileMode)) }
         var flags = UInt32(MDB_NOTLS)
         if !options.durable { flags |= UInt32(MDB_NOSYNC) }
         if options.readOnly { flags |= UInt32(MDB_RDONLY) }
@@ -142,6 +143,27 @@ public final class LMDBEnvironment: @unchecked Sendable {
     deinit {
         // A forked child must not close its parent's environment (LMDB would release the parent's locks).
         if openerPID == getpid() { mdb_env_close(env) }
+    }
+
+    /// Bytes reserved for a new `lock.mdb`: what LMDB makes it for its 126 reader slots (its header and
+    /// 125 × 64-byte slots, 8,128 bytes, in two pages); a larger file would only give it more slots.
+    static let lockFileBytesReserved: Int = 8_192
+
+    /// Makes a missing `lock.mdb` with its blocks allocated (`posix_fallocate`). LMDB sizes the lock file with
+    /// `ftruncate` and writes it through a shared map: on a full file system (a tmpfs) the first write to a page
+    /// never allocated is a SIGBUS inside `mdb_env_open`; reserved here, a full disk is `ENOSPC` instead.
+    /// Quiet when the file cannot be made here (read-only media: LMDB decides) or the file system cannot
+    /// reserve blocks.
+    private static func reserveLockFile(_ path: String, mode: mdb_mode_t) throws(LMDBError) {
+        let lockPath = path + "/lock.mdb"
+        let fd = Glibc.open(lockPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { return }  // it exists (LMDB sized it before), or it cannot be made here
+        let rc = posix_fallocate(fd, 0, off_t(lockFileBytesReserved))
+        close(fd)
+        if rc == ENOSPC || rc == EDQUOT || rc == EFBIG {
+            unlink(lockPath)
+            throw LMDBError(code: rc, context: "open LMDB environment \(path): cannot reserve lock.mdb")
+        }
     }
 
     /// Refuses a data file shorter than the pages LMDB's newest meta page says are in use: reading a page
@@ -187,6 +209,9 @@ public final class LMDBEnvironment: @unchecked Sendable {
     private func withState<T>(_ body: (inout State) -> T) -> T {
         stateLock.withExclusiveLock { body(&state) }
     }
+
+    /// Why this environment cannot be used any more (a failed remap left LMDB without a map), or `nil`.
+    public var failure: LMDBError? { withState { $0.broken } }
 
     /// The current map size in bytes.
     public var mapSizeBytes: Int { withState { $0.mapSize } }
@@ -289,9 +314,13 @@ public final class LMDBEnvironment: @unchecked Sendable {
                 resizeLock.unlock()
                 resizeLock.lockExclusive()
                 let adopted = Result { () throws(LMDBError) in try setMapSize(0, "adopt the map size grown by another process") }
-                var info = MDB_envinfo()
-                mdb_env_info(env, &info)
-                withState { $0.mapSize = info.me_mapsize }
+                if case .success = adopted {
+                    // Only with a map: after a failed remap LMDB's meta pointers point into the unmapped old
+                    // map, and mdb_env_info would read them (SIGSEGV; a watcher under `ulimit -v`).
+                    var info = MDB_envinfo()
+                    mdb_env_info(env, &info)
+                    withState { $0.mapSize = info.me_mapsize }
+                }
                 resizeLock.unlock()
                 resizeLock.lockShared()
                 try adopted.get()
@@ -336,8 +365,10 @@ public final class LMDBEnvironment: @unchecked Sendable {
         return Int(dead)
     }
 
-    /// Bytes LMDB uses in the map: (last page + 1) × page size.
+    /// Bytes LMDB uses in the map: (last page + 1) × page size (0 for an environment left without a map by a
+    /// failed remap: LMDB's meta pages are not readable then).
     public var usedBytes: Int {
+        guard withState({ $0.broken }) == nil else { return 0 }
         var info = MDB_envinfo()
         mdb_env_info(env, &info)
         var stat = MDB_stat()
@@ -345,8 +376,10 @@ public final class LMDBEnvironment: @unchecked Sendable {
         return (info.me_last_pgno + 1) * Int(stat.ms_psize)
     }
 
-    /// Number of reader slots in use (live read transactions of every process).
+    /// Number of reader slots in use (live read transactions of every process); 0 for an environment left
+    /// without a map by a failed remap.
     public var readersInUse: Int {
+        guard withState({ $0.broken }) == nil else { return 0 }
         var info = MDB_envinfo()
         mdb_env_info(env, &info)
         return Int(info.me_numreaders)

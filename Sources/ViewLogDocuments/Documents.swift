@@ -4,7 +4,7 @@
 /// one place: the CLI prints them, the server (DESIGN §12) serves them unchanged.
 package enum Documents {
     /// One document per named view of `schema`, in name order (`views --json`).
-    package static func views(_ schema: Schema) -> [JSONValue] {
+    package static func views(_ schema: Schema, stored: [String: StoredViewStatistics] = [:]) -> [JSONValue] {
         schema.views.keys.sorted().map { name in
             let v = schema.views[name]!
             var members: [(String, JSONValue)] = [("name", .string(name)), ("entity", .string(v.entity))]
@@ -13,6 +13,11 @@ package enum Documents {
             if let s = v.sectionKey { members.append(("section", .string(s))) }
             if let l = v.limit { members.append(("limit", .int(Int64(l)))) }
             if let o = v.offset { members.append(("offset", .int(Int64(o)))) }
+            if let i = v.include { members.append(("include", .string(i))) }
+            // `views --storage`: the stored rows and bytes of each view (DESIGN §11).
+            if let s = stored[name] {
+                members += [("stored", .bool(s.isStored)), ("rows", .int(Int64(s.rows))), ("bytes", .int(Int64(s.bytes)))]
+            }
             return .object(members)
         }
     }

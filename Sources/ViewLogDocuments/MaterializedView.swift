@@ -16,13 +16,22 @@ package final class MaterializedView: ContextObserver {
     /// The change set of the move under way (the controller reports only non-empty ones).
     private var reported: ChangeSet?
     private var observation: ViewObservation?
+    /// Whether the controller holds only the head of a stored view (``init(storedWindowOf:selection:at:)``):
+    /// `values` then lacks the rows that a move brings into the window from past it, until the move reads them.
+    private var holdsWindowOnly = false
 
-    package init(store: LogStore, selection: ViewSelection, at position: UInt64) throws {
+    /// With `printOnly`, a window of a named view at the head is read from the view's stored rows
+    /// (`Context.makeStoredWindowSnapshot(view:_:)`): the view can then be printed, not moved.
+    package init(store: LogStore, selection: ViewSelection, at position: UInt64, printOnly: Bool = false) throws {
         let schema = try store.schema(at: position)
         let (request, entity) = try selection.fetchRequest(schema: schema)
         context = try Context(store: store, name: "viewlog", at: position)
         self.entity = entity
-        if let (controller, records) = try context.makeResultsControllerKeepingRows(request) {
+        if printOnly, let name = selection.view, let (controller, records) = try context.makeStoredWindowSnapshot(view: name, request) {
+            self.controller = controller
+            self.records = records
+            values = [:]
+        } else if let (controller, records) = try context.makeResultsControllerKeepingRows(request) {
             self.controller = controller
             self.records = records
             values = [:]
@@ -41,10 +50,43 @@ package final class MaterializedView: ContextObserver {
         }
     }
 
+    /// A windowed named view at `position`, made from its stored rows at the head and the objects changed after
+    /// `position` (`Context.makeStoredWindowController(view:_:transactionsMax:)`): exact when moved to any position
+    /// from `position` to the head. `nil` when that does not apply (then use the other initializer).
+    package init?(storedWindowOf store: LogStore, selection: ViewSelection, at position: UInt64) throws {
+        guard let name = selection.view, try store.head >= position else { return nil }
+        let schema = try store.schema(at: position)
+        let (request, entity) = try selection.fetchRequest(schema: schema)
+        guard request.limit != nil else { return nil }
+        context = try Context(store: store, name: "viewlog", at: position)
+        self.entity = entity
+        guard let (controller, values) = try context.makeStoredWindowController(view: name, request) else { return nil }
+        self.controller = controller
+        self.values = values
+        records = nil
+        holdsWindowOnly = true
+        context.addObserver(self)
+        observation = controller.observe { [weak self] event in
+            if case .changes(let changes) = event { self?.reported = changes }
+        }
+    }
+
     package var observedEntity: String? { entity.name }
 
     package func context(_ context: Context, didMoveWith delta: Delta) {
-        for d in delta.objects { values[d.key.id] = d.after }
+        // A view over key paths has its context deliver every entity's objects: keep only the rows' entity.
+        for d in delta.objects where d.key.entity == entity.name { values[d.key.id] = d.after }
+    }
+
+    /// The rows' values with their path values added (a view over key paths: `department.name` and the like), for
+    /// text that shows a changed path's values.
+    package var valuesWithPaths: [ObjectID: ObjectValues] {
+        guard !controller.keyPaths.isEmpty else { return values }
+        var out = values
+        for (id, v) in values {
+            if let paths = controller.pathValues(of: id) { out[id] = v.merging(paths) { own, _ in own } }
+        }
+        return out
     }
 
     /// The values of the row `id` of the view (empty when it has none).
@@ -59,11 +101,18 @@ package final class MaterializedView: ContextObserver {
             self.records = nil
         }
         let from = controller.position
-        let before = values
+        let before = valuesWithPaths
         reported = nil
         try context.move(to: position)
+        if let error = controller.followError { throw error }
         let changes = reported ?? ChangeSet(from: from, to: position, isSectioned: controller.isSectioned,
                                             sectionChanges: [], rowChanges: [])
+        if holdsWindowOnly {
+            // A row that entered the window from past it, untouched by the move: its values, for printing.
+            for change in changes.rowChanges where values[change.id] == nil {
+                values[change.id] = try context.store.object(ObjectKey(entity: entity.name, id: change.id), at: position)
+            }
+        }
         return (changes, before)
     }
 
@@ -115,7 +164,16 @@ package final class MaterializedView: ContextObserver {
                 w.id(id)
                 w.raw(", \"values\": {")
                 try writeValues(id, &w)
-                w.raw("}}")
+                w.raw("}")
+                if let paths = controller.pathValues(of: id) {
+                    w.raw(", \"paths\": {")
+                    for (i, name) in paths.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+                        w.key(name, first: i == 0)
+                        w.value(paths[name]!)
+                    }
+                    w.raw("}")
+                }
+                w.raw("}")
                 if w.bytes.count >= pieceBytes { drain(&w) }
             }
             row += info.numberOfObjects

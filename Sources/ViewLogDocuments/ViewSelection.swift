@@ -9,18 +9,21 @@ package struct ViewSelection: Sendable {
     package var predicate: String?
     package var sort: String?
     package var section: String?
+    /// Key paths to show and follow (`include`, DESIGN §10): replaces a named view's own.
+    package var include: String?
     package var limit: Int?
     package var offset: Int?
     /// `NAME=VALUE` assignments, as given.
     package var variables: [String] = []
 
     package init(view: String? = nil, entity: String? = nil, predicate: String? = nil, sort: String? = nil,
-                 section: String? = nil, limit: Int? = nil, offset: Int? = nil, variables: [String] = []) {
+                 section: String? = nil, include: String? = nil, limit: Int? = nil, offset: Int? = nil, variables: [String] = []) {
         self.view = view
         self.entity = entity
         self.predicate = predicate
         self.sort = sort
         self.section = section
+        self.include = include
         self.limit = limit
         self.offset = offset
         self.variables = variables
@@ -51,6 +54,7 @@ package struct ViewSelection: Sendable {
             guard let entity else { throw RequestError(.invalidParameter, problem() ?? "give a view name or --entity") }
             definition = ViewDefinition(entity: entity, predicate: predicate, sort: sort, sectionKey: section)
         }
+        if let include { definition.include = include }
         if let limit { definition.limit = limit }
         if let offset { definition.offset = offset }
         let entityDescription = try schema.entity(named: definition.entity)

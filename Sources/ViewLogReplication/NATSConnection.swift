@@ -67,6 +67,85 @@ final class NATSConnection: @unchecked Sendable {
         natsConnection_Destroy(connection)
     }
 
+    /// How many times the client reconnected (to the same or another server) since it connected: a replica
+    /// checks its head against the stream again whenever this moved (DESIGN §9: a restarted server may have lost
+    /// or replaced what it held).
+    var reconnects: UInt64 {
+        var stats: OpaquePointer?
+        guard natsStatistics_Create(&stats) == NATS_OK, let stats else { return 0 }
+        defer { natsStatistics_Destroy(stats) }
+        guard natsConnection_GetStats(connection, stats) == NATS_OK else { return 0 }
+        var count: UInt64 = 0
+        guard natsStatistics_GetCounts(stats, nil, nil, nil, nil, &count) == NATS_OK else { return 0 }
+        return count
+    }
+
+    /// The URL of the server the client is connected to now, if any.
+    var connectedURL: String? {
+        var buffer = [CChar](repeating: 0, count: 512)
+        guard natsConnection_GetConnectedUrl(connection, &buffer, buffer.count) == NATS_OK, buffer[0] != 0 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The version the connected server names in its `INFO` (the C client does not hand it on: a second,
+    /// plain TCP connection reads the `INFO` line every server sends first, and closes). `nil` when it cannot be read.
+    func serverVersion() -> (url: String, version: String)? {
+        guard let url = connectedURL, let (host, port) = NATSConnection.hostAndPort(url),
+              let line = NATSConnection.firstLine(host: host, port: port,
+                                                  timeoutMilliseconds: ReplicationLimits.connectTimeoutMilliseconds),
+              line.hasPrefix("INFO "), let key = NATSConnection.end(of: "\"version\":", in: Substring(line)) else { return nil }
+        let rest = line[key...].drop { $0 == " " }
+        guard rest.first == "\"" else { return nil }
+        let version = rest.dropFirst().prefix { $0 != "\"" }
+        return version.isEmpty ? nil : (url, String(version))
+    }
+
+    /// `host` and `port` of `nats://host:port` (the scheme and any user info dropped).
+    static func hostAndPort(_ url: String) -> (String, UInt16)? {
+        var rest = Substring(url)
+        if let scheme = NATSConnection.end(of: "://", in: rest) { rest = rest[scheme...] }
+        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        guard let colon = rest.lastIndex(of: ":"), let port = UInt16(rest[rest.index(after: colon)...]) else { return nil }
+        var host = rest[..<colon]
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = host.dropFirst().dropLast() }
+        return (String(host), port)
+    }
+
+    /// The index just past the first occurrence of `needle` in `text`.
+    static func end(of needle: String, in text: Substring) -> Substring.Index? {
+        var start = text.startIndex
+        while start < text.endIndex {
+            if text[start...].hasPrefix(needle) { return text.index(start, offsetBy: needle.count) }
+            start = text.index(after: start)
+        }
+        return nil
+    }
+
+    /// The first line (up to 16 KiB) a TCP server at `host`:`port` sends, or `nil`.
+    static func firstLine(host: String, port: UInt16, timeoutMilliseconds: Int64) -> String? {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &found) == 0, let found else { return nil }
+        defer { freeaddrinfo(found) }
+        let fd = socket(found.pointee.ai_family, found.pointee.ai_socktype, found.pointee.ai_protocol)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: Int(timeoutMilliseconds / 1_000), tv_usec: Int(timeoutMilliseconds % 1_000) * 1_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard connect(fd, found.pointee.ai_addr, found.pointee.ai_addrlen) == 0 else { return nil }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while bytes.count < 16_384 && !bytes.contains(0x0A) {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { return nil }
+            bytes += buffer[0..<n]
+        }
+        guard let end = bytes.firstIndex(of: 0x0A) else { return nil }
+        return String(decoding: bytes[..<end], as: UTF8.self)
+    }
+
     /// The client's last error text for this thread, or the status's own text.
     static func lastError(_ status: natsStatus) -> String {
         var s = status

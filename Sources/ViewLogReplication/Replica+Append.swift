@@ -29,13 +29,17 @@ extension Replica {
     /// stream's sequences). For each transaction:
     ///
     /// 1. catch up to the stream's last sequence (a transaction of ours already there — a publish whose
-    ///    acknowledgement was lost — is recognised by its message id and not published again); the first
-    ///    attempt of a replica that already checked its head skips this and lets step 3's expectation decide;
+    ///    acknowledgement was lost — is recognised by its message id and not published again, also when another
+    ///    process sharing the store, such as a `watch`, committed it first); the first
+    ///    attempt of a replica that checked its head since its connection last reconnected skips this and lets
+    ///    step 3's expectation decide;
     /// 2. validate it against the (caught-up) replica (bad input: an error, nothing of it appended);
     /// 3. publish its encoded entry with `Nats-Expected-Last-Sequence` = the last sequence and a `Nats-Msg-Id`
     ///    made once per transaction, retrying the same publish through timeouts, lost servers and leader
     ///    elections (the server deduplicates it) for up to ``ReplicationLimits/appendPatienceMilliseconds``;
-    /// 4. on "wrong last sequence" (another writer got there first): back off, and go to 1, at most
+    /// 4. on "wrong last sequence" (another writer got there first, or the stream lost transactions): check
+    ///    the local head against the stream again (``ReplicationError/diverged(stream:seq:reason:)`` naming the
+    ///    first seq that differs), back off, and go to 1, at most
     ///    ``ReplicationLimits/wrongLastSequenceRetriesMax`` times;
     /// 5. commit locally under the acknowledged sequence (a crash before this is repaired by the next catch-up:
     ///    the transaction comes back from the stream).
@@ -69,26 +73,45 @@ extension Replica {
         return "viewlog-" + hex
     }
 
-    func appendOne(_ request: TransactionRequest, messageID: String) throws(ReplicationError) -> UInt64 {
+    /// Appends one transaction under `messageID`. `publishedAfter`: a publish of this id was already made
+    /// expecting that last sequence (its answer lost), so it may be in the stream after it.
+    func appendOne(_ request: TransactionRequest, messageID: String,
+                   publishedAfter previous: UInt64? = nil) throws(ReplicationError) -> UInt64 {
         try writerLock { () throws(ReplicationError) -> UInt64 in
             let deadline = Deadline(milliseconds: ReplicationLimits.appendPatienceMilliseconds)
             var backoff = Backoff()
             var rounds = 0
+            // The expected last sequence of this transaction's first publish: a publish whose answer was lost is
+            // in the stream after it, if anywhere.
+            var publishedAfter = previous
             while true {
                 // The first round publishes against the local head without asking the stream for its last
                 // sequence (one round trip less): the server's expected-last-sequence check refuses it if the
                 // stream has more, and only then is the catch-up needed. The local head is checked against the
-                // stream once per opened replica, so the first append of a replica catches up first.
-                if rounds > 0 || !headChecked.value {
+                // stream after every reconnect (and after a wrong-last-sequence answer), so the first append of a
+                // replica, and the first after a reconnect, catches up first.
+                if rounds > 0 || publishedAfter != nil || !headCheck.isCurrent(reconnects: connection.reconnects) {
                     let caughtUp = try retrying(until: deadline) { () throws(ReplicationError) in try catchUp() }
                     if let mine = caughtUp.applied.first(where: { $0.messageID == messageID }) { return mine.seq }
+                    if let after = publishedAfter {
+                        // Another process sharing the store (a `watch` following the stream) may have committed
+                        // our earlier publish before this catch-up: look for its id among the seqs it applied.
+                        let applied = Set(caughtUp.applied.map(\.seq))
+                        let found = try retrying(until: deadline) { () throws(ReplicationError) -> UInt64? in
+                            try published(messageID, after: after, through: caughtUp.head, skipping: applied)
+                        }
+                        if let found { return found }
+                    }
                 }
                 let prepared: (seq: UInt64, bytes: [UInt8])
                 do throws(StoreError) { prepared = try store.prepareEncoded(request) } catch { throw .store(error) }
                 // Validated against the state at `prepared.seq - 1` — past the caught-up head when another process
                 // sharing this store (a follower, a writer) committed meanwhile: that is the state to expect.
                 // A publish retried through timeouts keeps its id and expectation, so its answer is definite:
-                // stored (a retry of a stored one is answered "duplicate"), or refused as wrong last sequence.
+                // stored, or refused as wrong last sequence. A retry of a stored one is answered "duplicate"
+                // (nats-server 2.9) or "wrong last sequence" (2.12 checks the expectation first): then the
+                // catch-up of the next round finds it by its message id.
+                if publishedAfter == nil { publishedAfter = prepared.seq - 1 }
                 let outcome = try retrying(until: deadline) { () throws(ReplicationError) in
                     try publish(prepared.bytes, messageID: messageID, expectedLastSeq: prepared.seq - 1)
                 }
@@ -107,6 +130,9 @@ extension Replica {
                     }
                     return seq
                 case .wrongLastSequence:
+                    // Another writer — or a stream that lost or replaced transactions: the catch-up checks the
+                    // head again before anything is validated against it.
+                    headCheck.invalidate()
                     rounds += 1
                     guard rounds <= ReplicationLimits.wrongLastSequenceRetriesMax else {
                         throw .gaveUp(stream: stream, reason: "other writers got there first \(rounds) times in a row; nothing of this transaction was appended")
@@ -115,6 +141,17 @@ extension Replica {
                 }
             }
         }
+    }
+
+    /// The seq in `after+1 … through`, outside `skipping`, whose stream message carries `messageID`, or `nil`.
+    private func published(_ messageID: String, after: UInt64, through head: UInt64,
+                           skipping: Set<UInt64>) throws(ReplicationError) -> UInt64? {
+        guard head > after else { return nil }
+        for seq in (after + 1)...head where !skipping.contains(seq) {
+            let message = try Self.call(stream) { () throws(NATSConnection.CallError) in try connection.message(stream, seq: seq) }
+            if message?.messageID == messageID { return seq }
+        }
+        return nil
     }
 
     /// Publishes once; a failure the server may recover from (a timeout, a lost connection, no leader yet) is
@@ -165,14 +202,16 @@ extension Replica {
     }
 
     /// Runs `body` (under the replica's writer lock, held by the caller), retrying ``ReplicationError/server(stream:reason:)``
-    /// failures with backoff until `deadline`.
-    func retrying<T>(until deadline: Deadline, _ body: () throws(ReplicationError) -> T) throws(ReplicationError) -> T {
+    /// failures with backoff until `deadline`. `publishing`: the error then says a transaction may be in the stream.
+    func retrying<T>(until deadline: Deadline, publishing: Bool = true,
+                     _ body: () throws(ReplicationError) -> T) throws(ReplicationError) -> T {
         var backoff = Backoff()
         while true {
             do { return try body() } catch {
                 guard case .server(_, let reason) = error, !reason.contains("max_payload") else { throw error }
                 guard !deadline.passed else {
-                    throw .gaveUp(stream: stream, reason: "no answer from the servers for \(ReplicationLimits.appendPatienceMilliseconds) ms (last: \(reason)); a transaction published before may be in the stream: `sync` shows it")
+                    throw .gaveUp(stream: stream, reason: "no answer from the servers for \(ReplicationLimits.appendPatienceMilliseconds) ms (last: \(reason))"
+                                  + (publishing ? "; a transaction published before may be in the stream: `sync` shows it" : ""))
                 }
                 backoff.wait()
             }

@@ -13,10 +13,14 @@ extension Replica {
     /// views of this process on the store see the applied transactions as any append (their automatic merging
     /// and `headUpdates` are told), and so do other processes watching the store.
     ///
-    /// A lost server or a leader election is waited out (with backoff); a message that fails its checks
-    /// (``ReplicationError/corruptMessage(stream:seq:reason:)``) or a diverged local log ends the sequence with
-    /// that error. The sequence ends when the consuming task is cancelled. Following runs on a thread of its
-    /// own (the client's calls block), not on the concurrency pool.
+    /// A lost server or a leader election is waited out (with backoff). The local head is checked against the
+    /// stream (the stream still holds it, with the same bytes) after every reconnect and before a message that
+    /// does not continue the head is applied; a message already applied must hold the local bytes. A message that
+    /// fails its checks (``ReplicationError/corruptMessage(stream:seq:reason:)``) or a stream that lost, replaced
+    /// or reordered transactions this replica holds (``ReplicationError/diverged(stream:seq:reason:)``, naming the
+    /// first seq that differs) ends the sequence with that error — never a silent skip. The sequence ends when the
+    /// consuming task is cancelled. Following runs on a thread of its own (the client's calls block), not on the
+    /// concurrency pool.
     public func follow() -> AsyncThrowingStream<UInt64, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: UInt64.self, throwing: (any Error).self,
                                                                     bufferingPolicy: .bufferingNewest(1))
@@ -53,16 +57,32 @@ extension Replica {
                     do { message = try subscription.next(timeoutMilliseconds: ReplicationLimits.followPollMilliseconds) } catch {
                         throw ReplicationError.server(stream: stream, reason: error.text)
                     }
-                    guard let message else { continue }
+                    guard let message else {
+                        // Idle: after a reconnect the head is checked now (a restarted server may have lost or
+                        // replaced the stream), not only when the next message comes.
+                        if !headCheck.isCurrent(reconnects: connection.reconnects) {
+                            report(try writerLock { () throws(ReplicationError) -> UInt64 in try catchUp().head })
+                        }
+                        continue
+                    }
                     let newHead = try writerLock { () throws(ReplicationError) -> UInt64 in
-                        let local: UInt64
-                        do throws(StoreError) { local = try store.head } catch { throw .store(error) }
-                        if message.seq <= local { return local }  // applied already (by an append of this replica)
-                        if message.seq == local + 1 {
+                        let local = try localHead()
+                        if message.seq <= local {
+                            // Applied already (by an append of this replica, or delivered again): the same bytes,
+                            // or the stream no longer holds what this replica holds.
+                            guard try localEntry(message.seq) == message.data else {
+                                throw try divergence(below: message.seq + 1)
+                            }
+                            return local
+                        }
+                        if message.seq == local + 1 && headCheck.isCurrent(reconnects: connection.reconnects) {
                             try apply(message)
                             return message.seq
                         }
-                        return try catchUp().head  // a gap: read the missing ones by seq
+                        // A gap, or the first message after a reconnect: the head is checked against the stream
+                        // before anything is applied on top of it, then the missing ones are read by seq.
+                        headCheck.invalidate()
+                        return try catchUp().head
                     }
                     report(newHead)
                     backoff = Backoff()

@@ -32,23 +32,34 @@ public final class Replica: Sendable {
     let connection: NATSConnection
     /// Serializes appends and catch-ups of this replica (one LMDB writer, one expected-last-sequence at a time).
     let writer = Mutex()
-    /// Whether the local head was checked against the stream since this replica was opened.
-    let headChecked = LockedFlag()
+    /// When the local head was last checked against the stream (checked again after every reconnect).
+    let headCheck = HeadCheck()
+    /// What the servers made this replica warn about when it was created or joined (an old server:
+    /// ``ReplicationWarning/oldServer(url:version:required:)``); empty for ``open(at:servers:)``.
+    public let warnings: [ReplicationWarning]
 
     /// The description prefix that marks a ViewLog stream and carries its schema.
     static let descriptionPrefix = "viewlog-schema-v1:"
 
     static func subject(of stream: String) -> String { "viewlog." + stream }
 
-    private init(store: LogStore, stream: String, connection: NATSConnection) {
+    private init(store: LogStore, stream: String, connection: NATSConnection, warnings: [ReplicationWarning] = []) {
         self.store = store
         self.stream = stream
         self.connection = connection
+        self.warnings = warnings
+    }
+
+    /// The warnings the connected server calls for: its version, when older than ``ReplicationLimits/serverVersionMin``.
+    static func serverWarnings(_ connection: NATSConnection) -> [ReplicationWarning] {
+        guard let (url, version) = connection.serverVersion() else { return [] }
+        return ReplicationWarning.forServer(url: url, version: version).map { [$0] } ?? []
     }
 
     /// Creates the local store at `path` as a replica of `stream`, creating the stream (file storage, `replicas`
     /// copies, default `min(3, servers.count)`) with `schema` when it does not exist, or joining it when it
     /// does (its schema must then equal `schema`). Joining a stream that holds transactions applies them all.
+    /// A server older than ``ReplicationLimits/serverVersionMin`` is named in the replica's ``warnings``.
     /// - Throws: ``ReplicationError/unreachable(servers:reason:)`` before anything is created when no server
     ///   answers; ``ReplicationError/streamMismatch(stream:reason:)``; ``ReplicationError/store(_:)``.
     public static func create(at path: String, schema: Schema, servers: [String], stream: String,
@@ -79,7 +90,8 @@ public final class Replica: Sendable {
     }
 
     /// Creates the local store at `path` as a replica of the existing `stream`, with the stream's schema, and
-    /// applies every transaction the stream holds.
+    /// applies every transaction the stream holds. A server older than ``ReplicationLimits/serverVersionMin`` is
+    /// named in the replica's ``warnings``.
     /// - Throws: ``ReplicationError/noStream(_:)`` when it does not exist; the errors of ``create(at:schema:servers:stream:replicas:)``.
     public static func join(at path: String, servers: [String], stream: String) throws(ReplicationError) -> Replica {
         try validate(stream: stream)
@@ -103,12 +115,12 @@ public final class Replica: Sendable {
         } catch {
             throw .store(error)
         }
-        let replica = Replica(store: store, stream: stream, connection: connection)
+        let replica = Replica(store: store, stream: stream, connection: connection, warnings: serverWarnings(connection))
         _ = try replica.sync()
         return replica
     }
 
-    /// Opens the replica store at `path` and connects to its stream, at `servers` or at the servers it recorded.
+    /// Opens the replica store at `path` (durable) and connects to its stream, at `servers` or at the servers it recorded.
     /// - Throws: ``ReplicationError/notAReplica(path:)``; ``ReplicationError/unreachable(servers:reason:)``.
     public static func open(at path: String, servers: [String]? = nil) throws(ReplicationError) -> Replica {
         let store: LogStore
@@ -117,7 +129,11 @@ public final class Replica: Sendable {
     }
 
     /// Connects an open replica store to its stream, at `servers` or at the servers it recorded.
+    /// - Throws: ``ReplicationError/notDurable(path:)`` for a store opened with `durable: false` (a commit the
+    ///   stream acknowledged could vanish from it in a machine crash, and the replica would then not continue
+    ///   its stream); ``ReplicationError/notAReplica(path:)``; ``ReplicationError/unreachable(servers:reason:)``.
     public static func open(_ store: LogStore, servers: [String]? = nil) throws(ReplicationError) -> Replica {
+        guard store.isDurable else { throw .notDurable(path: store.path) }
         let link: ReplicaLink?
         do throws(StoreError) { link = try store.replicaLink } catch { throw .store(error) }
         guard let link else { throw .notAReplica(path: store.path) }
@@ -185,22 +201,41 @@ public final class Replica: Sendable {
 
     // MARK: - Catching up
 
-    /// Applies every transaction of the stream past the local head, and returns the new head.
+    /// Applies every transaction of the stream past the local head, and returns the new head. Timeouts, lost
+    /// servers and leader elections are retried for up to ``ReplicationLimits/appendPatienceMilliseconds``.
     /// - Throws: ``ReplicationError/diverged(stream:seq:reason:)`` when the local log is not a prefix of the
-    ///   stream; ``ReplicationError/corruptMessage(stream:seq:reason:)`` for a message that fails its checks.
+    ///   stream (naming the first seq that differs); ``ReplicationError/corruptMessage(stream:seq:reason:)`` for a
+    ///   message that fails its checks.
     @discardableResult
     public func sync() throws(ReplicationError) -> UInt64 {
-        try writer.withLock { () throws(ReplicationError) -> UInt64 in try catchUp().head }
+        try writer.withLock { () throws(ReplicationError) -> UInt64 in
+            let deadline = Deadline(milliseconds: ReplicationLimits.appendPatienceMilliseconds)
+            return try retrying(until: deadline, publishing: false) { () throws(ReplicationError) in try catchUp().head }
+        }
     }
 
     /// The caught-up head and the message ids of the transactions applied on the way. Call with `writer` held.
+    /// The local head is checked against the stream first when it was not since the connection last reconnected
+    /// (or since ``HeadCheck/invalidate()``), and again before a message is applied when the connection
+    /// reconnected meanwhile: a request made while the client reconnects is answered by the server it reconnects
+    /// to, which may hold another stream.
     func catchUp() throws(ReplicationError) -> (head: UInt64, applied: [(seq: UInt64, messageID: String?)]) {
-        guard let state = try Self.call(stream, { () throws(NATSConnection.CallError) in try connection.streamState(stream) }) else {
-            throw .noStream(stream)
+        var found = try Self.call(stream) { () throws(NATSConnection.CallError) in try connection.streamState(stream) }
+        if found == nil, try localHead() > 0 {
+            // A stream that is gone lost every transaction this replica holds — unless the answer came from a
+            // server still restoring its streams after a restart: asked again, as a missing head is.
+            var backoff = Backoff()
+            for _ in 0..<ReplicationLimits.divergenceChecksMax where found == nil {
+                backoff.wait()
+                found = try Self.call(stream) { () throws(NATSConnection.CallError) in try connection.streamState(stream) }
+            }
+            guard found != nil else {
+                throw .diverged(stream: stream, seq: 1, reason: "the stream no longer exists: it lost every transaction this replica holds (`viewlog sync --rebuild` rebuilds this replica from a new stream, keeping the old one)")
+            }
         }
-        var head: UInt64
-        do throws(StoreError) { head = try store.head } catch { throw .store(error) }
-        try checkHead(head, streamLast: state.lastSeq, streamFirst: state.firstSeq)
+        guard let state = found else { throw .noStream(stream) }
+        var head = try localHead()
+        try ensureHeadChecked(head, streamLast: state.lastSeq, streamFirst: state.firstSeq)
         var applied: [(seq: UInt64, messageID: String?)] = []
         while head < state.lastSeq {
             let seq = head + 1
@@ -208,11 +243,22 @@ public final class Replica: Sendable {
             guard let message else {
                 throw .corruptMessage(stream: stream, seq: seq, reason: "the stream has no message at this seq")
             }
+            try ensureHeadChecked(head, streamLast: state.lastSeq, streamFirst: state.firstSeq)
             try apply(message)
             applied.append((seq, message.messageID))
             head = seq
         }
         return (head, applied)
+    }
+
+    /// The local store's head.
+    func localHead() throws(ReplicationError) -> UInt64 {
+        do throws(StoreError) { return try store.head } catch { throw .store(error) }
+    }
+
+    /// The local log's entry at `seq`.
+    func localEntry(_ seq: UInt64) throws(ReplicationError) -> [UInt8]? {
+        do throws(StoreError) { return try store.encodedTransaction(at: seq) } catch { throw .store(error) }
     }
 
     /// Commits one stream message locally; it must be the next seq. When another process sharing the store
@@ -225,10 +271,8 @@ public final class Replica: Sendable {
             case .corrupt(_, let reason):
                 throw .corruptMessage(stream: stream, seq: message.seq, reason: reason)
             case .positionPastHead(_, let head) where head >= message.seq:
-                let local: [UInt8]?
-                do throws(StoreError) { local = try store.encodedTransaction(at: message.seq) } catch { throw .store(error) }
-                guard local == message.data else {
-                    throw .diverged(stream: stream, seq: message.seq, reason: "same seq, other bytes")
+                guard try localEntry(message.seq) == message.data else {
+                    throw try divergence(below: message.seq + 1)
                 }
             default:
                 throw .store(error)
@@ -236,32 +280,54 @@ public final class Replica: Sendable {
         }
     }
 
-    /// Checks that the local log is a prefix of the stream, once per opened replica: the local head exists
-    /// in the stream with the same bytes.
+    /// Checks the head (``checkHead(_:streamLast:streamFirst:)``) unless it was checked since the connection last
+    /// reconnected; the count is read after the answers the caller acts on, and again after the check (a
+    /// reconnect during the check makes it check again).
+    func ensureHeadChecked(_ head: UInt64, streamLast: UInt64, streamFirst: UInt64) throws(ReplicationError) {
+        while true {
+            let reconnects = connection.reconnects
+            if headCheck.isCurrent(reconnects: reconnects) { return }
+            try checkHead(head, streamLast: streamLast, streamFirst: streamFirst)
+            headCheck.checked(reconnects: reconnects)
+        }
+    }
+
+    /// Checks that the local log is a prefix of the stream: the local head exists in the stream with the same
+    /// bytes. When it does not, the error names the first seq that differs (``divergence(below:)``).
     private func checkHead(_ head: UInt64, streamLast: UInt64, streamFirst: UInt64) throws(ReplicationError) {
-        guard !headChecked.value else { return }
         if streamLast > 0 && streamFirst > 1 {
             throw .diverged(stream: stream, seq: 1, reason: "the stream starts at seq \(streamFirst): it lost transactions")
         }
-        if head > 0 {
-            let local: [UInt8]?
-            do throws(StoreError) { local = try store.encodedTransaction(at: head) } catch { throw .store(error) }
-            // Asked even when the stream's info ends before `head`: a cluster may answer the info from a
-            // replica that is behind (seen in tools/replication-test); the message itself decides.
-            var remote = try Self.call(stream) { () throws(NATSConnection.CallError) in try connection.message(stream, seq: head) }
-            var backoff = Backoff()
-            for _ in 0..<ReplicationLimits.divergenceChecksMax where remote == nil {
-                backoff.wait()  // a real divergence is permanent; a lagging answer is not
-                remote = try Self.call(stream) { () throws(NATSConnection.CallError) in try connection.message(stream, seq: head) }
-            }
-            guard let remote else {
-                throw .diverged(stream: stream, seq: head, reason: "the local log has seq \(head); the stream ends at \(streamLast)")
-            }
-            guard remote.data == local else {
-                throw .diverged(stream: stream, seq: head, reason: "same seq, other bytes")
-            }
+        guard head > 0 else { return }
+        let local = try localEntry(head)
+        // Asked even when the stream's info ends before `head`: a cluster may answer the info from a
+        // replica that is behind (seen in tools/replication-test); the message itself decides.
+        var remote = try Self.call(stream) { () throws(NATSConnection.CallError) in try connection.message(stream, seq: head) }
+        var backoff = Backoff()
+        for _ in 0..<ReplicationLimits.divergenceChecksMax where remote == nil {
+            backoff.wait()  // a real divergence is permanent; a lagging answer is not
+            remote = try Self.call(stream) { () throws(NATSConnection.CallError) in try connection.message(stream, seq: head) }
         }
-        headChecked.set()
+        guard let remote, remote.data == local else { throw try divergence(below: head + 1) }
+    }
+
+    /// The error for a local log that is not a prefix of the stream somewhere below `end`: it names the first
+    /// seq whose entry the stream lacks or holds with other bytes (the stream lost, replaced or reordered
+    /// transactions this replica holds). Reads the stream from seq 1 (an error path: never in normal operation).
+    func divergence(below end: UInt64) throws(ReplicationError) -> ReplicationError {
+        let hint = " (`viewlog sync --rebuild` rebuilds this replica from the stream, keeping the old one)"
+        var seq: UInt64 = 1
+        while seq < end {
+            let remote = try Self.call(stream) { () throws(NATSConnection.CallError) in try connection.message(stream, seq: seq) }
+            guard let remote else {
+                return .diverged(stream: stream, seq: seq, reason: "the stream has no transaction at this seq: it lost transactions this replica holds" + hint)
+            }
+            guard try localEntry(seq) == remote.data else {
+                return .diverged(stream: stream, seq: seq, reason: "same seq, other bytes: the stream lost, replaced or reordered transactions this replica holds" + hint)
+            }
+            seq += 1
+        }
+        return .diverged(stream: stream, seq: end - 1, reason: "same seq, other bytes" + hint)
     }
 }
 

@@ -10,7 +10,8 @@ public enum ReplicationError: ViewLogError {
     case noStream(String)
     /// The stream exists but is not a ViewLog stream, or its schema differs from the one given.
     case streamMismatch(stream: String, reason: String)
-    /// The local log and the stream disagree at `seq` (same seq, other bytes; or a local seq the stream lacks).
+    /// The local log and the stream disagree at `seq`, the first seq that differs (same seq, other bytes; or a
+    /// local seq the stream lacks): the stream lost, replaced or reordered transactions the replica holds.
     case diverged(stream: String, seq: UInt64, reason: String)
     /// The stream's message at `seq` fails its checksum, does not decode, or does not apply as logged.
     case corruptMessage(stream: String, seq: UInt64, reason: String)
@@ -18,6 +19,8 @@ public enum ReplicationError: ViewLogError {
     case store(StoreError)
     /// The store is not a replica (it records no stream).
     case notAReplica(path: String)
+    /// The store was opened with `durable: false`: a replica must not lose commits the stream acknowledged.
+    case notDurable(path: String)
     /// An append gave up after retrying; the reason says whether the transaction may be in the stream (a
     /// publish whose answer never came) or is not (other writers kept getting there first).
     case gaveUp(stream: String, reason: String)
@@ -35,6 +38,8 @@ public enum ReplicationError: ViewLogError {
             return "stream \(stream), seq \(seq): refused: \(reason)"
         case .store(let e): return e.description
         case .notAReplica(let path): return "\(path) is not a replica (it follows no stream)"
+        case .notDurable(let path):
+            return "\(path) is opened with durable: false; a replica needs durable commits (what the stream acknowledged must survive a crash)"
         case let .gaveUp(stream, reason): return "stream \(stream): gave up: \(reason)"
         }
     }
@@ -52,6 +57,7 @@ extension ReplicationError {
         case .corruptMessage: return .corruptMessage
         case .store(let error): return error.code
         case .notAReplica: return .notAReplica
+        case .notDurable: return .notDurable
         case .gaveUp: return .gaveUp
         }
     }
@@ -72,6 +78,8 @@ extension ErrorCode {
     public static let corruptMessage = ErrorCode(rawValue: "replication.corrupt-message")
     /// A store that follows no stream.
     public static let notAReplica = ErrorCode(rawValue: "replication.not-a-replica")
+    /// A replica store opened with `durable: false`.
+    public static let notDurable = ErrorCode(rawValue: "replication.not-durable")
     /// An append that gave up after retrying.
     public static let gaveUp = ErrorCode(rawValue: "replication.gave-up")
 }

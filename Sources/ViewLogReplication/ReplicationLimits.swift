@@ -26,6 +26,10 @@ public enum ReplicationLimits {
     public static let streamDescriptionBytesMax = 4_096
     /// How long a follower waits for the next message before it checks for cancellation.
     public static let followPollMilliseconds: Int64 = 200
+    /// The oldest nats-server a replica runs on without a warning (``ReplicationWarning/oldServer(url:version:required:)``):
+    /// 2.12.4 has the fixes of Jepsen's analysis of 2.12.1, and `sync_interval: always` (since 2.10) flushes
+    /// before it acknowledges (DESIGN §9 "Durability of the stream").
+    public static let serverVersionMin = "2.12.4"
     /// Times a local head missing from the stream is asked again before the replica is declared diverged.
     public static let divergenceChecksMax = 6
 }

@@ -23,7 +23,8 @@ extension ViewLogServer {
         let store = self.store
         // Made before the answer starts, so that its errors have their statuses; written in pieces.
         let view = try await blocking {
-            Handoff(try MaterializedView(store: store, selection: selection, at: try store.checkedPosition(at)))
+            // As `query`: a window of a named view at the head is read from its stored rows.
+            Handoff(try MaterializedView(store: store, selection: selection, at: try store.checkedPosition(at), printOnly: true))
         }
         return Response(status: .ok, headers: [.contentType: "application/json"], body: Self.streamed(view))
     }

@@ -6,50 +6,80 @@ import Glibc
 /// `nats-server` processes with JetStream on loopback for one test: free ports, a temporary `store_dir` each,
 /// one node or a cluster (`cluster { name, listen, routes }`). ``stop()`` — also run by `deinit`, so a test
 /// that throws or fails still stops them — kills every server, reaps it, and removes the directory.
+///
+/// The servers are the durable build `tools/install-deps` installs (nats-server ≥ 2.12.4, DESIGN §9 "Durability
+/// of the stream"), each with `jetstream { sync_interval: always }` (fsync before the acknowledgement) and a
+/// monitoring port (``varz(_:)``). `NATSServers(count:binary:durable:)` with ``debianBinary`` starts Debian's
+/// old 2.9.10 instead (without `sync_interval`, which it refuses), for the tests that check an old server is named.
 public final class NATSServers: @unchecked Sendable {
-    /// A node: its client port, cluster port, config file and process (nil while stopped).
+    /// A node: its client port, cluster port, monitoring port, config file and process (nil while stopped).
     private struct Node {
         var clientPort: Int
         var clusterPort: Int
+        var monitorPort: Int
         var config: String
         var process: Process?
+        /// The node's own cgroup (v2), relative to the hierarchy's root, when it can be partitioned.
+        var cgroup: String?
     }
 
     private let lock = NSLock()
     private var nodes: [Node] = []
+    /// The iptables rules (arguments after `-I`/`-D`) that ``partition(_:)`` added, removed by ``heal()`` and ``stop()``.
+    private var rules: [[String]] = []
     /// The scratch directory with every node's config, log and `store_dir`.
     public let directory: String
 
-    /// Whether `nats-server` is installed (tests `#require` it: `tools/install-deps` installs it).
-    public static var isInstalled: Bool {
-        ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"].contains {
-            FileManager.default.isExecutableFile(atPath: $0)
+    /// Where `tools/install-deps` installs the pinned durable nats-server (tools/requirements-nats.txt); the
+    /// environment variable `VIEWLOG_NATS_SERVER` names another.
+    public static let durableBinaries = ["/usr/local/lib/viewlog-nats/bin/nats-server", "/usr/local/bin/nats-server"]
+
+    /// Debian's `nats-server` package (2.9.10, older than DESIGN §9 allows), if installed.
+    public static var debianBinary: String? {
+        ["/usr/sbin/nats-server", "/usr/bin/nats-server"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Whether the durable `nats-server` is installed (tests `#require` it: `tools/install-deps` installs it).
+    public static var isInstalled: Bool { binary != nil }
+
+    /// The durable server's executable, if installed.
+    public static var binary: String? {
+        if let path = ProcessInfo.processInfo.environment["VIEWLOG_NATS_SERVER"], !path.isEmpty {
+            return FileManager.default.isExecutableFile(atPath: path) ? path : nil
         }
+        return durableBinaries.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    static var binary: String {
-        ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"].first {
-            FileManager.default.isExecutableFile(atPath: $0)
-        } ?? "nats-server"
-    }
+    /// The executable these servers run.
+    public let executable: String
 
-    /// Starts `count` servers (a cluster when more than one) and waits until each accepts clients.
-    public init(count: Int) throws {
+    /// Starts `count` servers (a cluster when more than one) and waits until each accepts clients. `binary`
+    /// defaults to the durable build (``binary``); `durable: false` leaves `sync_interval` out (Debian's 2.9.10
+    /// refuses it). `partitionable` (needs ``canPartition``) starts each node in a cgroup of its own, for
+    /// ``partition(_:)``: a socket belongs to the cgroup its process was in when it was made.
+    public init(count: Int, binary: String? = nil, durable: Bool = true, partitionable: Bool = false) throws {
         precondition(count >= 1 && count <= 5)
+        guard let executable = binary ?? Self.binary else {
+            throw NATSServersError("no durable nats-server (>= 2.12.4) installed: run tools/install-deps")
+        }
+        self.executable = executable
         directory = TestScratch.newPath("nats")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         do {
-            let ports = try (0..<(2 * count)).map { _ in try Self.freePort() }
+            let ports = try (0..<(3 * count)).map { _ in try Self.freePort() }
             for i in 0..<count {
-                let clientPort = ports[2 * i], clusterPort = ports[2 * i + 1]
+                let clientPort = ports[3 * i], clusterPort = ports[3 * i + 1], monitorPort = ports[3 * i + 2]
+                // sync_interval: always — fsync before every acknowledgement (DESIGN §9).
+                let sync = durable ? ", sync_interval: always" : ""
                 var text = """
                 server_name: n\(i)
                 listen: 127.0.0.1:\(clientPort)
-                jetstream { store_dir: "\(directory)/js\(i)" }
+                http: 127.0.0.1:\(monitorPort)
+                jetstream { store_dir: "\(directory)/js\(i)"\(sync) }
 
                 """
                 if count > 1 {
-                    let routes = (0..<count).filter { $0 != i }.map { "nats-route://127.0.0.1:\(ports[2 * $0 + 1])" }
+                    let routes = (0..<count).filter { $0 != i }.map { "nats-route://127.0.0.1:\(ports[3 * $0 + 1])" }
                     text += """
                     cluster {
                       name: viewlog-test
@@ -61,10 +91,20 @@ public final class NATSServers: @unchecked Sendable {
                 }
                 let config = "\(directory)/n\(i).conf"
                 try text.write(toFile: config, atomically: true, encoding: .utf8)
-                nodes.append(Node(clientPort: clientPort, clusterPort: clusterPort, config: config, process: nil))
+                var cgroup: String?
+                if partitionable, Self.canPartition, let root = Self.cgroup2Root {
+                    let name = "viewlog-test-\(getpid())-\(clientPort)-n\(i)"
+                    guard mkdir(root + "/" + name, 0o755) == 0 || errno == EEXIST else {
+                        throw NATSServersError("cannot make cgroup \(root)/\(name): \(errno)")
+                    }
+                    cgroup = name
+                }
+                nodes.append(Node(clientPort: clientPort, clusterPort: clusterPort, monitorPort: monitorPort,
+                                  config: config, process: nil, cgroup: cgroup))
             }
             for i in 0..<count { try start(i) }
             for i in 0..<count { try waitUntilReady(i) }
+            if count > 1 { try waitUntilClustered() }
         } catch {
             stop()
             throw error
@@ -88,9 +128,15 @@ public final class NATSServers: @unchecked Sendable {
     /// Starts node `i` (again, after ``kill(_:)``), with its data as it was.
     public func start(_ i: Int) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        let config = lock.withLock { nodes[i].config }
-        process.arguments = ["-c", config]
+        let (config, cgroup) = lock.withLock { (nodes[i].config, nodes[i].cgroup) }
+        if let cgroup, let root = Self.cgroup2Root {
+            // Into its cgroup before it makes a socket: the shell moves itself, then becomes the server (same pid).
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", #"echo $$ > "$1/cgroup.procs" && exec "$2" -c "$3""#, "sh", root + "/" + cgroup, executable, config]
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = ["-c", config]
+        }
         let log = "\(directory)/n\(i).log"
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
@@ -111,6 +157,32 @@ public final class NATSServers: @unchecked Sendable {
         throw NATSServersError("nats-server n\(i) did not start on port \(port); see \(directory)/n\(i).log")
     }
 
+    /// Waits (up to 20 s) until every node has routes to all the others and knows JetStream's meta leader: before
+    /// that, creating a stream of several copies may be refused ("no suitable peers for placement", seen once in
+    /// 20 rounds of tools/replication-test).
+    public func waitUntilClustered() throws {
+        let (count, monitors) = lock.withLock { (nodes.count, nodes.map(\.monitorPort)) }
+        for _ in 0..<400 {
+            let formed = monitors.allSatisfy { port in
+                guard let routez = try? Self.json(Self.httpGet(port: port, path: "/routez")),
+                      let jsz = try? Self.json(Self.httpGet(port: port, path: "/jsz")),
+                      let meta = jsz["meta_cluster"] as? [String: Any] else { return false }
+                let peers = Set((routez["routes"] as? [[String: Any]] ?? []).compactMap { $0["remote_name"] as? String })
+                return peers.count >= count - 1 && !((meta["leader"] as? String) ?? "").isEmpty
+            }
+            if formed { return }
+            usleep(50_000)
+        }
+        throw NATSServersError("the cluster did not form in 20 s; see the logs in \(directory)")
+    }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw NATSServersError("not a JSON object")
+        }
+        return object
+    }
+
     /// Kills node `i` with SIGKILL (no clean shutdown) and reaps it.
     public func kill(_ i: Int) {
         guard let process = lock.withLock({ () -> Process? in
@@ -122,10 +194,162 @@ public final class NATSServers: @unchecked Sendable {
         process.waitUntilExit()
     }
 
+    /// Pauses node `i` (SIGSTOP): it holds its connections and answers nothing until ``resume(_:)``.
+    public func pause(_ i: Int) {
+        guard let process = lock.withLock({ nodes[i].process }) else { return }
+        Glibc.kill(process.processIdentifier, SIGSTOP)
+    }
+
+    /// Lets a paused node `i` go on (SIGCONT).
+    public func resume(_ i: Int) {
+        guard let process = lock.withLock({ nodes[i].process }) else { return }
+        Glibc.kill(process.processIdentifier, SIGCONT)
+    }
+
+    /// Whether ``partition(_:)`` can work here: root, `iptables` (tools/install-deps installs it) and a cgroup v2
+    /// hierarchy (iptables' `cgroup` match tells a node's own packets apart: every node sends from 127.0.0.1).
+    public static var canPartition: Bool {
+        getuid() == 0 && iptables != nil && cgroup2Root != nil
+    }
+
+    static var iptables: String? {
+        ["/usr/sbin/iptables", "/sbin/iptables", "/usr/bin/iptables"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Where the cgroup v2 hierarchy is mounted (`/sys/fs/cgroup` or, beside v1, `/sys/fs/cgroup/unified`).
+    static var cgroup2Root: String? {
+        guard let mounts = try? String(contentsOfFile: "/proc/mounts", encoding: .utf8) else { return nil }
+        for line in mounts.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            if fields.count > 2 && fields[2] == "cgroup2" { return String(fields[1]) }
+        }
+        return nil
+    }
+
+    /// Cuts node `i` off from the other nodes and from every client: iptables drops every packet it sends (it runs
+    /// in a cgroup of its own, `partitionable`, matched by `-m cgroup --path`) and every packet sent to its client
+    /// and cluster ports. The rules carry the comment `viewlog-test-PID`; ``heal()`` — also run by ``stop()`` and
+    /// `deinit`, so a test that throws or fails still removes them — deletes them, and rules left by a test process
+    /// that died are deleted by the next one's `partition`.
+    public func partition(_ i: Int) throws {
+        Self.removeRulesOfDeadProcesses()
+        let (name, clientPort, clusterPort) = try lock.withLock { () throws -> (String, Int, Int) in
+            guard let name = nodes[i].cgroup else {
+                throw NATSServersError("n\(i) runs in no cgroup of its own: make the servers partitionable (root, iptables, cgroup v2)")
+            }
+            return (name, nodes[i].clientPort, nodes[i].clusterPort)
+        }
+        let comment = ["-m", "comment", "--comment", "viewlog-test-\(getpid())"]
+        for rule in [["OUTPUT", "-m", "cgroup", "--path", name] + comment + ["-j", "DROP"],
+                     ["OUTPUT", "-p", "tcp", "-m", "multiport", "--dports", "\(clientPort),\(clusterPort)"] + comment + ["-j", "DROP"]] {
+            lock.withLock { rules.append(rule) }
+            try Self.runIptables(["-I"] + rule)
+        }
+    }
+
+    /// Removes every rule ``partition(_:)`` added: the network heals.
+    public func heal() {
+        let added = lock.withLock { () -> [[String]] in defer { rules = [] }; return rules }
+        for rule in added { try? Self.runIptables(["-D"] + rule) }
+    }
+
+    static func runIptables(_ arguments: [String]) throws {
+        guard let iptables else { throw NATSServersError("no iptables") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: iptables)
+        process.arguments = ["-w"] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw NATSServersError("iptables \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+        }
+    }
+
+    /// Deletes the rules (comment `viewlog-test-PID`) of test processes that no longer run.
+    static func removeRulesOfDeadProcesses() {
+        guard let iptables else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: iptables)
+        process.arguments = ["-w", "-S", "OUTPUT"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return }
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        for line in text.split(separator: "\n") where line.hasPrefix("-A OUTPUT") {
+            let words = line.split(separator: " ").map(String.init)
+            guard let at = words.firstIndex(of: "--comment"), at + 1 < words.count, words[at + 1].hasPrefix("viewlog-test-"),
+                  let pid = Int32(words[at + 1].dropFirst("viewlog-test-".count)),
+                  Glibc.kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            try? runIptables(["-D"] + words.dropFirst())
+        }
+    }
+
+    /// Stops node `i` cleanly (SIGTERM: it flushes and closes its files) and reaps it.
+    public func terminate(_ i: Int) {
+        guard let process = lock.withLock({ () -> Process? in
+            let p = nodes[i].process
+            nodes[i].process = nil
+            return p
+        }) else { return }
+        Glibc.kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+    }
+
+    /// Node `i`'s JetStream `store_dir` (remove it while the node is down to make it lose its streams).
+    public func storeDirectory(_ i: Int) -> String { "\(directory)/js\(i)" }
+
+    /// Node `i`'s monitoring endpoint `/varz`, as JSON (`version`, `jetstream.config.sync_always`, …).
+    public func varz(_ i: Int) throws -> [String: Any] {
+        let port = lock.withLock { nodes[i].monitorPort }
+        let text = try Self.httpGet(port: port, path: "/varz")
+        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw NATSServersError("/varz of n\(i) is not a JSON object")
+        }
+        return object
+    }
+
+    /// A plain HTTP/1.0 GET on 127.0.0.1 (the monitoring endpoint): the body.
+    static func httpGet(port: Int, path: String) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw NATSServersError("socket: \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        guard connected else { throw NATSServersError("connect to monitoring port \(port): \(errno)") }
+        let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else {
+            throw NATSServersError("send to monitoring port \(port): \(errno)")
+        }
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { break }
+            response += buffer[0..<n]
+        }
+        let text = String(decoding: response, as: UTF8.self)
+        guard let body = text.range(of: "\r\n\r\n") else { throw NATSServersError("no HTTP answer on port \(port)") }
+        return String(text[body.upperBound...])
+    }
+
     /// Kills and reaps every server and removes the directory. Safe to call twice.
     public func stop() {
+        heal()
         let count = lock.withLock { nodes.count }
         for i in 0..<count { kill(i) }
+        let groups = lock.withLock { nodes.compactMap(\.cgroup) }
+        if let root = Self.cgroup2Root { for group in groups { rmdir(root + "/" + group) } }
         try? FileManager.default.removeItem(atPath: directory)
     }
 

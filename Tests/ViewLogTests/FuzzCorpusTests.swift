@@ -48,6 +48,8 @@ struct FuzzCorpusTests {
         ]
         let variables: [String: Value] = ["s": .string("Ann"), "i": .int(170), "d": .double(2.5), "b": .bool(true),
                                           "n": .null, "t": .date(Timestamp(milliseconds: 0)), "p": .string("A.*")]
+        var keyPathPredicates = 0
+        defer { #expect(keyPathPredicates >= 4, "the seeds with key paths resolve") }
         for (name, bytes) in try Self.inputs("predicate") {
             let text = String(decoding: bytes, as: UTF8.self)
             guard let predicate = try? ViewPredicate(text) else { continue }
@@ -57,6 +59,15 @@ struct FuzzCorpusTests {
             }
             if let compiled = try? predicate.compiled(for: Fixture.item, variables: variables) {
                 _ = compiled.evaluate(["like": .int(3), "weight": .null], id: .int(7))
+            }
+            // Key paths, quantifiers and aggregates (DESIGN §10): resolved against a schema with relationships and
+            // compiled against the view's entity; refused with an error, never a trap.
+            for entity in ["Employee", "Department", "Project"] {
+                let request = FetchRequest(entity: entity, predicate: predicate, variables: variables)
+                guard let (viewEntity, paths, quantified) = try? graphSchema().viewEntity(of: request),
+                      let compiled = try? predicate.compiled(for: viewEntity, variables: variables) else { continue }
+                if !paths.isEmpty || !quantified.isEmpty { keyPathPredicates += 1 }
+                _ = compiled.evaluate([:], id: .int(1))
             }
         }
     }

@@ -3,20 +3,49 @@ import Testing
 import TestSupport
 @testable import ViewLogReplication
 
-/// DESIGN §9's promise under failure: a 3-node cluster, a stream of 3 copies, two replicas with a writer each and a
-/// `watch` on one; the stream leader is killed with SIGKILL mid-run and restarted. Then both logs are equal, seqs
-/// contiguous, every acknowledged append is present once at its printed seq, `verify` passes on both, and the
-/// watcher ends at the final view.
+/// DESIGN §9's promise under failure: a 3-node cluster (durable servers: `sync_interval: always`), a stream of 3
+/// copies, two replicas with a writer each and a `watch` on one; mid-run, one fault (``Fault``). Then both logs
+/// are equal, seqs contiguous, every acknowledged append is present once at its printed seq, `verify` passes on
+/// both, and the watcher ends at the final view.
 ///
+/// `REPLICATION_TEST_FAULT` runs one fault only (`tools/replication-test` runs it many times);
 /// `REPLICATION_TEST_TRANSACTIONS` sets the transactions per writer (default 30); `REPLICATION_TEST_REPORT`
-/// names a file that gets one summary line per run (`tools/replication-test` runs this test many times).
+/// names a file that gets one summary line per run.
 @Suite(.serialized) struct ReplicationFailoverTests {
-    @Test func killingTheStreamLeaderLosesNothingAcknowledged() throws {
+    /// What happens to the cluster mid-run.
+    enum Fault: String, CaseIterable, Sendable {
+        /// The stream leader SIGKILLed, restarted once the writers went on without it.
+        case kill
+        /// The stream leader paused with SIGSTOP across the election of another, then continued (SIGCONT).
+        case stop
+        /// The stream leader cut off from the other nodes and from every client (iptables rules on its ports and
+        /// on its own packets) across the election of another, then healed (the rules removed however the test ends).
+        case partition
+        /// Every node SIGKILLed at once, then all restarted (acknowledged appends were fsynced before their ack).
+        case killall
+        /// A follower of the stream SIGKILLed, its stream's message files cut to half while it is down, restarted;
+        /// then the leader SIGKILLed, so that the damaged node takes part in the next election.
+        case truncate
+        /// As `truncate`, with 8 bytes flipped in its largest message file instead.
+        case flip
+    }
+
+    /// The faults `swift test` runs: `REPLICATION_TEST_FAULT`, or every one.
+    static var faults: [Fault] {
+        ProcessInfo.processInfo.environment["REPLICATION_TEST_FAULT"].map { [Fault(rawValue: $0)].compactMap { $0 } }
+            ?? Fault.allCases
+    }
+
+    @Test(arguments: faults) func nothingAcknowledgedIsLost(_ fault: Fault) throws {
         try #require(NATSServers.isInstalled, "nats-server is not installed (tools/install-deps)")
+        if fault == .partition && !NATSServers.canPartition {
+            print("skipped the partition fault: it needs root, iptables (tools/install-deps) and cgroup v2")
+            return
+        }
         let environment = ProcessInfo.processInfo.environment
         let perWriter = Int(environment["REPLICATION_TEST_TRANSACTIONS"] ?? "") ?? 30
         let started = Date()
-        let cluster = try NATSServers(count: 3)
+        let cluster = try NATSServers(count: 3, partitionable: fault == .partition)
         let box = try Sandbox()
         try box.exampleSchema("employees.json")
         let created = try box.run(["init", "a", "--schema", "employees.json", "--nats", cluster.urlList,
@@ -41,25 +70,65 @@ import TestSupport
         let probe = try NATSConnection(servers: cluster.urls)
         let leaderName = try #require(try probe.streamState("shop")?.leader, "the stream has no leader")
         let leader = try #require(cluster.index(ofServerNamed: leaderName))
-        cluster.kill(leader)
-        let killedAt = writerA.stdoutSoFar.split(separator: "\n").count + writerB.stdoutSoFar.split(separator: "\n").count
-        // Appends go on through the election, while the killed node is down.
-        let deadline = Date().addingTimeInterval(60)
-        while writerA.process.isRunning || writerB.process.isRunning {
-            let done = writerA.stdoutSoFar.split(separator: "\n").count + writerB.stdoutSoFar.split(separator: "\n").count
-            if done >= killedAt + perWriter / 2 || Date() > deadline { break }
-            usleep(20_000)
+        func acknowledged() -> Int {
+            writerA.stdoutSoFar.split(separator: "\n").count + writerB.stdoutSoFar.split(separator: "\n").count
         }
-        try cluster.start(leader)
-        try cluster.waitUntilReady(leader)
+        /// Waits (at most 60 s) until the writers acknowledged `count` more appends, or ended.
+        func progress(_ count: Int) {
+            let from = acknowledged(), deadline = Date().addingTimeInterval(60)
+            while (writerA.process.isRunning || writerB.process.isRunning) && acknowledged() < from + count && Date() < deadline {
+                usleep(20_000)
+            }
+        }
+        let killedAt = acknowledged()
+        var detail = ""
+        switch fault {
+        case .kill:
+            // Appends go on through the election, while the killed node is down.
+            cluster.kill(leader)
+            progress(perWriter / 2)
+            try cluster.start(leader)
+            try cluster.waitUntilReady(leader)
+        case .stop:
+            cluster.pause(leader)
+            defer { cluster.resume(leader) }
+            progress(perWriter / 2)
+        case .partition:
+            try cluster.partition(leader)
+            defer { cluster.heal() }
+            progress(perWriter / 2)
+            // The others elected a leader of their own: the partition took effect.
+            let other = (0..<3).first { $0 != leader }!
+            let elected = try NATSConnection(servers: [cluster.urls[other]]).streamState("shop")?.leader
+            #expect(elected != nil && elected != leaderName, "the stream's leader is still \(leaderName)")
+            detail = " elected=\(elected ?? "none")"
+        case .killall:
+            for i in 0..<3 { cluster.kill(i) }
+            usleep(500_000)
+            for i in 0..<3 { try cluster.start(i) }
+            for i in 0..<3 { try cluster.waitUntilReady(i) }
+        case .truncate, .flip:
+            let follower = (0..<3).first { $0 != leader }!
+            cluster.kill(follower)
+            detail = " damaged=n\(follower) " + (try Self.damage(streamOf: cluster.storeDirectory(follower), fault: fault))
+            try cluster.start(follower)
+            try cluster.waitUntilReady(follower)
+            progress(perWriter / 4)
+            cluster.kill(leader)
+            progress(perWriter / 4)
+            try cluster.start(leader)
+            try cluster.waitUntilReady(leader)
+        }
         let resultA = try writerA.wait(timeout: 120), resultB = try writerB.wait(timeout: 120)
-        #expect(resultA.status == 0, "writer A: \(resultA.stderr)")
-        #expect(resultB.status == 0, "writer B: \(resultB.stderr)")
+        #expect(resultA.status == 0, "writer A: \(resultA.stderr)\(detail)")
+        #expect(resultB.status == 0, "writer B: \(resultB.stderr)\(detail)")
 
         // Both replicas catch up; their logs are equal and contiguous.
         let total = 2 * perWriter
-        #expect(try box.run("sync a").stdout == "\(total)\n")
-        #expect(try box.run("sync b").stdout == "\(total)\n")
+        for replica in ["a", "b"] {
+            let synced = try box.run(["sync", replica])
+            #expect(synced.stdout == "\(total)\n", "sync \(replica): \(synced.stdout) \(synced.stderr)")
+        }
         let logA = try box.run("log a --json").stdout, logB = try box.run("log b --json").stdout
         #expect(logA == logB)
         let entries = logA.split(separator: "\n").compactMap { CLIProcess.json($0) }
@@ -95,13 +164,38 @@ import TestSupport
         #expect(final == expected)
         #expect(expected.count == total)
         if let report = environment["REPLICATION_TEST_REPORT"] {
-            let line = "ok transactions=\(total) killed=\(leaderName) after=\(killedAt) seconds=\(Int(Date().timeIntervalSince(started)))\n"
+            let line = "ok fault=\(fault.rawValue) transactions=\(total) leader=\(leaderName) after=\(killedAt)\(detail) seconds=\(Int(Date().timeIntervalSince(started)))\n"
             if let handle = FileHandle(forWritingAtPath: report) {
                 handle.seekToEndOfFile()
                 handle.write(Data(line.utf8))
                 handle.closeFile()
             }
         }
+    }
+
+    /// Damages the message files (`*.blk`) of stream `shop` under a stopped node's `store_dir`: the largest one cut to
+    /// half (`truncate`) or 8 of its bytes flipped (`flip`). Returns what it did.
+    static func damage(streamOf storeDirectory: String, fault: Fault) throws -> String {
+        let files = (FileManager.default.enumerator(atPath: storeDirectory)?.allObjects as? [String] ?? [])
+            .filter { $0.contains("streams/shop/msgs/") && $0.hasSuffix(".blk") }
+            .map { storeDirectory + "/" + $0 }
+        let sized = try files.map { ($0, try FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int ?? 0) }
+        guard let (file, size) = sized.max(by: { $0.1 < $1.1 }), size > 16 else { return "no-message-file" }
+        let name = (file as NSString).lastPathComponent
+        if fault == .truncate {
+            guard truncate(file, off_t(size / 2)) == 0 else { throw CLIHarnessError("truncate \(file): \(errno)") }
+            return "\(name):\(size)->\(size / 2)"
+        }
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+        var rng = SystemRandomNumberGenerator()
+        var offsets: [Int] = []
+        for _ in 0..<8 {
+            let offset = Int.random(in: 0..<bytes.count, using: &rng)
+            bytes[offset] ^= UInt8(1) << UInt8.random(in: 0..<8, using: &rng)
+            offsets.append(offset)
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        return "\(name):\(size)B,flipped@\(offsets.sorted().map(String.init).joined(separator: ","))"
     }
 
     /// The ids of a one-section view after the watch's documents: the query document, then each change set

@@ -13,6 +13,10 @@ extension Context {
     public func makeResultsController(_ request: FetchRequest) throws -> ResultsController {
         try processPendingChanges()
         let entity = try self.entity(of: request)
+        let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
+        if !paths.isEmpty || !quantified.isEmpty {
+            return adopt(try makeRelationalController(request, entity: viewEntity, paths: paths, quantified: quantified))
+        }
         let plan = try ViewPlan(request, for: entity)
         let controller: ResultsController
         if let streamed = try headController(plan, entity) {
@@ -73,6 +77,9 @@ extension Context {
         try processPendingChanges()
         let entity = try self.entity(of: request)
         guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
+        guard try schema.viewEntity(of: request).entity.attributes.count == entity.attributes.count else {
+            return nil  // rows with path values: by objects
+        }
         let plan = try ViewPlan(request, for: entity)
         var rows = ViewRowRecords(entity: entity)
         // Room for every object row (an upper bound, reserved, not touched): the rows kept are never copied to grow.
@@ -101,6 +108,10 @@ extension Context {
         try processPendingChanges()
         let entity = try self.entity(of: request)
         let objects = try self.objects(of: entity.name, staged: processed)
+        let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
+        if !paths.isEmpty || !quantified.isEmpty {
+            return (adopt(try makeRelationalController(request, entity: viewEntity, paths: paths, quantified: quantified)), objects)
+        }
         let controller = try ResultsController(fetchRequest: request, entity: entity,
                                                objects: objects.lazy.map { ($0.id, $0.values) }, position: position)
         return (adopt(controller), objects)
@@ -109,6 +120,15 @@ extension Context {
     /// The view of `request` at this context's position with its processed changes, for a controller's refetch.
     func refetch(_ controller: ResultsController, _ request: FetchRequest) throws {
         try processPendingChanges()
+        let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
+        if !paths.isEmpty || !quantified.isEmpty {
+            let relational = RelationalView(paths: paths, quantified: quantified)
+            let rows = try relationalRows(of: viewEntity.name, relational)
+            controller.relational = relational
+            controller.reload(objects: rows, position: position, plan: try ViewPlan(request, for: viewEntity))
+            return
+        }
+        controller.relational = nil
         let plan = try ViewPlan(request, for: controller.entity)
         // A controller that filters with a closure may read any attribute.
         let read: [Attribute]?
@@ -136,6 +156,10 @@ extension Context {
         position = p
         observers.removeAll { $0.observer == nil }
         for case let controller as ResultsController in observers.map(\.observer) {
+            if controller.relational != nil {  // with its path values, from the new position
+                try refetch(controller, controller.fetchRequest)
+                continue
+            }
             let objects = try store.objects(of: controller.entity.name, at: p)
             try controller.reload(objects: objects.lazy.map { ($0.id, $0.values) }, position: p)
         }
@@ -160,10 +184,152 @@ extension Context {
 
 @_spi(Engine) extension ResultsController: ContextObserver {
     /// The controller's entity: a context's delta needs no other.
-    @_spi(Engine) public var observedEntity: String? { entity.name }
+    @_spi(Engine) public var observedEntity: String? { relational == nil ? entity.name : nil }
 
-    /// Applies the move as one batch.
+    /// Applies the move as one batch; a view over key paths adds the rows whose path values the move changed.
     @_spi(Engine) public func context(_ context: Context, didMoveWith delta: Delta) {
-        apply(delta)
+        guard let relational else {
+            _ = apply(delta)
+            return
+        }
+        do {
+            _ = apply(try relational.augmented(delta, entity: entity.name, context: context))
+        } catch {
+            // The context could not read the related objects (a damaged store): the view starts again at the new
+            // position from what the context holds — no rows if even that cannot be read — reported as a reload,
+            // never as silence. (Nothing is delivered from here: the context is delivering this move.)
+            followError = error
+            let rows = (try? context.relationalRows(of: entity.name, relational)) ?? []
+            _ = reload(objects: rows, position: delta.to, plan: nil)
+        }
+    }
+}
+
+extension Context {
+    /// The window of a named view read from its stored rows (DESIGN §11), for a caller that prints it once (the
+    /// CLI's `query`): O(log n + offset + limit) entries, then the window's objects — not the entity. The controller
+    /// holds only the window's rows, so it is **not** kept up to date by the context: print it, do not move it.
+    /// `request` must be the view's own (``FetchRequest/init(_:variables:)``) with any `limit` and `offset`.
+    ///
+    /// `nil` (nothing made) unless the context is at the head with no unsaved change of the entity, the request has
+    /// a `limit`, and the store holds the view's rows for its definition (not a view over key paths, nor one with
+    /// `$variables`); use ``makeResultsControllerKeepingRows(_:)`` then.
+    @_spi(Engine) public func makeStoredWindowSnapshot(view name: String, _ request: FetchRequest) throws
+        -> (controller: ResultsController, rows: ViewRowRecords)? {
+        try processPendingChanges()
+        guard let limit = request.limit, request.includes.isEmpty else { return nil }
+        let entity = try self.entity(of: request)
+        guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
+        let schema = try self.schema
+        let position = self.position
+        var window = request
+        window.offset = 0
+        let plan = try ViewPlan(window, for: entity)
+        return try store.perform(read: true) { txn -> (ResultsController, ViewRowRecords)? in
+            guard try store.head(in: txn) == position,
+                  let view = try store.storedView(named: name, schema: schema, in: txn) else { return nil }
+            var whole = request
+            whole.limit = nil
+            whole.offset = 0
+            guard whole == view.plan.request else { return nil }  // another request than the view's
+            var ids: [ObjectID] = []
+            ids.reserveCapacity(min(limit, 65_536))
+            if limit > 0 {
+                try store.forEachStoredRow(of: view, from: request.offset, in: txn) { id in
+                    ids.append(id)
+                    return ids.count < limit
+                }
+            }
+            var rows = ViewRowRecords(entity: entity)
+            let what = "the stored view '\(name)'"
+            let controller = try ResultsController(plan: plan, entity: entity, position: position) { visit in
+                try store.forEachHeadObject(of: entity.name, ids: ids, reading: plan.attributesRead(of: entity), named: what,
+                                            in: txn) { id, fetched, values in
+                    guard visit(id, fetched) else {
+                        throw StoreError.corrupt(seq: nil, reason: "\(what) holds \(entity.name) \(id.json.text), which the view does not: run 'viewlog verify'")
+                    }
+                    rows.append(id, values: values)
+                }
+            }
+            return (controller, rows)
+        }
+    }
+}
+
+extension Context {
+    /// A live controller of a windowed named view at this context's position p, made from the view's stored rows at
+    /// the head (DESIGN §11) and the objects that the transactions after p changed: the first `offset + limit` stored
+    /// rows of objects those transactions did not touch, and every object they touched, with its values at p. Each
+    /// row of the window at any position from p to the head is among them, with every row before it, so the
+    /// controller is exact at every position in that range — a `diff` between positions near the head reads the
+    /// window and the changed rows, not the whole view. Past the head it is not: use it only to move within the
+    /// range, never to follow the store.
+    ///
+    /// `nil` (nothing made) unless the context is at or below the head by at most `transactionsMax` transactions,
+    /// with no unsaved change of the entity and no schema change after it, the request has a `limit`, and the store
+    /// holds the view's rows.
+    /// - Returns: the controller (adopted by this context: every move reaches it) and the values of its rows at p.
+    @_spi(Engine) public func makeStoredWindowController(view name: String, _ request: FetchRequest,
+                                                         transactionsMax: UInt64 = 65_536) throws
+        -> (controller: ResultsController, values: [ObjectID: ObjectValues])? {
+        try processPendingChanges()
+        guard let limit = request.limit, request.includes.isEmpty else { return nil }
+        let entity = try self.entity(of: request)
+        guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
+        let schema = try self.schema
+        let position = self.position
+        let plan = try ViewPlan(request, for: entity)
+        let made = try store.perform(read: true) { txn -> [(ObjectID, ObjectValues)]? in
+            let head = try store.head(in: txn)
+            guard head >= position, head - position <= transactionsMax,
+                  try store.schema(at: UInt64.max, in: txn) == schema,
+                  let view = try store.storedView(named: name, schema: schema, in: txn) else { return nil }
+            var whole = request
+            whole.limit = nil
+            whole.offset = 0
+            guard whole == view.plan.request else { return nil }
+            // Every object of the entity a transaction after p touched (also one changed and changed back).
+            var touched = Set<ObjectID>()
+            for t in try store.readTransactions(txn, from: position + 1, through: head) {
+                for change in t.changes {
+                    guard let key = change.key else { return nil }  // a schema change: the view may differ
+                    if key.entity == entity.name { touched.insert(key.id) }
+                }
+            }
+            let delta = try store.delta(from: head, to: position, entities: [entity.name], in: txn)
+            var atPosition: [ObjectID: ObjectValues?] = [:]
+            for d in delta.objects where d.key.entity == entity.name { atPosition[d.key.id] = d.after }
+            var ids: [ObjectID] = []
+            let wanted = request.offset + limit
+            if wanted > 0 {
+                try store.forEachStoredRow(of: view, from: 0, in: txn) { id in
+                    if !touched.contains(id) { ids.append(id) }
+                    return ids.count < wanted
+                }
+            }
+            var rows: [(ObjectID, ObjectValues)] = []
+            rows.reserveCapacity(ids.count + touched.count)
+            let format = try store.format(in: txn)
+            // Touched objects the delta does not name are as they are at the head.
+            let atHead = touched.filter { atPosition[$0] == nil }
+            for id in ids + atHead.sorted() {
+                let k = ObjectRecordCodec.key(ObjectKey(entity: entity.name, id: id))
+                let values: ObjectValues? = try k.withUnsafeBytes { kb in
+                    guard let bytes = try txn.value(store.objectsDB, for: kb) else { return nil }
+                    do { return try ObjectRecordCodec.decode(bytes, key: kb, format: format, canonicalFor: entity.attributes) } catch {
+                        throw StoreError.corrupt(seq: nil, reason: "object \(entity.name) \(id.json.text): \(error)")
+                    }
+                }
+                if let values { rows.append((id, values)) }
+                else if !touched.contains(id) {
+                    throw StoreError.corrupt(seq: nil, reason: "the stored view '\(name)' names \(entity.name) \(id.json.text), which does not exist: run 'viewlog verify'")
+                }
+            }
+            for case let (id, values?) in atPosition { rows.append((id, values)) }
+            return rows
+        }
+        guard let made else { return nil }
+        let controller = ResultsController(plan: plan, entity: entity, objects: made, position: position)
+        return (adopt(controller), Dictionary(made, uniquingKeysWith: { a, _ in a }))
     }
 }

@@ -86,6 +86,48 @@ public final class Context {
         // Stage what the save will log: inserts with their defaults, values converted to their types, so the
         // controllers show staged objects exactly as they will be saved.
         try staged.stage(resolved.request ?? request, existsInBase: base != nil)
+        try updateImpliedChanges()
+    }
+
+    /// Recomputes what the delete rules of the staged deletes will do (``StagedChanges/implied``): referring entities
+    /// in code-point order, their relationships, the referring objects in id order, cascades depth first — the
+    /// order the store will log them in.
+    private func updateImpliedChanges() throws(StoreError) {
+        let hadImplied = !staged.implied.isEmpty
+        staged.implied = [:]
+        guard staged.hasDeletes || hadImplied else { return }
+        let schema = try self.schema
+        guard schema.hasRelationships else { return }
+        var objectsByEntity: [String: [(id: ObjectID, values: ObjectValues)]] = [:]
+        func objects(_ entity: String) throws(StoreError) -> [(id: ObjectID, values: ObjectValues)] {
+            if let known = objectsByEntity[entity] { return known }
+            let all = try self.objects(of: entity, staged: staged)
+            objectsByEntity[entity] = all
+            return all
+        }
+        var pending = staged.keys.filter { staged.values(of: $0, base: [:]) == nil }  // the staged deletes
+        var done = Set<ObjectKey>()
+        while !pending.isEmpty {  // bounded: each object is deleted at most once
+            let deleted = pending.removeFirst()
+            guard done.insert(deleted).inserted else { continue }
+            var cascaded: [ObjectKey] = []
+            for (source, a) in schema.relationships(targeting: deleted.entity) where a.relationship!.deleteRule != .deny {
+                for (id, values) in try objects(source) where values[a.name].flatMap(ObjectID.init) == deleted.id {
+                    let key = ObjectKey(entity: source, id: id)
+                    let current: ObjectValues? = staged.implied[key] ?? values
+                    guard let current else { continue }
+                    if a.relationship!.deleteRule == .cascade {
+                        staged.implied[key] = .some(nil)
+                        cascaded.append(key)
+                    } else {
+                        var next = current
+                        next[a.name] = .null
+                        staged.implied[key] = next
+                    }
+                }
+            }
+            pending.insert(contentsOf: cascaded, at: 0)  // depth first
+        }
     }
 
     /// Discards unsaved changes; controllers that were shown them get one batch back.

@@ -15,9 +15,17 @@ struct StagedChanges: Equatable {
     private(set) var entries: [ObjectKey: Entry] = [:]
     /// Keys in the order they were first staged: the order of the saved changes.
     private(set) var order: [ObjectKey] = []
+    /// What the delete rules of the staged deletes will do when they are saved (DESIGN §10): the values they leave
+    /// the objects that name a deleted one (`nil`: cascaded away). Shown to the context's controllers as Core Data
+    /// shows its delete rules' effects when it processes pending changes; never saved as requests (the store applies
+    /// the rules itself and logs them).
+    var implied: [ObjectKey: ObjectValues?] = [:]
 
     var isEmpty: Bool { entries.isEmpty }
-    var keys: [ObjectKey] { order.filter { entries[$0] != nil } }
+    /// The objects the unsaved changes touch: those staged, then those their delete rules touch.
+    var keys: [ObjectKey] { order.filter { entries[$0] != nil } + implied.keys.filter { entries[$0] == nil }.sorted() }
+    /// Whether a staged change deletes an object.
+    var hasDeletes: Bool { entries.values.contains { if case .deleted = $0 { return true }; if case .replaced = $0 { return true }; return false } }
 
     mutating func stage(_ request: ChangeRequest, existsInBase: Bool) throws(StoreError) {
         let key = request.key
@@ -63,6 +71,7 @@ struct StagedChanges: Equatable {
     /// The object's values in the context given its values at the context's position: `base` when the
     /// object has no staged change.
     func values(of key: ObjectKey, base: ObjectValues?) -> ObjectValues? {
+        if let implied = implied[key] { return implied }
         switch apply(to: key, base: base) {
         case .none: return base
         case .some(let v): return v
@@ -83,7 +92,7 @@ struct StagedChanges: Equatable {
     /// The requests a save appends, in staging order.
     var requests: [ChangeRequest] {
         var out: [ChangeRequest] = []
-        for key in keys {
+        for key in order where entries[key] != nil {
             switch entries[key]! {
             case .inserted(let v): out.append(.insert(entity: key.entity, id: key.id, values: v))
             case .updated(let v): out.append(.update(entity: key.entity, id: key.id, values: v))
@@ -99,5 +108,6 @@ struct StagedChanges: Equatable {
     mutating func removeAll() {
         entries = [:]
         order = []
+        implied = [:]
     }
 }

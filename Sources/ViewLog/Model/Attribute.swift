@@ -9,6 +9,10 @@ public struct Attribute: Sendable, Hashable {
     /// The value an insert gets when it does not give one. `nil` means no default (a required attribute
     /// without a default must be given; an optional one becomes `null`).
     public var defaultValue: Value?
+    /// Set when the attribute stores a to-one relationship (DESIGN §10): its values are ids of
+    /// ``Relationship/target``, its ``type`` that entity's id type. Make one with
+    /// ``init(relationship:to:targetIDType:isOptional:inverse:deleteRule:)``.
+    public var relationship: Relationship?
 
     /// Makes an attribute; `defaultValue` must be of `type` (or `null` for an optional attribute).
     public init(name: String, type: AttributeType, isOptional: Bool = false, defaultValue: Value? = nil) {

@@ -14,11 +14,21 @@ extension Schema {
                 guard let now = entity.attribute(named: a.name) else {
                     throw .breakingChange("attribute '\(a.name)' of entity '\(name)' was removed")
                 }
-                guard now == a else {
-                    throw .breakingChange("attribute '\(a.name)' of entity '\(name)' changed (attributes can be added, not changed)")
+                // A relationship may gain an inverse; nothing else of an attribute or relationship may change.
+                var nowWithOldInverse = now
+                if a.relationship?.inverse == nil, now.relationship != nil { nowWithOldInverse.relationship?.inverse = nil }
+                guard nowWithOldInverse == a else {
+                    let what = a.relationship == nil ? "attribute" : "relationship"
+                    throw .breakingChange("\(what) '\(a.name)' of entity '\(name)' changed (\(what)s can be added, not changed\(a.relationship == nil ? "" : "; an inverse can be added"))")
                 }
             }
             for a in entity.attributes where old.attribute(named: a.name) == nil {
+                if a.relationship != nil {
+                    guard a.isOptional else {
+                        throw .breakingChange("new relationship '\(a.name)' of entity '\(name)' is required: existing objects would name nothing (a new relationship must be optional)")
+                    }
+                    continue
+                }
                 guard a.isOptional || a.defaultValue != nil else {
                     throw .breakingChange("new attribute '\(a.name)' of entity '\(name)' is required without a default: existing objects would have no value")
                 }

@@ -42,19 +42,56 @@ public struct Schema: Sendable, Hashable {
                 if let d = attribute.defaultValue, !attribute.accepts(d) {
                     throw .invalidDefault(entity: name, attribute: attribute.name, expected: attribute.type)
                 }
+                if let r = attribute.relationship { try validate(r, attribute, of: entity) }
             }
         }
+        try validateInverses()
         for viewName in views.keys.sorted() {
             let view = views[viewName]!
             guard let entity = entities[view.entity] else {
                 throw .invalidView(view: viewName, reason: "unknown entity '\(view.entity)'")
             }
-            if let key = view.sectionKey, key != "id", entity.attribute(named: key) == nil {
+            if let key = view.sectionKey, key != "id", !key.contains("."), entity.attribute(named: key) == nil {
                 throw .invalidView(view: viewName, reason: "unknown section attribute '\(key)' of \(entity.name)")
             }
             if let limit = view.limit, limit < 0 { throw .invalidView(view: viewName, reason: "negative limit") }
             if let offset = view.offset, offset < 0 { throw .invalidView(view: viewName, reason: "negative offset") }
             try validateQuery(of: view, named: viewName)  // where and sort: Query/Schema+Views.swift
+        }
+    }
+
+    /// Checks the relationship `r` stored in `attribute` of `entity`: a known target whose id type is the attribute's
+    /// type, no default, and a delete rule that fits (`nullify` only when optional).
+    private func validate(_ r: Relationship, _ attribute: Attribute, of entity: EntityDescription) throws(SchemaError) {
+        let what = "relationship '\(attribute.name)' of entity '\(entity.name)'"
+        guard let target = entities[r.target] else { throw .invalid("\(what) names unknown entity '\(r.target)'") }
+        guard attribute.type == (target.idType == .int ? .int : .string) else {
+            throw .invalid("\(what) must have the type of \(r.target)'s ids (\(target.idType.rawValue))")
+        }
+        guard attribute.defaultValue == nil else { throw .invalid("\(what) cannot have a default") }
+        if r.deleteRule == .nullify && !attribute.isOptional {
+            throw .invalid("\(what) is required: its onDelete cannot be \"nullify\" (use \"cascade\" or \"deny\", or make it optional)")
+        }
+        if let inverse = r.inverse {
+            guard Schema.isIdentifier(inverse) else { throw .invalid("\(what): inverse '\(inverse)' is not an identifier") }
+            guard inverse != "id", target.attribute(named: inverse) == nil else {
+                throw .invalid("\(what): inverse '\(inverse)' is already an attribute or relationship of \(r.target)")
+            }
+        }
+    }
+
+    /// No two relationships declare the same inverse of one entity.
+    private func validateInverses() throws(SchemaError) {
+        var seen: [String: String] = [:]  // "Target.inverse" -> "Source.relationship"
+        for name in entityNames {
+            for a in entities[name]!.attributes {
+                guard let r = a.relationship, let inverse = r.inverse else { continue }
+                let key = r.target + "." + inverse
+                if let other = seen[key] {
+                    throw .invalid("inverse '\(inverse)' of entity '\(r.target)' is declared twice: by \(other) and by \(name).\(a.name)")
+                }
+                seen[key] = name + "." + a.name
+            }
         }
     }
 

@@ -12,15 +12,19 @@ public struct ViewDefinition: Sendable, Hashable {
     public var limit: Int?
     /// Skip this many rows of the view order first.
     public var offset: Int?
+    /// Key paths to show and follow without filtering or sorting by them, separated by commas
+    /// (`"department.name, manager.name"`), or `nil`.
+    public var include: String?
 
     /// Makes a view definition.
     public init(entity: String, predicate: String? = nil, sort: String? = nil, sectionKey: String? = nil,
-                limit: Int? = nil, offset: Int? = nil) {
+                limit: Int? = nil, offset: Int? = nil, include: String? = nil) {
         self.entity = entity
         self.predicate = predicate
         self.sort = sort
         self.sectionKey = sectionKey
         self.limit = limit
         self.offset = offset
+        self.include = include
     }
 }

@@ -8,7 +8,11 @@ extension FetchRequest {
 
     /// `requiresVariables: false` accepts variables without a value (a named view, before it is queried).
     func validate(against schema: Schema, requiresVariables: Bool) throws(QueryError) {
-        guard let e = schema.entities[entity] else { throw QueryError(.unknownEntity, "unknown entity '\(entity)'", entity: entity) }
+        // A request with key paths is checked against its entity with one attribute more per path.
+        let e = try schema.viewEntity(of: self, requiresVariables: requiresVariables).entity
+        for key in includes where key != "id" && e.attribute(named: key) == nil {
+            throw QueryError(.unknownKey, "unknown include key '\(key)' of entity '\(e.name)'", entity: e.name, key: key)
+        }
         if requiresVariables {
             _ = try predicate.compiled(for: e, variables: variables)
         } else {

@@ -15,10 +15,14 @@ public struct FetchRequest: Sendable, Hashable {
     public var offset: Int
     /// Values of the predicate's `$variables`.
     public var variables: [String: Value]
+    /// Key paths to show and follow without filtering or sorting by them (`include`, DESIGN §10): a row's path
+    /// values and its updates cover them too.
+    public var includes: [String] = []
 
     /// Makes a fetch request.
     public init(entity: String, predicate: ViewPredicate = .all, sortDescriptors: [ViewSortDescriptor] = [],
-                sectionKey: String? = nil, limit: Int? = nil, offset: Int = 0, variables: [String: Value] = [:]) {
+                sectionKey: String? = nil, limit: Int? = nil, offset: Int = 0, variables: [String: Value] = [:],
+                includes: [String] = []) {
         precondition(offset >= 0, "FetchRequest offset must not be negative")
         precondition(limit.map { $0 >= 0 } ?? true, "FetchRequest limit must not be negative")
         self.entity = entity
@@ -28,6 +32,7 @@ public struct FetchRequest: Sendable, Hashable {
         self.limit = limit
         self.offset = offset
         self.variables = variables
+        self.includes = includes
     }
 
     /// Makes a fetch request from a named view's definition, parsing its predicate and sort.
@@ -36,5 +41,13 @@ public struct FetchRequest: Sendable, Hashable {
                   predicate: try view.predicate.map { (p) throws(QueryError) in try ViewPredicate(p) } ?? .all,
                   sortDescriptors: try ViewSortDescriptor.parse(view.sort ?? ""),
                   sectionKey: view.sectionKey, limit: view.limit, offset: view.offset ?? 0, variables: variables)
+        includes = FetchRequest.includes(view.include)
+    }
+
+    /// The key paths of an `include` text: names or key paths separated by commas.
+    public static func includes(_ text: String?) -> [String] {
+        (text ?? "").split(separator: ",").map { part in
+            String(part.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        }.filter { !$0.isEmpty }
     }
 }

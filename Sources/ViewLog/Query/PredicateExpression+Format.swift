@@ -18,6 +18,8 @@ extension PredicateExpression: CustomStringConvertible {
             writeJoined(es, keyword: "AND", empty: "TRUEPREDICATE", to: &out)
         case .or(let es):
             writeJoined(es, keyword: "OR", empty: "FALSEPREDICATE", to: &out)
+        case .comparison(.key(let k), .equal, .value(.bool(true)), []) where QuantifiedPath.isQuantified(k):
+            out += k  // a quantified comparison, as written
         case let .comparison(lhs, op, rhs, options):
             out += lhs.description
             out += " "

@@ -5,6 +5,8 @@ enum PredicateKeyword: String, CaseIterable {
     case BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES, IN, BETWEEN
     case TRUEPREDICATE, FALSEPREDICATE
     case TRUE, FALSE, YES, NO, NIL, NULL
+    /// Quantifiers over a to-many key path (DESIGN §10).
+    case ANY, SOME, ALL, NONE
 }
 
 /// One token of a predicate's text, with the 1-based column (in Unicode scalars) where it starts.
@@ -83,9 +85,17 @@ struct PredicateLexer {
         String(String.UnicodeScalarView(scalars[start..<i]))
     }
 
+    /// A name, or a key path of names joined by `.` (`department.name`): a `.` continues it only when a name
+    /// follows at once.
     private mutating func identifier() -> String {
         let start = i
-        while let u = peek(), PredicateLexer.isIdentifierPart(u) { i += 1 }
+        while true {  // bounded: each round consumes a name
+            while let u = peek(), PredicateLexer.isIdentifierPart(u) { i += 1 }
+            // `.@count`, `.@sum.salary`: an aggregate's name starts with '@'.
+            guard peek() == ".", let next = peek(1),
+                  PredicateLexer.isIdentifierStart(next) || (next == "@" && peek(2).map(PredicateLexer.isIdentifierStart) == true) else { break }
+            i += next == "@" ? 2 : 1
+        }
         return text(from: start)
     }
 

@@ -113,6 +113,17 @@ struct PredicateParser {
         case .keyword(.FALSEPREDICATE):
             advance()
             return (.constant(false), 1)
+        case .keyword(.ANY), .keyword(.SOME), .keyword(.ALL), .keyword(.NONE):
+            // `ANY employees.height > 190`: the comparison holds for some (every, no) member of a to-many path. It is
+            // read as a key of its own — its canonical text — whose value for a row is the quantifier's result.
+            advance()
+            let quantifier = t.kind == .keyword(.SOME) ? "ANY" : t.text.uppercased()
+            let inner = try parseComparison()
+            guard case .comparison(.key(let path), _, _, _) = inner, path.contains(".") else {
+                throw QueryError(.querySyntax, "\(quantifier) needs a to-many key path on the left of its comparison (ANY employees.height > 190)",
+                                 column: t.column)
+            }
+            return (.comparison(.key(quantifier + " " + inner.description), .equal, .value(.bool(true)), []), 1)
         default:
             return (try parseComparison(), 1)
         }

@@ -10,8 +10,9 @@ extension Schema {
         do { sort = try ViewSortDescriptor.parse(view.sort ?? "") } catch {
             throw .invalidView(view: name, reason: "sort: \(error)")
         }
-        let request = FetchRequest(entity: view.entity, predicate: predicate, sortDescriptors: sort,
+        var request = FetchRequest(entity: view.entity, predicate: predicate, sortDescriptors: sort,
                                    sectionKey: view.sectionKey, limit: view.limit, offset: view.offset ?? 0)
+        request.includes = FetchRequest.includes(view.include)
         do { try request.validate(against: self, requiresVariables: false) } catch {
             throw .invalidView(view: name, reason: error.description)
         }

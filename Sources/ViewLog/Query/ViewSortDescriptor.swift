@@ -27,7 +27,17 @@ public struct ViewSortDescriptor: Sendable, Hashable, CustomStringConvertible {
             func isStart(_ u: Unicode.Scalar) -> Bool { (u >= "a" && u <= "z") || (u >= "A" && u <= "Z") || u == "_" }
             guard i < scalars.count, isStart(scalars[i]) else { return nil }
             let start = i
-            while i < scalars.count, isStart(scalars[i]) || (scalars[i] >= "0" && scalars[i] <= "9") { i += 1 }
+            while i < scalars.count {  // a name, or names joined by '.' (a key path)
+                if isStart(scalars[i]) || (scalars[i] >= "0" && scalars[i] <= "9") {
+                    i += 1
+                } else if scalars[i] == ".", i + 1 < scalars.count, isStart(scalars[i + 1]) {
+                    i += 1
+                } else if scalars[i] == ".", i + 2 < scalars.count, scalars[i + 1] == "@", isStart(scalars[i + 2]) {
+                    i += 2  // an aggregate: `.@count`, `.@sum.salary`
+                } else {
+                    break
+                }
+            }
             return String(String.UnicodeScalarView(scalars[start..<i]))
         }
         func found() -> String {

@@ -2,6 +2,8 @@
 @_spi(Engine) public enum Limits {
     /// Longest entity, attribute or view name.
     public static let nameBytesMax = 128
+    /// Most relationships a key path follows (`manager.department.floor` follows 2), the last one counted too.
+    public static let keyPathRelationshipsMax = 3
     /// Longest string value (one attribute) in the log.
     public static let stringBytesMax = 16 * 1024 * 1024
     /// Longest input line of `append` / `import` (one transaction as JSON).
@@ -47,6 +49,9 @@
     /// Most ``LogStore/headUpdates()`` streams of one store open at once in a process (they share one monitor;
     /// each holds only its newest head). One more ends at once with an error.
     public static let headSubscribersMax = 65_536
+    /// Longest key of a stored view's row (its view's prefix and its row key, ``StoredView``): LMDB's key limit. A
+    /// view with a longer row (a sort or section value of a long string) is no longer stored; it builds in memory.
+    public static let storedViewKeyBytesMax = 511
     /// Most named LMDB databases in a store environment.
     public static let namedDatabasesMax: UInt32 = 8
 }

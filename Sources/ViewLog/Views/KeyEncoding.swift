@@ -123,6 +123,52 @@ enum KeyEncoding {
         }
     }
 
+    /// ``componentEnd(_:from:ascending:)`` for bytes read from the store: `nil` when they do not hold a whole
+    /// component at `start` (total: never reads past the end).
+    static func checkedComponentEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, ascending: Bool) -> Int? {
+        guard start < bytes.count else { return nil }
+        let flip: UInt8 = ascending ? 0 : 0xFF
+        let end: Int
+        switch bytes[start] ^ flip {
+        case nullTag, zeroTag, nanTag, negativeInfinityTag, positiveInfinityTag: end = start + 1
+        case boolTag: end = start + 2
+        case negativeTag, positiveTag: end = start + 11
+        case dateTag: end = start + 9
+        case stringTag: return checkedStringEnd(bytes, from: start + 1, flip: flip)
+        default: return nil
+        }
+        return end <= bytes.count ? end : nil
+    }
+
+    /// The offset just past the id that starts at `start`, or `nil` when the bytes hold none there (total).
+    static func checkedIDEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        guard start < bytes.count else { return nil }
+        switch bytes[start] {
+        case intIDTag: return start + 9 <= bytes.count ? start + 9 : nil
+        case stringIDTag: return checkedStringEnd(bytes, from: start + 1, flip: 0)
+        default: return nil
+        }
+    }
+
+    /// ``stringEnd(_:from:flip:)`` that never reads past the end: `nil` for a string without its terminator or
+    /// with a bad escape.
+    private static func checkedStringEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, flip: UInt8) -> Int? {
+        var i = start
+        while i < bytes.count {  // bounded: i grows every step
+            guard bytes[i] ^ flip == 0 else {
+                i += 1
+                continue
+            }
+            guard i + 1 < bytes.count else { return nil }
+            switch bytes[i + 1] ^ flip {
+            case 1: return i + 2
+            case 0xFF: i += 2
+            default: return nil
+            }
+        }
+        return nil
+    }
+
     /// The offset just past an escaped, terminated string whose bytes begin at `start`.
     private static func stringEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, flip: UInt8) -> Int {
         var i = start

@@ -306,7 +306,11 @@ extension ResultsController {
 
     /// ``changedAttributes(_:_:)`` of one touched object.
     private func changedAttributes(_ object: ObjectDelta) -> [String] {
-        ResultsController.changedAttributes(object.before, object.after)
+        let names = ResultsController.changedAttributes(object.before, object.after)
+        // A quantifier's result (its whole text, with spaces: no attribute's or path's name has one) decides
+        // membership only: it is not a value a row shows (DESIGN §10).
+        guard relational != nil else { return names }
+        return names.filter { !$0.contains(" ") }
     }
 }
 

@@ -47,6 +47,11 @@ public final class ResultsController {
     /// Most events the ``changes`` sequence buffers for a consumer that is behind.
     public let changesBufferLimit: Int
 
+    /// Set when the view uses key paths (DESIGN §10): what it keeps to follow relationships.
+    var relational: RelationalView?
+    /// The last error that kept a view over key paths from following a move (a damaged store): the view was reloaded
+    /// instead (``ViewEvent/reload(_:)``). For callers that must not show a reload as a change set (the CLI).
+    @_spi(Engine) public internal(set) var followError: (any Error)?
     @exclusivity(unchecked) var rows: OrderedRows
     var membership: Membership
     /// Working memory of ``apply(_:)``, reused from batch to batch.

@@ -10,7 +10,8 @@ struct InitCommand: ParsableCommand {
         With --nats and --stream the store is a replica: the stream (subject viewlog.NAME, file \
         storage, --replicas copies, default min(3, servers)) is created with the schema when it does not exist, \
         or joined when it does; without --schema the stream must exist and its schema is used. Every \
-        transaction the stream holds is applied.
+        transaction the stream holds is applied. A server older than nats-server 2.12.4 (which cannot flush before \
+        it acknowledges, or loses acknowledged writes after some faults) is named in a warning on stderr.
 
         Examples:
           viewlog init shop --schema schema/employees.json
@@ -51,6 +52,7 @@ struct InitCommand: ParsableCommand {
             let replica = try parsed.map { schema throws(ReplicationError) in
                 try Replica.create(at: self.store, schema: schema, servers: servers, stream: stream, replicas: replicas)
             } ?? Replica.join(at: self.store, servers: servers, stream: stream)
+            for warning in replica.warnings { Output.warning(warning.description) }
             let schema = try replica.store.schema
             Output.standard.line("created \(replica.store.path), a replica of stream \(stream) at seq \(try replica.store.head), with \(schema.entities.count) entities and \(schema.views.count) views")
             return

@@ -24,7 +24,7 @@ struct QueryCommand: ParsableCommand {
     func run() throws {
         let store = try storeArgument.open(readOnly: true)
         let position = try store.checkedPosition(at)
-        let materialized = try MaterializedView(store: store, selection: view.selection, at: position)
+        let materialized = try MaterializedView(store: store, selection: view.selection, at: position, printOnly: true)
         if format.json {
             try materialized.printJSON()
         } else {
@@ -59,12 +59,20 @@ struct DiffCommand: ParsableCommand {
         let store = try storeArgument.open(readOnly: true)
         _ = try store.checkedPosition(from)
         _ = try store.checkedPosition(to)
-        let materialized = try MaterializedView(store: store, selection: view.selection, at: from)
+        let materialized: MaterializedView
+        // A windowed named view near the head: the stored window and the changed rows, not the whole view. It is
+        // made at the lower position and is exact up to the head.
+        if let stored = try MaterializedView(storedWindowOf: store, selection: view.selection, at: min(from, to)) {
+            materialized = stored
+            if from > to { _ = try materialized.move(to: from) }
+        } else {
+            materialized = try MaterializedView(store: store, selection: view.selection, at: from)
+        }
         let (changes, before) = try materialized.move(to: to)
         if format.json {
             Output.standard.line(changes.json(includeSeq: seq).text)
         } else {
-            for line in DiffText.lines(changes, before: before, after: materialized.values, entity: materialized.entity) {
+            for line in DiffText.lines(changes, before: before, after: materialized.valuesWithPaths, entity: materialized.entity) {
                 Output.standard.line(line)
             }
         }

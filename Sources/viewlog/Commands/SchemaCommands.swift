@@ -31,7 +31,14 @@ struct SchemaCommand: ParsableCommand {
             let schema: Schema
             do { schema = try Schema(jsonText: text) } catch { throw CLIError("\(update): \(error)") }
             let appended: Transaction?
-            do { appended = try store.updateSchema(schema, author: author) } catch {
+            do {
+                // A named view the update adds is built in its write: progress on a terminal.
+                appended = try store.updateSchema(schema, author: author) { view, read, total in
+                    Output.progress("building stored view '\(view)': \(read)/\(total) objects")
+                }
+                Output.progressDone()
+            } catch {
+                Output.progressDone()
                 throw CLIError("\(update): \(error); nothing appended")
             }
             if let t = appended {
@@ -51,30 +58,42 @@ struct ViewsCommand: ParsableCommand {
         commandName: "views",
         abstract: "List the named views of the schema.",
         discussion: """
+        The named views are stored: each has its rows at the head in the store, updated by every write \
+        (DESIGN §11). --storage adds each view's stored rows and bytes; a view over key paths or with \
+        $variables is not stored (it builds in memory when read).
+
         Examples:
           viewlog views shop
           viewlog views shop --json
+          viewlog views shop --storage
         """
     )
 
     @OptionGroup var storeArgument: StoreArgument
+    @Flag(help: "Show each view's stored rows and bytes.") var storage = false
     @OptionGroup var format: JSONFlag
 
     func run() throws {
-        let schema = try storeArgument.open(readOnly: true).schema
+        let store = try storeArgument.open(readOnly: true)
+        let schema = try store.schema
         let names = schema.views.keys.sorted()
+        var stored: [String: StoredViewStatistics] = [:]
+        if storage { for s in try store.storedViewStatistics() { stored[s.name] = s } }
         if format.json {
-            for document in Documents.views(schema) { Output.standard.line(document.text) }
+            for document in Documents.views(schema, stored: stored) { Output.standard.line(document.text) }
         } else {
             let rows = names.map { name -> [String] in
                 let v = schema.views[name]!
                 var window = ""
                 if let l = v.limit { window += "limit \(l)" }
                 if let o = v.offset, o > 0 { window += (window.isEmpty ? "" : " ") + "offset \(o)" }
-                return [name, v.entity, v.predicate ?? "TRUEPREDICATE", v.sort ?? "id", v.sectionKey ?? "-", window]
+                let row = [name, v.entity, v.predicate ?? "TRUEPREDICATE", v.sort ?? "id", v.sectionKey ?? "-", window]
+                guard let s = stored[name] else { return row }
+                return row + (s.isStored ? [String(s.rows), String(s.bytes)] : ["-", "in memory"])
             }
+            let header = ["view", "entity", "where", "sort", "section", "window"] + (storage ? ["rows", "bytes"] : [])
             if rows.isEmpty { Output.standard.line("(no views)") }
-            else { for l in TextTable(header: ["view", "entity", "where", "sort", "section", "window"], rows: rows).lines { Output.standard.line(l) } }
+            else { for l in TextTable(header: header, rows: rows).lines { Output.standard.line(l) } }
         }
     }
 }

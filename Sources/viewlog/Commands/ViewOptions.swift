@@ -9,6 +9,8 @@ struct ViewOptions: ParsableArguments {
     @Option(name: .customLong("where"), help: "A predicate, e.g. \"height > 170 AND name BEGINSWITH[c] 'a'\".") var predicate: String?
     @Option(help: "Sort descriptors, e.g. \"sectionName, height desc, name\".") var sort: String?
     @Option(help: "The attribute that groups rows into sections.") var section: String?
+    @Option(help: "Key paths to show and follow without filtering or sorting by them, e.g. \"department.name, manager.name\".")
+    var include: String?
     @Option(parsing: .unconditional, help: "At most this many rows.") var limit: Int?
     @Option(parsing: .unconditional, help: "Skip this many rows first.") var offset: Int?
     @Option(name: .customLong("var"), help: "A value for $NAME in the predicate: NAME=VALUE (a JSON literal or text).")
@@ -20,8 +22,8 @@ struct ViewOptions: ParsableArguments {
 
     /// The options as the view they select (the CLI and the server share what follows from it).
     var selection: ViewSelection {
-        ViewSelection(view: view, entity: entity, predicate: predicate, sort: sort, section: section, limit: limit,
-                      offset: offset, variables: variables)
+        ViewSelection(view: view, entity: entity, predicate: predicate, sort: sort, section: section, include: include,
+                      limit: limit, offset: offset, variables: variables)
     }
 }
 
@@ -42,15 +44,20 @@ extension MaterializedView {
     func textLines() throws -> [String] {
         let ids = controller.fetchedObjects
         if ids.isEmpty { return ["(no rows at position \(controller.position))"] }
-        let columns = entity.attributes
-        let rightAligned = Set(columns.indices.filter { Value.alignsRight(columns[$0].type) }.map { $0 + 1 })
+        // The entity's attributes, then the key paths the view shows (`department.name`), each a column.
+        let paths = controller.keyPaths
+        let columns = entity.attributes.map { ($0.name, $0.type) } + paths.map { path in
+            (path, controller.pathValues(of: ids[0])?[path]?.type ?? .string)
+        }
+        let rightAligned = Set(columns.indices.filter { Value.alignsRight(columns[$0].1) }.map { $0 + 1 })
             .union(entity.idType == .int ? [0] : [])
         let cells = try ids.map { id -> [String] in
-            let v = try rowValues(of: id)
-            return [id.displayText] + columns.map { (v[$0.name] ?? .null).displayText }
+            var v = try rowValues(of: id)
+            if !paths.isEmpty, let p = controller.pathValues(of: id) { v.merge(p) { own, _ in own } }
+            return [id.displayText] + columns.map { (v[$0.0] ?? .null).displayText }
         }
         let indent = controller.isSectioned ? "  " : ""
-        let table = TextTable(header: ["id"] + columns.map(\.name), rows: cells, indent: indent, rightAligned: rightAligned)
+        let table = TextTable(header: ["id"] + columns.map(\.0), rows: cells, indent: indent, rightAligned: rightAligned)
         let widths = table.widths
         guard controller.isSectioned else { return table.lines(widths: widths) }
         var out: [String] = []

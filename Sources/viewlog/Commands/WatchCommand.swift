@@ -63,8 +63,8 @@ struct WatchCommand: AsyncParsableCommand {
     private func follow(_ store: LogStore, _ materialized: MaterializedView, from start: UInt64) async throws {
         var printed = 0
         // Each change set printed starts where the document before it ended, so the documents chain: batches
-        // that did not change the view are folded into the next one that does (their change set is empty, so
-        // the composition is exact), and the output does not depend on how appends fall into notifications.
+        // that did not change the view are folded into the next one that does, and the output does not depend
+        // on how appends fall into notifications: each document is the one `diff --from --to` prints.
         var lastPrinted = start
         for try await head in store.headUpdates() {
             if Task.isCancelled { return }
@@ -72,12 +72,21 @@ struct WatchCommand: AsyncParsableCommand {
             guard head > position else { continue }
             var (changes, before) = try materialized.move(to: head)
             guard !changes.isEmpty else { continue }
+            if lastPrinted < position {
+                // Batches were folded since the last document: this one is computed again over the whole span
+                // (lastPrinted, head], back to where the last document ended (the view there is the view at
+                // `position`) and forward, so it is the document `diff --from lastPrinted --to head` prints. A
+                // row's `seq` is the last transaction of the span that touched it (DESIGN §5): a row inserted
+                // outside a window by a folded batch and entering it now was touched by that batch, not this one.
+                _ = try materialized.move(to: lastPrinted)
+                (changes, before) = try materialized.move(to: head)
+            }
             changes.from = lastPrinted
             lastPrinted = changes.to
             if format.json {
                 Output.standard.line(changes.json(includeSeq: seq).text)
             } else {
-                for line in DiffText.lines(changes, before: before, after: materialized.values, entity: materialized.entity) {
+                for line in DiffText.lines(changes, before: before, after: materialized.valuesWithPaths, entity: materialized.entity) {
                     Output.standard.line(line)
                 }
             }

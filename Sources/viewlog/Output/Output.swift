@@ -84,6 +84,12 @@ final class Output: Sendable {
         writeStandardError("error: \(oneLine)\n")
     }
 
+    /// Prints `warning: message` on standard error, as one line (the command goes on).
+    static func warning(_ message: String) {
+        let oneLine = message.split(whereSeparator: \.isNewline).joined(separator: " ")
+        writeStandardError("warning: \(oneLine)\n")
+    }
+
     /// Prints a progress line on standard error, only when it is a terminal.
     static func progress(_ message: String) {
         guard isatty(2) != 0 else { return }

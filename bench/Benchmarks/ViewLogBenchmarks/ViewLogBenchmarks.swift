@@ -6,13 +6,18 @@ import Benchmark
 import BenchKit
 import GRDB
 import ViewLog
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// State a benchmark's setup makes and its iterations use.
 final class Box<T> {
     var value: T?
 }
 
-let root = "/tmp/viewlog-benchmarks"
+/// Where the suite makes its stores: `$VIEWLOG_BENCHMARKS_DIR` (tools/check-apply-allocations gives it a
+/// temporary directory that it removes), else /tmp/viewlog-benchmarks.
+let root: String = getenv("VIEWLOG_BENCHMARKS_DIR").map { String(cString: $0) } ?? "/tmp/viewlog-benchmarks"
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(

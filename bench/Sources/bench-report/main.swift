@@ -84,6 +84,15 @@ if let what = ProcessInfo.processInfo.environment["BENCH_PROFILE"] {
             + "\(1e13 / v.medianNs / 1e3) k changes/s, \(100 * r.medianNs / v.medianNs) % of raw")
         removeTree(options.root + "/append-viewlog-10000-1-d")
         removeTree(options.root + "/append-raw-10000-1-d")
+    case "append-views":
+        // Append throughput with 0, 1 and 3 stored named views (DESIGN §11): 10,000 inserts per durable write.
+        let m = measureAppendWithStoredViews(root: options.root, writes: reps)
+        let none = Timing(m[0]!).medianNs
+        for n in [0, 1, 3] {
+            let t = Timing(m[n]!)
+            log("append 10,000 changes per durable write, \(n) stored views: median \(t.medianNs / 1e3) µs per write, "
+                + "\(1e13 / t.medianNs / 1e3) k changes/s, \(100 * none / t.medianNs) % of none")
+        }
     case "e2e":
         let durable = ProcessInfo.processInfo.environment["BENCH_PROFILE_DURABLE"] == "1"
         let view = ViewLogLiveView(path: scratchPath(options.root, "profile"), items: Workload.items(n),
@@ -161,6 +170,40 @@ if let what = ProcessInfo.processInfo.environment["BENCH_PROFILE"] {
             + "always building \(t1.medianNs / 1e3) µs per append (median wall; \(t1.medianNs / t0.medianNs)×); CPU "
             + "\(cpu[0] / Double(10 * reps) / 1e3) / \(cpu[1] / Double(10 * reps) / 1e3) µs per append (mean); \(built) checkpoints completed")
         for i in 0..<2 { removeTree(options.root + "/profile-s\(i)") }
+    case "relationships":
+        // DESIGN §8's relationship rows alone, timed (not a profile): JSON on stdout, as the full report.
+        // BENCH_REL_UPDATE_SIZE, BENCH_REL_FANOUT, BENCH_REL_FETCH (comma-separated sizes), BENCH_REL_QUICK=1.
+        let env = ProcessInfo.processInfo.environment
+        func sizes(_ name: String) -> [Int]? { env[name].map { $0.split(separator: ",").compactMap { Int($0) } } }
+        var o = RelationshipBenchOptions()
+        o.updateSize = Int(env["BENCH_REL_UPDATE_SIZE"] ?? "") ?? o.updateSize
+        o.fanOutSizes = sizes("BENCH_REL_FANOUT") ?? o.fanOutSizes
+        o.fetchSizes = sizes("BENCH_REL_FETCH") ?? o.fetchSizes
+        o.quick = options.quick || env["BENCH_REL_QUICK"] == "1"
+        let r = runRelationshipBench(root: options.root, options: o, log: log)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print(String(decoding: try encoder.encode(r), as: UTF8.self))
+    case "rel-fetch":
+        // The initial fetch of `department.floor > 2` sorted by `department.name, name`, untimed, for perf.
+        let org = Org(employees: n, fill: max(1, n / 100))
+        let store = makeRelStore(path: scratchPath(options.root, "profile"), org: org, durable: false)
+        let request = RelWorkload.request(filtered: true)
+        let c0 = processCPUNanoseconds()
+        for _ in 0..<reps { _ = viewLogRelationalFetch(store, request).numberOfRows }
+        log("rel-fetch \(n) employees: CPU \(Double(processCPUNanoseconds() - c0) / Double(reps * n)) ns per employee (mean, user+sys)")
+    case "rel-rename":
+        // Renames of a department of BENCH_REL_K employees (default 1,000) in a view of `n` rows, for perf.
+        let k = Int(ProcessInfo.processInfo.environment["BENCH_REL_K"] ?? "") ?? 1_000
+        let org = Org(employees: n, special: [k], fill: 1_000)
+        let store = makeRelStore(path: scratchPath(options.root, "profile"), org: org, durable: false)
+        let view = ViewLogRelationalView(store: store, request: RelWorkload.request())
+        var stream = RelChangeStream(seed: 5)
+        var samples: [Double] = []
+        let c0 = processCPUNanoseconds()
+        for _ in 0..<reps { samples.append(view.step(stream.departmentRename(1...1).request).total) }
+        log("rel-rename k = \(k), \(n) rows: median \(Timing(samples).medianNs / 1e3) µs per rename; "
+            + "CPU \(Double(processCPUNanoseconds() - c0) / Double(reps) / 1e3) µs (mean)")
     case "replay":
         let store = makeReplayStore(path: scratchPath(options.root, "profile"), items: n / 10, changes: n)
         let c0 = processCPUNanoseconds()

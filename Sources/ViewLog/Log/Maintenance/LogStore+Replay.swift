@@ -38,7 +38,8 @@ extension LogStore {
         let firstSchema = try schema(at: 0)
         let target = try LogStore.create(at: path, schema: firstSchema, options: options)
         var done: UInt64 = 0
-        if bySlot { done = try copyBySlot(into: target, schema: firstSchema, through: end, chunk: size, progress: progress) }
+        // Copying by slot writes object rows, not the relationships index: a log with relationships replays as appends.
+        if bySlot && !firstSchema.hasRelationships { done = try copyBySlot(into: target, schema: firstSchema, through: end, chunk: size, progress: progress) }
         var chunk: [Transaction] = []
         func flush() throws(StoreError) {
             guard !chunk.isEmpty else { return }
@@ -97,6 +98,9 @@ extension LogStore {
                     let format = try target.format(in: txn)
                     for (key, value) in entries { try txn.put(target.logDB, key: key, value: value, flags: .append) }
                     try self.writeRows(touched, of: fold, into: target, format: format, in: txn)
+                    // Rows written from slots, not by appends: the stored views are dropped here (a replay that
+                    // stops leaves none rather than wrong ones) and built again from the objects at its end.
+                    for prefix in try target.storedViewPrefixes(in: txn) { try target.dropStoredView(prefix: prefix, in: txn) }
                     try target.putMeta(txn, MetaKey.head, bigEndianBytes(last), format: format)
                 }
                 return true
@@ -105,7 +109,10 @@ extension LogStore {
             done = last
             progress?(done, end)
         }
-        if done > 0 { target.notifyHead(done) }  // the rest, if any, is appended by `appendVerbatim`, which notifies
+        if done > 0 {
+            try target.buildStoredViews()
+            target.notifyHead(done)  // the rest, if any, is appended by `appendVerbatim`, which notifies
+        }
         return done
     }
 

@@ -12,7 +12,8 @@ extension LogStore {
     /// every change fits the state it was applied to (previous values match), and the objects at the head
     /// equal a replay of the log (values and last-changed seq), and the head in the metadata is the last seq.
     /// Every record it does not replay is checked too: each object row's and metadata record's checksum (log
-    /// format 2), every stored schema loads, and each schema the log changed to equals the one stored for its seq.
+    /// format 2), every stored schema loads, and each schema the log changed to equals the one stored for its seq; the
+    /// relationships index and the stored views match the objects.
     /// - Parameter progress: called with (transactions read, head) every few thousand transactions.
     public func verify(progress: ((UInt64, UInt64) -> Void)? = nil) throws(StoreError) -> VerifyReport {
         try verify(bySlot: true, progress: progress)
@@ -22,7 +23,10 @@ extension LogStore {
     /// ways).
     func verify(bySlot: Bool, progress: ((UInt64, UInt64) -> Void)? = nil) throws(StoreError) -> VerifyReport {
         var verifier = LogVerifier(store: self, bySlot: bySlot)
-        return try verifier.run(progress: progress)
+        var report = try verifier.run(progress: progress)
+        report.problems += try referenceProblems(limit: max(0, LogVerifier.problemsMax - report.problems.count))
+        report.problems += try storedViewProblems(limit: max(0, LogVerifier.problemsMax - report.problems.count))
+        return report
     }
 }
 

@@ -20,6 +20,17 @@ func fuzzPredicate(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             _ = compiled.evaluate([:], id: .int(-1))
         }
     }
+    // Key paths, quantifiers and aggregates: resolved against a schema with relationships, compiled against the
+    // view's entity (one attribute per path), evaluated with every path null and with values.
+    for entity in ["Employee", "Department"] {
+        let request = FetchRequest(entity: entity, predicate: predicate, variables: FuzzShared.variables)
+        guard let (viewEntity, _, _) = try? FuzzShared.graphSchema.viewEntity(of: request),
+              let compiled = try? predicate.compiled(for: viewEntity, variables: FuzzShared.variables) else { continue }
+        _ = compiled.evaluate([:], id: .int(1))
+        var values: ObjectValues = [:]
+        for a in viewEntity.attributes { values[a.name] = a.type == .int ? .int(3) : a.type == .bool ? .bool(true) : .string("x") }
+        _ = compiled.evaluate(values, id: .string("e1"))
+    }
     return 0
 }
 

@@ -16,6 +16,19 @@ public enum FuzzShared {
         do { return try Schema(jsonText: text) } catch { fatalError("fuzz schema: \(error)") }
     }()
 
+    /// A schema with relationships (DESIGN §10): key paths, quantifiers and aggregates resolve against it.
+    public static let graphSchema: Schema = {
+        let text = """
+            {"entities": {
+              "Employee": {"id": "string", "attributes": {"name": {"type": "string"}, "height": {"type": "int", "optional": true},
+                "salary": {"type": "double", "default": 0}},
+                "relationships": {"department": {"to": "Department", "optional": true, "inverse": "employees"},
+                                  "manager": {"to": "Employee", "optional": true, "inverse": "reports"}}},
+              "Department": {"id": "int", "attributes": {"name": {"type": "string"}, "floor": {"type": "int", "optional": true}}}}}
+            """
+        do { return try Schema(jsonText: text) } catch { fatalError("fuzz graph schema: \(error)") }
+    }()
+
     /// Objects a compiled predicate is evaluated against: ordinary, nulls, extremes, non-ASCII.
     public static let employees: [(ObjectID, ObjectValues)] = [
         (.string("e1"), ["name": .string("Ann"), "height": .int(180), "sectionName": .string("A"), "salary": .double(1000.5),

@@ -12,6 +12,10 @@ struct AppendedObjects: ~Copyable {
         let key: Range<Int>
         /// The values the write leaves it (`nil`: absent).
         var values: ObjectValues?
+        /// The values it had before the write (`nil`: absent, or an insert whose absence is still to be checked),
+        /// set when the write first touches it: the stored views (``StoredViewWrite``) move its row from the key of
+        /// these values to the key of ``values``.
+        var before: ObjectValues?
         /// The seq of the transaction that last changed it.
         var seq: UInt64 = 0
         /// When that change is an insert: where its object values lie in the write's log entries (the bytes its
@@ -44,7 +48,7 @@ struct AppendedObjects: ~Copyable {
     /// (as LMDB's `MDB_APPEND` trusts order): a bulk load of ascending ids probes no table, and needs no sort.
     private var ascending = true
     /// Objects this write was sized for.
-    let capacity: Int
+    private(set) var capacity: Int
 
     /// Room for `capacity` objects (at most one per change: sized once, never grown).
     init(capacity: Int) {
@@ -55,6 +59,15 @@ struct AppendedObjects: ~Copyable {
     }
 
     var count: Int { objects.count }
+
+    /// Room for one more object than there is: a write whose delete rules touch objects its requests do not name
+    /// grows, doubling (the table, if made, is made again at its new size).
+    mutating func reserveOneMore() {
+        guard objects.count >= capacity else { return }
+        capacity = max(16, capacity * 2)
+        objects.reserveCapacity(capacity)
+        if !table.isEmpty { makeTable() }
+    }
 
     /// The slot of `key`, and whether the write touches it for the first time (a new object, with no values yet).
     /// - Precondition: at most `capacity` objects in all.

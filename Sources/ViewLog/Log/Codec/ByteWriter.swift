@@ -137,6 +137,12 @@ struct ByteWriter: ~Copyable {
         base.storeBytes(of: v.littleEndian, toByteOffset: offset, as: UInt32.self)
     }
 
+    /// Overwrites two bytes written before with `v`, big-endian.
+    mutating func patchU16BigEndian(at offset: Int, _ v: UInt16) {
+        precondition(offset >= 0 && offset + 2 <= count, "patch outside the written bytes")
+        base.storeBytes(of: v.bigEndian, toByteOffset: offset, as: UInt16.self)
+    }
+
     /// The CRC-32C of the bytes written from `offset` on.
     func checksum(from offset: Int, seed: UInt32 = 0) -> UInt32 {
         precondition(offset >= 0 && offset <= count, "checksum outside the written bytes")

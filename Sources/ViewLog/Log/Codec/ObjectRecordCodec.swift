@@ -238,7 +238,7 @@ import Darwin
         appendID(id, to: &w)
     }
 
-    private static func appendID(_ id: ObjectID, to w: inout ByteWriter) {
+    static func appendID(_ id: ObjectID, to w: inout ByteWriter) {
         switch id {
         case .int(let i):
             w.u8(IDTag.int)

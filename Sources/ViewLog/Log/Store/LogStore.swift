@@ -13,6 +13,8 @@ import Darwin
 /// - `meta`: format version, head, and the schema of each position where it changed.
 /// - `checkpoints`: the object rows as they were at a few seqs, built by appends (``CheckpointPolicy``); time travel
 ///   starts from the nearest one.
+/// - `refs`: the reverse index of relationships: target → the objects that name it (`schema/log-format.md`).
+/// - `views`: the rows of the stored named views at the head, in view order (DESIGN §11, `schema/log-format.md`).
 ///
 /// Every append writes them in **one** LMDB write transaction, so `objects == replay(log)` always holds
 /// (``verify(progress:)`` checks it). A `LogStore` is `Sendable`: share one per path in a process (LMDB's rule,
@@ -21,6 +23,9 @@ import Darwin
 public final class LogStore: Sendable {
     /// The store's directory.
     public let path: String
+    /// Whether every commit is flushed to disk (``StoreOptions/durable``), as the store was first opened in this
+    /// process (stores of one path share one environment, and its first opening decides).
+    public var isDurable: Bool { environment.options.durable }
     let environment: LMDBEnvironment
     let logDB: LMDBDatabase
     let objectsDB: LMDBDatabase
@@ -28,12 +33,22 @@ public final class LogStore: Sendable {
     /// The checkpoints (``CheckpointDirectory``): `nil` only in a store opened read-only that has none yet (a
     /// store made by code older than checkpoints gets the database when it is first opened for writing).
     let checkpointsDB: LMDBDatabase?
+    /// The reverse index of relationships (``ReferenceKey``): `nil` only in a store opened read-only that has none
+    /// yet (a store made by code older than relationships gets it when it is first opened for writing; until its
+    /// schema has a relationship it stays empty).
+    let refsDB: LMDBDatabase?
+    /// The stored views (``StoredView``): `nil` only in a store opened read-only that has none yet (a store made by
+    /// code older than stored views gets it, and its views' rows, when it is first opened for writing).
+    let viewsDB: LMDBDatabase?
     /// When this store's appends start checkpoints and how fast they build them.
     let checkpointPolicy: CheckpointPolicy
     /// The last schema read from the metadata, with the stored text it was parsed from. Every append reads
     /// the schema at the head; parsing its JSON each time was most of a small append's cost (bench/RESULTS.md).
     /// A hit needs the stored bytes to be equal, so the cache is never stale.
     private let schemaCache = Locked<(text: [UInt8], schema: Schema)?>(nil)
+    /// The stored views of the last schema asked for (``storedViews(of:)``): every append needs them, and parsing
+    /// and compiling their predicates and orders each time would cost a small append more than its puts.
+    private let storedViewsCache = Locked<(schema: Schema, views: [StoredView])?>(nil)
 
     /// The log format version this code writes and the newest it reads. Version 2 checksums object rows and
     /// metadata records; stores of version 1 are read and written in version 1 until ``upgrade()``.
@@ -55,6 +70,16 @@ public final class LogStore: Sendable {
                 checkpointsDB = try environment.database(named: "checkpoints", create: create)
             } catch where error.code == LMDBError.notFound.code {
                 checkpointsDB = options.readOnly ? nil : try environment.database(named: "checkpoints", create: true)
+            }
+            do {
+                refsDB = try environment.database(named: "refs", create: create)
+            } catch where error.code == LMDBError.notFound.code {
+                refsDB = options.readOnly ? nil : try environment.database(named: "refs", create: true)
+            }
+            do {
+                viewsDB = try environment.database(named: "views", create: create)
+            } catch where error.code == LMDBError.notFound.code {
+                viewsDB = options.readOnly ? nil : try environment.database(named: "views", create: true)
             }
         } catch where error.code == LMDBError.notFound.code {
             throw StoreError.notAStore(path: path, reason: "its LMDB file has no ViewLog databases")
@@ -129,6 +154,7 @@ public final class LogStore: Sendable {
         guard st.st_size > 0 else { throw .notAStore(path: path, reason: "its data.mdb is empty") }
         let store = try LogStore(path: path, environment: try environment(path, options), create: false, options: options)
         _ = try store.perform(read: true) { txn in try store.format(in: txn) }
+        if !options.readOnly { try store.buildStoredViews() }
         return store
     }
 
@@ -253,6 +279,15 @@ public final class LogStore: Sendable {
         }
         schemaCache.withLock { $0 = (Array(e.value), schema) }
         return schema
+    }
+
+    /// The stored views of `schema` (``StoredView/all(of:)``), from the cache when `schema` is the last one asked for.
+    func storedViews(of schema: Schema) -> [StoredView] {
+        if schema.views.isEmpty { return [] }
+        if let hit = storedViewsCache.withLock({ cached in cached?.schema == schema ? cached?.views : nil }) { return hit }
+        let views = StoredView.all(of: schema)
+        storedViewsCache.withLock { $0 = (schema, views) }
+        return views
     }
 
     /// Bytes of the store's data file that LMDB uses.

@@ -160,7 +160,21 @@ final class HeadMonitor: Sendable {
                 for continuation in ended { continuation.finish(throwing: error) }
                 return
             case .changed, .timedOut:
-                let head = try? store.head
+                let head: UInt64?
+                do { head = try store.head } catch {
+                    // An environment left without a map (another process grew it past this one's address
+                    // space: `ulimit -v`) never reads again: end every stream with the error, as for a removed
+                    // store, instead of watching in silence. Other failures are retried at the next event.
+                    if store.environment.failure != nil {
+                        let ended = HeadMonitor.running.withLock { (monitors: inout [String: HeadMonitor]) -> [Continuation] in
+                            if monitors[path] === self { monitors.removeValue(forKey: path) }
+                            return state.withLock { s in s.subscribers.values.map(\.continuation) }
+                        }
+                        for continuation in ended { continuation.finish(throwing: error) }
+                        return
+                    }
+                    head = nil
+                }
                 if let head, newest.map({ head > $0 }) ?? true {
                     newest = head
                     recheck = nil

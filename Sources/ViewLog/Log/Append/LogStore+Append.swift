@@ -100,9 +100,11 @@ extension LogStore {
     /// Appends `requests` inside `txn`. With `newSchema`, the first transaction starts with the schema change
     /// to it (recorded in the metadata too), and its requests are resolved against the new schema.
     /// Unless `replicated` (the replication SPI, which commits what its stream acknowledged), a replica store
-    /// refuses: a local-only append would fork the log.
+    /// refuses: a local-only append would fork the log. `viewProgress` is called while a stored view the write adds
+    /// is built (``LogStore/buildStoredViews(progress:)``).
     func appendInTransaction(_ txn: LMDBTransaction, _ requests: [TransactionRequest], time: Timestamp,
-                             newSchema: Schema? = nil, replicated: Bool = false) throws -> [Transaction] {
+                             newSchema: Schema? = nil, replicated: Bool = false,
+                             viewProgress: ((String, Int, Int) -> Void)? = nil) throws -> [Transaction] {
         if !replicated, let link = try replicaLink(in: txn) {
             throw StoreError.replica(path: path, stream: link.stream)
         }
@@ -118,7 +120,9 @@ extension LogStore {
         var entries = EntryWriter(capacity: changeCount * 64 + requests.count * 64)
         var result: [Transaction] = []
         result.reserveCapacity(requests.count)
+        var references = ReferenceWrite(schema: resolver.schema)
         for (ti, request) in requests.enumerated() {
+            references.beginTransaction()
             let seq = head + 1
             let time = request.time ?? time
             let schemaChange = ti == 0 ? newSchema : nil
@@ -126,11 +130,14 @@ extension LogStore {
             var changes: [Change] = []
             changes.reserveCapacity(loggedCount)
             // The entry is written as its changes are resolved: an insert's values go from their slots straight
-            // into it, never through a dictionary sorted by name.
-            entries.begin(seq: seq, time: time, author: request.author, changeCount: loggedCount)
+            // into it, never through a dictionary sorted by name. With relationships, delete rules add changes as
+            // they run: the entry, which declares its count first, is written once the transaction is resolved.
+            let deferred = references.isActive
+            var causes: [Int] = []  // deferred: the request change behind each logged change
+            if !deferred { entries.begin(seq: seq, time: time, author: request.author, changeCount: loggedCount) }
             if let newSchema = schemaChange {
                 let change = Change.schema(newSchema, previous: currentSchema)
-                entries.append(change)
+                if deferred { causes.append(0) } else { entries.append(change) }
                 changes.append(change)
                 try putMeta(txn, MetaKey.schema(at: seq), Array(newSchema.json.text.utf8), format: format)
             }
@@ -141,6 +148,7 @@ extension LogStore {
                 do { entity = try resolver.checkedEntity(of: key) } catch {
                     throw try refusal(of: objects, transaction: ti, change: ci, error.reason, in: txn)
                 }
+                if deferred { objects.reserveOneMore() }  // delete rules may have taken the room of later changes
                 let (slot, isNew) = objects.slot(of: key)
                 let current: ObjectValues?
                 if !isNew {
@@ -151,6 +159,7 @@ extension LogStore {
                 } else {
                     current = try objects.withKey(of: slot) { k in try objectRecord(k, of: key, format: format, in: txn) }?.values
                 }
+                if isNew { objects[slot].before = current }
                 let change: Change
                 do { change = try resolver.resolve(changeRequest, of: entity, current: current) } catch {
                     throw try refusal(of: objects, transaction: ti, change: ci, error.reason, in: txn)
@@ -161,17 +170,50 @@ extension LogStore {
                                       in: txn)
                 }
                 var inserted = 0..<0
-                if case .insert = change {
-                    inserted = entries.appendInsert(key, of: entity, values: resolver.insertValues)
+                if deferred {
+                    causes.append(ci)
                 } else {
-                    entries.append(change)
-                }
-                guard entries.count <= Limits.transactionBytesMax else {
-                    throw try refusal(of: objects, transaction: ti, change: ci,
-                                      "the transaction encodes to more than \(Limits.transactionBytesMax) bytes", in: txn)
+                    if case .insert = change {
+                        inserted = entries.appendInsert(key, of: entity, values: resolver.insertValues)
+                    } else {
+                        entries.append(change)
+                    }
+                    guard entries.count <= Limits.transactionBytesMax else {
+                        throw try refusal(of: objects, transaction: ti, change: ci,
+                                          "the transaction encodes to more than \(Limits.transactionBytesMax) bytes", in: txn)
+                    }
                 }
                 objects[slot].changed(to: ObjectValues.applying(change, to: current), at: seq, inserted: inserted)
                 changes.append(change)
+                if deferred {
+                    references.record(change, before: current, after: objects[slot].values, index: ci)
+                    // A transaction reproduced as logged (import, replay, a replica) holds its rules' consequences.
+                    if case .delete = change, request.expected == nil {
+                        do {
+                            try applyDeleteRules(of: key, seq: seq, change: ci, objects: &objects, changes: &changes,
+                                                 causes: &causes, references: &references, format: format, in: txn)
+                        } catch let refusal as ChangeResolver.Refusal {
+                            throw try self.refusal(of: objects, transaction: ti, change: ci, refusal.reason, in: txn)
+                        }
+                    }
+                }
+            }
+            if deferred {
+                if let problem = try references.integrityProblem(refs: try refsDatabase(), objects: objectsDB, in: txn) {
+                    throw try refusal(of: objects, transaction: ti, change: problem.change, problem.reason, in: txn)
+                }
+                guard changes.count <= Limits.transactionChangesMax else {
+                    throw try refusal(of: objects, transaction: ti, change: causes.last ?? 0,
+                                      "its delete rules make more than \(Limits.transactionChangesMax) changes in one transaction", in: txn)
+                }
+                entries.begin(seq: seq, time: time, author: request.author, changeCount: changes.count)
+                for (i, change) in changes.enumerated() {
+                    entries.append(change)
+                    guard entries.count <= Limits.transactionBytesMax else {
+                        throw try refusal(of: objects, transaction: ti, change: causes[i],
+                                          "the transaction encodes to more than \(Limits.transactionBytesMax) bytes", in: txn)
+                    }
+                }
             }
             let entry = entries.end()
             try withUnsafeBytes(of: seq.bigEndian) { key in
@@ -185,6 +227,8 @@ extension LogStore {
         let checkpoints = try checkpointsBeforeWrite(headBefore: headBefore, format: format, in: txn)
         if let checkpoints { try copyRowsBeforeWrite(of: objects, directory: checkpoints, in: txn) }
         try writeRows(of: objects, entries: entries, format: format, in: txn)
+        if references.isActive { try references.write(refs: try refsDatabase(), in: txn) }
+        try StoredViewWrite(schema: resolver.schema, store: self, in: txn).write(objects, store: self, progress: viewProgress, in: txn)
         if var checkpoints { try advanceCheckpoints(&checkpoints, head: head, changes: changeCount, in: txn) }
         try putMeta(txn, MetaKey.head, bigEndianBytes(head), format: format)
         return result

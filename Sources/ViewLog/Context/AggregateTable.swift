@@ -1,0 +1,94 @@
+/// Per-target state of the to-many inverses a view over key paths reads (DESIGN §10 "Cost": "an aggregate is kept per
+/// target"): for each object its inverse names, how many members it has, the members' values of each aggregated
+/// attribute, and how many members each quantifier's comparison holds for. A member's change updates it from the
+/// member's values before and after (the move's delta), so a view reads no member to show `employees.@count`,
+/// `@sum`, `@avg`, `@min`, `@max` or `ANY/ALL/NONE`.
+///
+/// Cost per member change: O(1) (a few dictionary updates). Reading `@count`, an int `@sum` or `@avg`, or a quantifier
+/// is O(1); `@min`/`@max` scan the target's distinct values; a double `@sum`/`@avg` adds the members' values in
+/// ascending order, so that it is the same number however the members came (floating-point addition is not
+/// associative) — O(members of that target), from memory, never from the store.
+final class AggregateTable {
+    /// The members' values of one attribute, for one target.
+    struct Bag {
+        var counts: [Value: Int] = [:]
+        var nonNull = 0
+        var intSum: Int64 = 0
+
+        mutating func add(_ v: Value, _ sign: Int) {
+            guard !v.isNull else { return }
+            nonNull += sign
+            if case .int(let i) = v { intSum = sign > 0 ? intSum &+ i : intSum &- i }
+            let n = (counts[v] ?? 0) + sign
+            counts[v] = n == 0 ? nil : n
+        }
+    }
+
+    let inverse: InverseRelationship
+    /// The aggregated attributes (`nil`: none, `@count` only) and the quantifiers' member predicates, by their key.
+    let attributes: [String]
+    let quantifiers: [(text: String, member: CompiledPredicate?)]
+    private(set) var members: [ObjectID: Int] = [:]
+    private var bags: [String: [ObjectID: Bag]] = [:]
+    private var matching: [String: [ObjectID: Int]] = [:]
+
+    init(inverse: InverseRelationship, attributes: [String], quantifiers: [(text: String, member: CompiledPredicate?)]) {
+        self.inverse = inverse
+        self.attributes = attributes
+        self.quantifiers = quantifiers
+    }
+
+    /// Adds (`sign` 1) or removes (`sign` -1) a member whose values are `values` (nothing for `nil` or a member that
+    /// names no object).
+    func add(_ values: ObjectValues?, _ sign: Int) {
+        guard let values, let v = values[inverse.relationship], let target = ObjectID(v) else { return }
+        let n = (members[target] ?? 0) + sign
+        members[target] = n == 0 ? nil : n
+        for a in attributes { bags[a, default: [:]][target, default: Bag()].add(values[a] ?? .null, sign) }
+        for (text, member) in quantifiers where member?.evaluate(values, id: .int(0)) == true {
+            let m = (matching[text]?[target] ?? 0) + sign
+            matching[text, default: [:]][target] = m == 0 ? nil : m
+        }
+    }
+
+    /// The value of `function` of `attribute` over the members of `target`, by §10's rules.
+    func aggregate(_ function: KeyPath.Aggregate, of attribute: String?, type: AttributeType, target: ObjectID) -> Value {
+        if function == .count { return .int(Int64(members[target] ?? 0)) }
+        let bag = bags[attribute!]?[target] ?? Bag()
+        switch function {
+        case .count: return .int(Int64(members[target] ?? 0))
+        case .sum:
+            return type == .int ? .int(bag.intSum) : .double(Self.orderedSum(bag))
+        case .avg:
+            guard bag.nonNull > 0 else { return .null }
+            let total = bag.counts.keys.allSatisfy({ if case .int = $0 { return true }; return false })
+                ? Double(bag.intSum) : Self.orderedSum(bag)
+            return .double(total / Double(bag.nonNull))
+        case .min: return bag.counts.keys.min { Value.compare($0, $1) < 0 } ?? .null
+        case .max: return bag.counts.keys.max { Value.compare($0, $1) < 0 } ?? .null
+        }
+    }
+
+    /// Whether quantifier `text` (`ANY`, `ALL`, `NONE`) holds over the members of `target`.
+    func quantifier(_ text: String, target: ObjectID) -> Bool {
+        let n = members[target] ?? 0, m = matching[text]?[target] ?? 0
+        if text.hasPrefix("ALL ") { return m == n }
+        if text.hasPrefix("NONE ") { return m == 0 }
+        return m > 0
+    }
+
+    /// The sum of a bag's values, added one by one in ascending order.
+    private static func orderedSum(_ bag: Bag) -> Double {
+        var total = 0.0
+        for v in bag.counts.keys.sorted(by: { Value.compare($0, $1) < 0 }) {
+            let x: Double
+            switch v {
+            case .int(let i): x = Double(i)
+            case .double(let d): x = d
+            default: continue
+            }
+            for _ in 0..<bag.counts[v]! { total += x }  // bounded: the members of one target
+        }
+        return total
+    }
+}

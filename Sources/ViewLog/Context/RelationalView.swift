@@ -1,0 +1,231 @@
+/// What a results controller over key paths (DESIGN §10) keeps to follow relationships: the paths its request uses,
+/// every object's path values at the controller's position, and the per-target state of the to-many inverses its
+/// aggregates and quantifiers read (``AggregateTable``) — so that a move reports exactly the rows whose path values
+/// it changed (a related object's update, an object joining or leaving an inverse set, a re-pointed relationship, a
+/// delete and its consequences) as if their own attributes had changed.
+///
+/// A move that ends at the head with no unsaved change finds the rows it reaches through the relationships index
+/// (`RelationalView+Head.swift`): O(k log n) for k rows reached. Any other move (time travel, unsaved changes, a
+/// head that moved on) that touches an entity the paths read compares every object's path values (O(n)).
+final class RelationalView {
+    let paths: [KeyPath]
+    let quantified: [QuantifiedPath]
+    /// The entities whose changes can change path values: the hops' targets and the inverses' members.
+    let entitiesRead: Set<String>
+    /// The entities whose objects the to-one hops read.
+    let entitiesLooked: Set<String>
+    /// The per-target state of each inverse the paths read.
+    let tables: [InverseRelationship: AggregateTable]
+    /// Path values by object id, for every object of the view's entity at the controller's position.
+    var pathValues: [ObjectID: ObjectValues] = [:]
+    /// How many times path values were computed for a row (tests check that a move touches only the rows it
+    /// reaches).
+    private(set) var rowsEvaluated = 0
+
+    init(paths: [KeyPath], quantified: [QuantifiedPath]) {
+        self.paths = paths
+        self.quantified = quantified
+        entitiesLooked = Set(paths.flatMap { $0.hops.map(\.target) } + quantified.flatMap { $0.hops.map(\.target) })
+        var attributes: [InverseRelationship: [String]] = [:]
+        var quantifiers: [InverseRelationship: [(String, CompiledPredicate?)]] = [:]
+        for p in paths {
+            if case .aggregate(_, let inverse, let attribute) = p.tail {
+                if attributes[inverse] == nil { attributes[inverse] = [] }
+                if let attribute, !attributes[inverse]!.contains(attribute) { attributes[inverse]!.append(attribute) }
+            }
+        }
+        for q in quantified {
+            if attributes[q.inverse] == nil { attributes[q.inverse] = [] }
+            quantifiers[q.inverse, default: []].append((q.text, q.member))
+        }
+        var tables: [InverseRelationship: AggregateTable] = [:]
+        for (inverse, names) in attributes {
+            tables[inverse] = AggregateTable(inverse: inverse, attributes: names, quantifiers: quantifiers[inverse] ?? [])
+        }
+        self.tables = tables
+        entitiesRead = entitiesLooked.union(tables.keys.map(\.source))
+    }
+
+    /// Fills the aggregate tables from every object of each inverse's source entity, read by `objects`.
+    func fillTables(_ objects: (String) throws -> [(id: ObjectID, values: ObjectValues)]) rethrows {
+        for table in tables.values {
+            for (_, values) in try objects(table.inverse.source) { table.add(values, 1) }
+        }
+    }
+
+    /// Moves the aggregate tables by `delta`: each member it touched leaves its target before and joins its target
+    /// after.
+    func moveTables(by delta: Delta) {
+        for table in tables.values {
+            for d in delta.objects where d.key.entity == table.inverse.source {
+                table.add(d.before, -1)
+                table.add(d.after, 1)
+            }
+        }
+    }
+
+    /// The path values of the object `id` of `entity` whose own values are `values`.
+    func pathValues(of values: ObjectValues, id: ObjectID, entity: String, lookup: PathLookup) -> ObjectValues {
+        rowsEvaluated += 1
+        var out = ObjectValues(minimumCapacity: paths.count + quantified.count)
+        for p in paths {
+            switch p.tail {
+            case .attribute:
+                out[p.text] = p.attributeValue(of: values, id: id, entity: entity, lookup: lookup)
+            case let .aggregate(function, inverse, attribute):
+                // Through a null hop an aggregate is null, @count included.
+                guard let (_, key) = KeyPath.reach(p.hops, from: values, id: id, entity: entity, lookup: lookup) else {
+                    out[p.text] = .null
+                    continue
+                }
+                out[p.text] = tables[inverse]!.aggregate(function, of: attribute, type: p.type, target: key.id)
+            }
+        }
+        for q in quantified {
+            // Through a null hop a quantifier ranges over the empty set: ANY false, ALL and NONE true.
+            guard let (_, key) = KeyPath.reach(q.hops, from: values, id: id, entity: entity, lookup: lookup) else {
+                out[q.text] = .bool(!q.text.hasPrefix("ANY "))
+                continue
+            }
+            out[q.text] = .bool(q.member == nil ? false : tables[q.inverse]!.quantifier(q.text, target: key.id))
+        }
+        return out
+    }
+
+    /// `delta` of the view's `entity` with path values added to every object's values, and the objects whose path
+    /// values alone changed added; the state after it is `context`'s now. Updates ``pathValues`` and the tables.
+    func augmented(_ delta: Delta, entity: String, context: Context) throws -> Delta {
+        let touchesPaths = delta.objects.contains { entitiesRead.contains($0.key.entity) }
+        let own = delta.objects.filter { $0.key.entity == entity }
+        guard touchesPaths || !own.isEmpty else {
+            return Delta(from: delta.from, to: delta.to, objects: [], schemaChange: delta.schemaChange)
+        }
+        moveTables(by: delta)
+        // At the head with no unsaved change, the relationships index finds the rows the move reaches.
+        if context.processed.isEmpty, let refs = context.store.refsDB {
+            let incremental = try context.store.perform(read: true) { txn -> Delta? in
+                guard try context.store.head(in: txn) == delta.to else { return nil }
+                let lookup = try context.store.headPathLookup(viewEntity: entity, in: txn)
+                let reached = touchesPaths ? try rowsReached(by: delta, entity: entity, store: context.store, refs: refs, in: txn) : []
+                let result = augmented(delta, own: own, reached: reached, entity: entity, lookup: lookup)
+                if let failure = lookup.failure() { throw failure }
+                return result
+            }
+            if let incremental { return incremental }
+        }
+        let lookup = try context.pathLookup(entities: entitiesLooked)
+        var reached = Set<ObjectID>()
+        var all: [ObjectID: ObjectValues] = [:]
+        if touchesPaths {
+            for (id, values) in try context.objects(of: entity) {
+                reached.insert(id)
+                all[id] = values
+            }
+        }
+        let combined = PathLookup(object: { key in key.entity == entity ? all[key.id] ?? lookup.object(key) : lookup.object(key) })
+        return augmented(delta, own: own, reached: reached, entity: entity, lookup: combined)
+    }
+
+    /// `values` with `paths` added (a row's own values and its path values), in a dictionary sized for both at once:
+    /// `merging` grew it (a copy and a resize per row: a fifth of a rename's refresh in the bench's profile).
+    static func adding(_ paths: ObjectValues, to values: ObjectValues) -> ObjectValues {
+        var out = ObjectValues(minimumCapacity: values.count + paths.count)
+        for (k, v) in values { out[k] = v }
+        for (k, v) in paths where out[k] == nil { out[k] = v }
+        return out
+    }
+
+    /// `delta` with path values, from `lookup`: the objects of `own` (the view entity's, touched) and the rows
+    /// `reached` (ids whose path values may have changed; those that did not change are left out).
+    private func augmented(_ delta: Delta, own: [ObjectDelta], reached: Set<ObjectID>, entity: String,
+                           lookup: PathLookup) -> Delta {
+        var result: [ObjectDelta] = []
+        var changedOwn = Set<ObjectID>()
+        for d in own {
+            changedOwn.insert(d.key.id)
+            let before = pathValues[d.key.id] ?? [:]
+            let after = d.after.map { pathValues(of: $0, id: d.key.id, entity: entity, lookup: lookup) }
+            pathValues[d.key.id] = after
+            result.append(ObjectDelta(key: d.key, before: d.before.map { RelationalView.adding(before, to: $0) },
+                                      after: d.after.map { RelationalView.adding(after ?? [:], to: $0) }, seq: d.seq))
+        }
+        // The seq of the move's last (first, backwards) change of an object the paths read.
+        let pathSeqs = delta.objects.filter { entitiesRead.contains($0.key.entity) }.map(\.seq)
+        let seq = (delta.to >= delta.from ? pathSeqs.max() : pathSeqs.min()) ?? delta.to
+        for id in reached.sorted() where !changedOwn.contains(id) {
+            let key = ObjectKey(entity: entity, id: id)
+            guard let values = lookup.object(key) else { continue }
+            let after = pathValues(of: values, id: id, entity: entity, lookup: lookup)
+            let before = pathValues[id] ?? [:]
+            guard after != before else { continue }
+            pathValues[id] = after
+            result.append(ObjectDelta(key: key, before: RelationalView.adding(before, to: values),
+                                      after: RelationalView.adding(after, to: values), seq: seq))
+        }
+        result.sort { $0.key < $1.key }
+        return Delta(from: delta.from, to: delta.to, objects: result, schemaChange: delta.schemaChange)
+    }
+}
+
+extension Context {
+    /// A look-up of the objects of `entities` in this context (its position and unsaved changes).
+    func pathLookup(entities: Set<String>) throws -> PathLookup {
+        var byEntity: [String: [ObjectID: ObjectValues]] = [:]
+        for e in entities {
+            byEntity[e] = Dictionary(uniqueKeysWithValues: try objects(of: e, staged: processed).map { ($0.id, $0.values) })
+        }
+        return PathLookup(object: { key in byEntity[key.entity]?[key.id] })
+    }
+
+    /// A controller of `request` over key paths: `entity` is the request's entity with one attribute per path
+    /// (``Schema/viewEntity(of:requiresVariables:)``); every object is fed with its own values and its path values.
+    func makeRelationalController(_ request: FetchRequest, entity: EntityDescription, paths: [KeyPath],
+                                  quantified: [QuantifiedPath]) throws -> ResultsController {
+        let plan = try ViewPlan(request, for: entity)
+        let relational = RelationalView(paths: paths, quantified: quantified)
+        let rows = try relationalRows(of: entity.name, relational)
+        let controller = ResultsController(plan: plan, entity: entity, objects: rows, position: position)
+        controller.relational = relational
+        return controller
+    }
+
+    /// Every object of `entity` in this context with its path values added, which `relational` keeps (with its
+    /// aggregate tables, filled here).
+    func relationalRows(of entity: String, _ relational: RelationalView) throws -> [(ObjectID, ObjectValues)] {
+        let own = try self.objects(of: entity, staged: processed)
+        var cache: [String: [(id: ObjectID, values: ObjectValues)]] = [entity: own]
+        func objects(_ name: String) throws -> [(id: ObjectID, values: ObjectValues)] {
+            if let known = cache[name] { return known }
+            let all = try self.objects(of: name, staged: processed)
+            cache[name] = all
+            return all
+        }
+        try relational.fillTables(objects)
+        var byEntity: [String: [ObjectID: ObjectValues]] = [:]
+        for e in relational.entitiesLooked { byEntity[e] = Dictionary(uniqueKeysWithValues: try objects(e).map { ($0.id, $0.values) }) }
+        let lookup = PathLookup(object: { key in byEntity[key.entity]?[key.id] })
+        var rows: [(ObjectID, ObjectValues)] = []
+        rows.reserveCapacity(own.count)
+        relational.pathValues = [:]
+        relational.pathValues.reserveCapacity(own.count)  // growing it was ~16 % of a fetch (bench/RESULTS-notes.md)
+        for (id, values) in own {
+            let pathValues = relational.pathValues(of: values, id: id, entity: entity, lookup: lookup)
+            relational.pathValues[id] = pathValues
+            rows.append((id, RelationalView.adding(pathValues, to: values)))
+        }
+        return rows
+    }
+}
+
+extension ResultsController {
+    /// The path values of row `id` of a view over key paths (DESIGN §10: `department.name`, `employees.@count`, by
+    /// path; a quantifier's result is not one); `nil` for a view without key paths.
+    public func pathValues(of id: ObjectID) -> ObjectValues? {
+        guard let r = relational, !r.paths.isEmpty else { return nil }  // quantifiers alone: no path values
+        return (r.pathValues[id] ?? [:]).filter { !$0.key.contains(" ") }
+    }
+
+    /// The key paths the view shows (its predicate's, sort's, section key's and `include`'s, quantifiers aside), in
+    /// code-point order; empty for a view without key paths.
+    public var keyPaths: [String] { relational?.paths.map(\.text) ?? [] }
+}

@@ -1,0 +1,136 @@
+import LMDB
+
+/// A named view of the schema kept in the store (DESIGN §11): its rows at the head, in view order, in the `views`
+/// database. Byte layout in `schema/log-format.md`:
+///
+/// ```
+/// header: u16 big-endian n | view name (n bytes)                   → signature | CRC-32C (4 bytes, little-endian)
+/// row:    u16 big-endian n | view name (n bytes) | row key (§4)     → CRC-32C of the key (4 bytes, little-endian)
+/// ```
+///
+/// The row key is the view's ``RowKey`` (section value, sort values, id, ``KeyEncoding``): a cursor walks a view's
+/// rows in view order. The header, a prefix of every row key of its view, sorts first; its signature names what the
+/// rows were built for (entity, predicate, sort, section), so rows of another definition are never read as the
+/// view's. A view's rows are all its rows: its `limit` and `offset` are a window that reads apply.
+///
+/// Stored: the named views over the entity's own attributes whose predicate needs no `$variables`. A view over key
+/// paths (DESIGN §10) or with variables is not stored yet: it builds in memory as before.
+struct StoredView {
+    let name: String
+    let entity: EntityDescription
+    /// The view without its window: the predicate and the row order of every stored row.
+    let plan: ViewPlan
+    /// The bytes every key of the view starts with: its header's key.
+    let prefix: [UInt8]
+    /// What the rows were built for (its header's value without the checksum).
+    let signature: [UInt8]
+
+    /// Version of the signature's layout and of the rows' encoding: a new one rebuilds every stored view.
+    static let signatureVersion = "viewlog stored view 1"
+
+    /// The stored view of the schema's view `name`, or `nil` when that view is not stored (key paths, variables).
+    init?(name: String, schema: Schema) {
+        guard let definition = schema.views[name], let entity = schema.entities[definition.entity],
+              var request = try? FetchRequest(definition), request.includes.isEmpty,
+              let paths = try? schema.viewEntity(of: request).paths, paths.isEmpty else { return nil }
+        request.limit = nil
+        request.offset = 0
+        guard let plan = try? ViewPlan(request, for: entity) else { return nil }  // a predicate with $variables
+        self.name = name
+        self.entity = entity
+        self.plan = plan
+        prefix = Self.prefix(name)
+        let parts = [Self.signatureVersion, definition.entity, definition.predicate ?? "", definition.sort ?? "",
+                     definition.sectionKey ?? ""]
+        signature = Array(parts.joined(separator: "\u{0}").utf8)
+    }
+
+    /// The stored views of `schema`, by name.
+    static func all(of schema: Schema) -> [StoredView] {
+        schema.views.keys.sorted().compactMap { StoredView(name: $0, schema: schema) }
+    }
+
+    /// The key of the header of the view `name`: the prefix of its rows' keys.
+    static func prefix(_ name: String) -> [UInt8] {
+        let n = name.utf8.count
+        return [UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n)] + Array(name.utf8)
+    }
+
+    /// The header's value: the signature and its checksum (over the key and the signature).
+    var headerValue: [UInt8] {
+        signature + Self.checksumBytes(CRC32C.checksum(signature, seed: CRC32C.checksum(prefix)))
+    }
+
+    /// The header of the view when one of its rows has a key longer than ``Limits/storedViewKeyBytesMax``: the view is
+    /// not stored (no rows under it) and builds in memory; the header keeps later writes from building it again.
+    var unstoredHeaderValue: [UInt8] {
+        let body = signature + Array("\u{0}unstored: a row key longer than LMDB's key limit".utf8)
+        return body + Self.checksumBytes(CRC32C.checksum(body, seed: CRC32C.checksum(prefix)))
+    }
+
+    /// What the store holds of the view, from the value under its header's key (`nil`: none).
+    func state(header value: UnsafeRawBufferPointer?) -> State {
+        guard let value else { return .unbuilt }
+        if value.elementsEqual(headerValue) { return .stored }
+        if value.elementsEqual(unstoredHeaderValue) { return .unstored }
+        return .unbuilt
+    }
+
+    /// What the store holds of a view.
+    enum State {
+        /// Its rows, for its definition.
+        case stored
+        /// Nothing yet, or rows of another definition: to build.
+        case unbuilt
+        /// Nothing, on purpose: a row's key is too long to store.
+        case unstored
+    }
+
+    /// What the store holds of the view in `txn`.
+    func state(in db: LMDBDatabase, _ txn: LMDBTransaction) throws -> State {
+        try prefix.withUnsafeBytes { k in state(header: try txn.value(db, for: k)) }
+    }
+
+    /// The view's name in the key `key` of the `views` database, or `nil` when the key is too short to hold one.
+    static func name(in key: UnsafeRawBufferPointer) -> String? {
+        guard key.count >= 2 else { return nil }
+        let n = Int(key[0]) << 8 | Int(key[1])
+        guard key.count >= 2 + n else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: key[2..<(2 + n)]), as: UTF8.self)
+    }
+
+    /// The value of a row: the checksum of its key.
+    static func rowValue(of key: UnsafeRawBufferPointer) -> [UInt8] { checksumBytes(CRC32C.checksum(key)) }
+
+    /// Whether `value` is the checksum of the row key `key`.
+    static func isIntactRow(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
+        value.count == 4 && value.elementsEqual(rowValue(of: key))
+    }
+
+    private static func checksumBytes(_ crc: UInt32) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: crc), UInt8(truncatingIfNeeded: crc >> 8),
+         UInt8(truncatingIfNeeded: crc >> 16), UInt8(truncatingIfNeeded: crc >> 24)]
+    }
+
+    /// Where the id starts in a row key of this view (`rowKey` without the view's prefix), or `nil` when the bytes
+    /// are not a row key of its order. Total: any bytes give an offset or `nil`.
+    func idStart(_ rowKey: UnsafeRawBufferPointer) -> Int? {
+        var at = 0
+        for ascending in plan.order.ascending {
+            guard at < rowKey.count, let end = KeyEncoding.checkedComponentEnd(rowKey, from: at, ascending: ascending)
+            else { return nil }
+            at = end
+        }
+        guard at < rowKey.count, KeyEncoding.checkedIDEnd(rowKey, from: at) == rowKey.count else { return nil }
+        return at
+    }
+
+    /// Appends to `out` the key of the row of `id` with `values` when the object belongs to the view; `false`
+    /// (nothing appended) when it does not.
+    func appendKey<V: AttributeValues>(id: ObjectID, values: V, to out: inout ByteWriter) -> Bool {
+        guard plan.predicate.evaluate(values, id: id) else { return false }
+        prefix.withUnsafeBytes { out.raw($0) }
+        _ = plan.order.encode(id: id, values: values, into: &out)
+        return true
+    }
+}
