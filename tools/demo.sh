@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole story on a fresh machine: install what is needed, build viewlog, make a store from the example
 # schema, append, query, diff, replay, export and import; then a view over a relationship that another process
-# changes one hop away (schema/company.json). Run from anywhere: tools/demo.sh
+# changes one hop away (schema/company.json); then the store served over HTTP (viewlog serve), ending with the
+# inspector's URL. Run from anywhere: tools/demo.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -18,7 +19,8 @@ grep -vE "^\[|^Building|^Compiling|^Write|the use of .mktemp. is dangerous" "$bu
 rm -f "$build_log"
 viewlog() { .build/release/viewlog "$@"; }
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+server=""
+trap '[ -z "$server" ] || kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 store="$work/shop"
 step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
 
@@ -129,5 +131,27 @@ viewlog log "$company" --from 4
 
 step viewlog verify "$company"
 viewlog verify "$company"
+
+step viewlog serve "$store" '&' '  # the same documents over HTTP, and the inspector page'
+viewlog serve "$store" > "$work/serve.out" 2>&1 &
+server=$!
+for _ in $(seq 200); do grep -q '^listening on ' "$work/serve.out" 2>/dev/null && break; sleep 0.05; done
+url=$(sed -n 's/^listening on //p' "$work/serve.out" | head -1)
+[ -n "$url" ] || { cat "$work/serve.out" >&2; exit 1; }
+head -1 "$work/serve.out"
+step curl -s "'$url/v1/diff?view=tall&from=2&to=5'"
+curl -s "$url/v1/diff?view=tall&from=2&to=5"
 echo
-echo "demo done"
+# An interactive run keeps the server (and the demo's store) until Enter; any other run ends here.
+interactive=false
+[ -t 0 ] && [ -t 1 ] && interactive=true
+if $interactive; then
+  echo "demo done. The inspector: $url/  (open it in a browser; Enter stops the server)"
+  read -r _
+fi
+kill "$server" 2>/dev/null || true
+wait "$server" 2>/dev/null || true
+server=""
+if ! $interactive; then
+  echo "demo done. The inspector was at $url/ while the demo ran (viewlog serve STORE serves your own store)"
+fi

@@ -140,6 +140,15 @@ enum OpenAPIDocument {
             }
           },
           {
+            "name": "include",
+            "in": "query",
+            "required": false,
+            "description": "Key paths to show and follow (DESIGN §10), e.g. `department.name`.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
             "name": "limit",
             "in": "query",
             "required": false,
@@ -306,6 +315,15 @@ enum OpenAPIDocument {
             "in": "query",
             "required": false,
             "description": "The key that groups rows into sections.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "include",
+            "in": "query",
+            "required": false,
+            "description": "Key paths to show and follow (DESIGN §10), e.g. `department.name`.",
             "schema": {
               "type": "string"
             }
@@ -867,6 +885,15 @@ enum OpenAPIDocument {
             }
           },
           {
+            "name": "include",
+            "in": "query",
+            "required": false,
+            "description": "Key paths to show and follow (DESIGN §10), e.g. `department.name`.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
             "name": "limit",
             "in": "query",
             "required": false,
@@ -1292,6 +1319,10 @@ enum OpenAPIDocument {
                         "additionalProperties": {
                           "description": "A value: string, integer, number, boolean or null (dates are ISO-8601 strings)."
                         }
+                      },
+                      "paths": {
+                        "type": "object",
+                        "description": "The row's path values (DESIGN §10), keys in code-point order; absent when the view has none."
                       }
                     }
                   }

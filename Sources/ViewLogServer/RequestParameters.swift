@@ -61,17 +61,17 @@ struct RequestParameters {
         }
     }
 
-    /// The view parameters (`view` or `entity`/`where`/`sort`/`section`, `limit`, `offset`, `var`), checked as the
+    /// The view parameters (`view` or `entity`/`where`/`sort`/`section`, `include`, `limit`, `offset`, `var`), checked as the
     /// CLI checks its options.
     func selection() throws -> ViewSelection {
         let selection = ViewSelection(view: string("view"), entity: string("entity"), predicate: string("where"),
-                                      sort: string("sort"), section: string("section"), limit: try int("limit"),
-                                      offset: try int("offset"), variables: all("var"))
+                                      sort: string("sort"), section: string("section"), include: string("include"),
+                                      limit: try int("limit"), offset: try int("offset"), variables: all("var"))
         if let problem = selection.problem(option: { $0 }) { throw ServerError.badParameter(problem) }
         return selection
     }
 
-    static let viewNames: Set<String> = ["view", "entity", "where", "sort", "section", "limit", "offset", "var"]
+    static let viewNames: Set<String> = ["view", "entity", "where", "sort", "section", "include", "limit", "offset", "var"]
 
     /// Percent-decodes `text` (in a query, `+` is a space; in a path it is itself) into UTF-8 text.
     static func decode(_ text: Substring, plusIsSpace: Bool = true) throws -> String {

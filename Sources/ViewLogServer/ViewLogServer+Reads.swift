@@ -1,3 +1,4 @@
+import Dispatch
 import Hummingbird
 @_spi(Engine) import ViewLog
 import ViewLogDocuments
@@ -20,12 +21,56 @@ extension ViewLogServer {
         let selection = try parameters.selection()
         let at = try parameters.uint64("at")
         let store = self.store
-        return try await blocking {
-            let position = try store.checkedPosition(at)
-            let view = try MaterializedView(store: store, selection: selection, at: position)
-            return Self.json(try view.jsonText())
+        // Made before the answer starts, so that its errors have their statuses; written in pieces.
+        let view = try await blocking {
+            // As `query`: a window of a named view at the head is read from its stored rows.
+            Handoff(try MaterializedView(store: store, selection: selection, at: try store.checkedPosition(at), printOnly: true))
+        }
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: Self.streamed(view))
+    }
+
+    /// The query document of `view`, written in pieces of about ``pieceBytes`` on a thread of its own while at
+    /// most ``piecesAhead`` pieces wait for the client: a view of a million rows is never held whole in memory,
+    /// and a slow client holds up only its own writer.
+    static func streamed(_ view: Handoff<MaterializedView>) -> ResponseBody {
+        ResponseBody { writer in
+            let (pieces, continuation) = AsyncStream<ByteBuffer>.makeStream()
+            let room = DispatchSemaphore(value: piecesAhead)
+            let gone = Locked(false)
+            DispatchQueue.global().async {
+                var w = JSONWriter()
+                let send = { (w: inout JSONWriter) in
+                    if !gone.withLock({ $0 }) {
+                        room.wait()
+                        continuation.yield(ByteBuffer(bytes: w.bytes))
+                    }
+                    w.bytes.removeAll(keepingCapacity: true)
+                }
+                // A row that cannot be read ends the document early: the status is sent already, and the client
+                // sees a document that does not parse rather than a different one.
+                if (try? view.value.writeJSON(into: &w, every: pieceBytes, send)) != nil {
+                    w.raw("\n")
+                    send(&w)
+                }
+                continuation.finish()
+            }
+            defer {
+                // The client left: the writer thread stops waiting and finishes without sending.
+                gone.withLock { $0 = true }
+                for _ in 0...piecesAhead { room.signal() }
+            }
+            for await piece in pieces {
+                try await writer.write(piece)
+                room.signal()
+            }
+            try await writer.finish(nil)
         }
     }
+
+    /// Bytes of one piece of a streamed document.
+    static let pieceBytes = 64 * 1024
+    /// Pieces of a streamed document made ahead of the client.
+    static let piecesAhead = 4
 
     /// `GET /v1/diff?…view…&from=A&to=B[&seq=true]`: the `diff` document.
     func diff(_ request: Request) async throws -> Response {

@@ -74,12 +74,18 @@ extension ViewLogServer {
                 return
             }
             defer { subscription.end() }
-            try await Self.stream(watch, store: store, into: buffer) { document in
-                var event = ByteBuffer()
-                event.writeString("data: ")
-                event.writeString(document)
-                event.writeString("\n\n")
-                try await writer.write(event)
+            // A client that goes away is noticed when its connection closes, not only at the next document's
+            // write: an idle subscriber that left gives its place back at once.
+            try await request.body.consumeWithInboundCloseHandler { _ in
+                try await Self.stream(watch, store: store, into: buffer) { document in
+                    var event = ByteBuffer()
+                    event.writeString("data: ")
+                    event.writeString(document)
+                    event.writeString("\n\n")
+                    try await writer.write(event)
+                }
+            } onInboundClosed: {
+                buffer.finish()
             }
             try await writer.finish(nil)
         }

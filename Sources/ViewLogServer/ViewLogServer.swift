@@ -136,6 +136,13 @@ public final class ViewLogServer: Sendable {
     }
 }
 
+/// A value that is not `Sendable` handed from the task that made it to the one that uses it, and used by one at a
+/// time (a ``MaterializedView`` made on a reading thread, then written by the response's writer thread).
+final class Handoff<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
 /// Turns every error into DESIGN §12's JSON answer.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

@@ -28,12 +28,21 @@ final class RawHTTP: @unchecked Sendable {  // one task uses it at a time
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
-            close(fd)
+            Glibc.close(fd)
             throw Failure(description: "connect to port \(port): errno \(errno)")
         }
     }
 
-    deinit { close(fd) }
+    private var isClosed = false
+
+    deinit { close() }
+
+    /// Closes the connection (as a client that goes away does).
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        Glibc.close(fd)
+    }
 
     /// Sends a request (`Connection: close`).
     func send(_ method: String, _ target: String, headers: [String: String] = [:], body: String? = nil) throws {

@@ -140,3 +140,29 @@ import Testing
         }
     }
 }
+
+/// Views over relationships (DESIGN §10): rows with their path values, `include`, change sets one hop away.
+@Suite struct RelationshipEndpointTests {
+    static let company = """
+    {"author": "hr", "changes": [{"insert": "Department", "id": 1, "values": {"name": "Sales", "floor": 2}}, {"insert": "Department", "id": 2, "values": {"name": "Ops", "floor": 1}}]}
+    {"author": "hr", "changes": [{"insert": "Employee", "id": "ann", "values": {"name": "Ann", "department": 1}}, {"insert": "Employee", "id": "bob", "values": {"name": "Bob", "department": 2, "manager": "ann"}}, {"insert": "Employee", "id": "cy", "values": {"name": "Cy", "department": 1, "manager": "ann"}}]}
+    {"update": "Department", "id": 1, "values": {"name": "Alpha"}}
+    """
+
+    @Test(arguments: [
+        ("/v1/query?view=byDepartment", ["query", "byDepartment"]),
+        ("/v1/query?view=upstairs&include=department.name", ["query", "upstairs", "--include", "department.name"]),
+        ("/v1/query?view=byDepartment&at=2", ["query", "byDepartment", "--at", "2"]),
+        ("/v1/diff?view=byDepartment&from=2&to=3", ["diff", "byDepartment", "--from", "2", "--to", "3"]),
+        ("/v1/diff?view=byDepartment&from=3&to=2&seq=true", ["diff", "byDepartment", "--from", "3", "--to", "2", "--seq"]),
+    ])
+    func documentsOverRelationshipsAreTheCLIs(uri: String, cli: [String]) async throws {
+        let f = try Fixture(schema: "company.json", input: Self.company)
+        let expected = try CLI.json([cli[0], f.path] + cli.dropFirst())
+        try await Fixture.app(f.server()).test(.router) { client in
+            let r = try await client.execute(uri: uri, method: .get)
+            #expect(r.status == .ok)
+            #expect(r.text == expected)
+        }
+    }
+}

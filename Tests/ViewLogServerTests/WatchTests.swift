@@ -204,3 +204,23 @@ import ViewLogDocuments
         }
     }
 }
+
+/// A subscriber that goes away gives its place back when its connection closes, also while the view is idle.
+@Suite struct DisconnectTests {
+    @Test func aClosedEventStreamEndsItsSubscription() async throws {
+        let f = try Fixture()
+        let server = f.server()
+        try await Fixture.app(server).test(.live) { client in
+            let port = try #require(client.port)
+            let stream = try await offPool { try RawHTTP(port: port) }
+            try await offPool { try stream.send("GET", "/v1/watch?view=tall", headers: ["Accept": "text/event-stream"]) }
+            _ = try await offPool { try stream.readHead() }
+            _ = try await offPool { try stream.nextEvent() }
+            #expect(server.subscribers.withLock { $0 } == 1)
+            stream.close()
+            for _ in 0..<3000 where server.subscribers.withLock({ $0 }) > 0 { try await Task.sleep(for: .milliseconds(10)) }  // at most about 30 s
+            #expect(server.subscribers.withLock { $0 } == 0)
+            #expect(HeadMonitor.subscriberCount(path: f.store.environment.path) == 0)
+        }
+    }
+}
