@@ -176,10 +176,13 @@ final class RelationalView {
 extension Context {
     /// A look-up of the objects of `entities` in this context (its position and unsaved changes).
     func pathLookup(entities: Set<String>) throws -> PathLookup {
+        try pathLookup(entities: entities) { try objects(of: $0, staged: processed) }
+    }
+
+    /// A look-up of the objects of `entities` that `objects` reads.
+    func pathLookup(entities: Set<String>, _ objects: (String) throws -> [(id: ObjectID, values: ObjectValues)]) rethrows -> PathLookup {
         var byEntity: [String: [ObjectID: ObjectValues]] = [:]
-        for e in entities {
-            byEntity[e] = Dictionary(uniqueKeysWithValues: try objects(of: e, staged: processed).map { ($0.id, $0.values) })
-        }
+        for e in entities { byEntity[e] = Dictionary(uniqueKeysWithValues: try objects(e).map { ($0.id, $0.values) }) }
         return PathLookup(object: { key in byEntity[key.entity]?[key.id] })
     }
 
@@ -207,9 +210,7 @@ extension Context {
             return all
         }
         try relational.fillTables(objects)
-        var byEntity: [String: [ObjectID: ObjectValues]] = [:]
-        for e in relational.entitiesLooked { byEntity[e] = Dictionary(uniqueKeysWithValues: try objects(e).map { ($0.id, $0.values) }) }
-        let lookup = PathLookup(object: { key in byEntity[key.entity]?[key.id] })
+        let lookup = try pathLookup(entities: relational.entitiesLooked, objects)
         var rows: [(ObjectID, ObjectValues)] = []
         rows.reserveCapacity(own.count)
         relational.pathValues = [:]

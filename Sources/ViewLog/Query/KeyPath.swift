@@ -165,19 +165,6 @@ public struct KeyPath: Sendable, Hashable {
               let (reached, _) = KeyPath.reach(hops, from: values, id: id, entity: entity, lookup: lookup) else { return .null }
         return reached[name] ?? .null
     }
-
-    /// The entities whose objects the path reads beyond the row's own: the hops' targets and the inverse's members.
-    var entitiesRead: [String] {
-        var out = hops.map(\.target)
-        if case .aggregate(_, let inverse, _) = tail { out.append(inverse.source) }
-        return out
-    }
-
-    /// The to-many inverses whose members the path reads.
-    var inversesRead: [InverseRelationship] {
-        if case .aggregate(_, let inverse, _) = tail { return [inverse] }
-        return []
-    }
 }
 
 /// `ANY employees.height > 190` (also `SOME`), `ALL …`, `NONE …`: a comparison over the members of a to-many key
@@ -225,7 +212,6 @@ public struct QuantifiedPath: Sendable {
         }
     }
 
-    var entitiesRead: [String] { hops.map(\.target) + [inverse.source] }
 }
 
 /// How path values find related objects by key.
