@@ -3,6 +3,7 @@ import LMDB
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+import ViewLogTesting
 
 /// Stored views (DESIGN §11): after every write — appends in batches, deletes, a schema change that adds a view,
 /// replay and import — each stored view's rows equal the view recomputed from the objects (``LogStore/verify()``
@@ -347,5 +348,150 @@ struct StoredViewTests {
         var state: [ObjectKey: ObjectValues] = [:]
         for (id, values) in try store.objects(of: "Item") { state[ObjectKey(entity: "Item", id: id)] = values }
         #expect(try Self.storedRows(store, "top") == Self.modelRows("top", schema: schema, state: state))
+    }
+}
+
+/// A library controller of a windowed named view (DESIGN §11) opens from the view's stored rows, holding the window,
+/// not the view, and stays exact whatever its context does: unsaved changes shown and rolled back, saves, merges of a
+/// sibling's saves, moves back and forth, moves too far for the stored rows (it then takes the whole view). Compared
+/// at every step with a controller of the same request built in memory in the same context, and with the view
+/// recomputed from the context's objects; every change set checked by the UITableView rules.
+@Suite("Stored views: library controllers")
+struct StoredWindowControllerTests {
+    /// The state of `context` (its position plus unsaved changes) for every entity of the schema.
+    static func state(of context: Context, schema: Schema) throws -> [ObjectKey: ObjectValues] {
+        var state: [ObjectKey: ObjectValues] = [:]
+        for entity in schema.entities.keys {
+            for (id, values) in try context.objects(of: entity) { state[ObjectKey(entity: entity, id: id)] = values }
+        }
+        return state
+    }
+
+    @Test func aWindowedNamedViewOpensFromItsStoredRows() throws {
+        let schema = try Schema(jsonText: StoredViewTests.schemaText)
+        let store = try LogStore.create(at: TestScratch.newPath(), schema: schema)
+        for chunk in stride(from: 0, to: 1_000, by: 250) {
+            var changes: [ChangeRequest] = []
+            for i in chunk..<chunk + 250 {
+                let values: ObjectValues = ["n": .int(Int64(i % 97)), "flag": .bool(i % 3 == 0), "score": .double(Double(i % 89))]
+                changes.append(.insert(entity: "Item", id: .int(Int64(i)), values: values))
+            }
+            try store.append(changes, author: "t")
+        }
+        let context = try Context(store: store, name: "ui")
+        let top = try context.makeResultsController(view: "top")  // limit 3, offset 1
+        #expect(top.refill != nil, "opened from the stored rows")
+        let viewRows = try StoredViewTests.modelRows("top", schema: schema, state: try Self.state(of: context, schema: schema))
+        #expect(viewRows.count > 300)
+        #expect(top.rows.count <= 4, "holds the window's rows, not the view's \(viewRows.count)")
+        #expect(top.fetchedObjects == Array(viewRows[1..<4]))
+        var request = try FetchRequest(schema.views["byN"]!)
+        request.limit = 5
+        let byN = try context.makeResultsController(request)
+        #expect(byN.refill != nil && byN.rows.count <= 5)
+        let memory = try context.makeResultsControllerAndObjects(request).controller
+        #expect(byN.fetchedObjects == memory.fetchedObjects)
+        // Not the view's own request, a view with variables, no limit: built in memory.
+        request.predicate = try ViewPredicate("n > 3")
+        #expect(try context.makeResultsController(request).refill == nil)
+        let withVariable = try context.makeResultsController(view: "withVariable", variables: ["min": .int(1)])
+        #expect(withVariable.refill == nil)
+        // The whole view (no limit) is made from the stored rows' keys: a row taken out of the stored view (as
+        // damage would) is missing from it, and from no controller built from the objects.
+        let byNStored = StoredView(name: "byN", schema: schema)!
+        try store.perform { txn in
+            var first: [UInt8]?
+            try txn.scan(store.viewsDB!, from: .after(byNStored.prefix)) { e in first = Array(e.key); return .stop }
+            _ = try txn.delete(store.viewsDB!, key: first!)
+        }
+        let whole = try context.makeResultsController(view: "byN")
+        #expect(whole.refill == nil)
+        let byNRows = try StoredViewTests.modelRows("byN", schema: schema, state: try Self.state(of: context, schema: schema))
+        #expect(whole.fetchedObjects == Array(byNRows.dropFirst()))
+        #expect(try context.makeResultsControllerAndObjects(FetchRequest(schema.views["byN"]!)).controller.fetchedObjects == byNRows)
+        // An unsaved change of the entity: built in memory (the stored rows are the head's).
+        try context.update("Item", id: .int(3), values: ["n": .int(-7)])
+        let unsaved = try context.makeResultsController(view: "top")
+        #expect(unsaved.refill == nil)
+    }
+
+    @Test(arguments: [("byN", 2, 0), ("sections", 3, 1), ("top", 1, 4), ("notes", 2, 1), ("byN", 0, 3)])
+    func aWindowedControllerStaysExactThroughEveryContextOperation(_ name: String, _ limit: Int, _ offset: Int) throws {
+        let seed = SeededGenerator.seed(default: 2815)
+        var g = SeededGenerator(seed: seed)
+        let schema = try Schema(jsonText: StoredViewTests.schemaText)
+        let store = try LogStore.create(at: TestScratch.newPath(), schema: schema)
+        var headState: [ObjectKey: ObjectValues] = [:]
+        for _ in 0..<8 { try store.append(StoredViewTests.requests(&headState, schema: schema, using: &g), author: "t") }
+        var request = try FetchRequest(schema.views[name]!)
+        request.limit = limit
+        request.offset = offset
+        let context = try Context(store: store, name: "ui")
+        // Some runs let a move reach at most 2 transactions below the head from the stored rows: farther moves take
+        // the whole view.
+        let near: UInt64 = (limit + offset) % 2 == 0 ? 2 : 65_536
+        let stored = try #require(try context.makeStoredWindowController(view: name, request, transactionsMax: near, following: true)).controller
+        #expect(stored.refill != nil)
+        let memory = try context.makeResultsControllerAndObjects(request).controller
+        // The whole view, made from the stored rows' keys, and built in memory.
+        var wholeRequest = request
+        wholeRequest.limit = nil
+        wholeRequest.offset = 0
+        let whole = try context.makeResultsController(wholeRequest)
+        let wholeInMemory = try context.makeResultsControllerAndObjects(wholeRequest).controller
+        #expect(whole.fetchedObjects == wholeInMemory.fetchedObjects)
+        let sibling = try Context(store: store, name: "sibling")
+        var storedSets: [ChangeSet] = [], memorySets: [ChangeSet] = [], before = stored.snapshot
+        var problems: [ChangeSetProblem] = []
+        let o1 = stored.observe { event in
+            guard case .changes(let c) = event else { return }
+            storedSets.append(c)
+            problems += ChangeSetValidator.validate(c, from: before, to: stored.snapshot)
+            before = stored.snapshot
+        }
+        let o2 = memory.observe { if case .changes(let c) = $0 { memorySets.append(c) } }
+        var wholeSets: [ChangeSet] = [], wholeInMemorySets: [ChangeSet] = []
+        let o3 = whole.observe { if case .changes(let c) = $0 { wholeSets.append(c) } }
+        let o4 = wholeInMemory.observe { if case .changes(let c) = $0 { wholeInMemorySets.append(c) } }
+        for step in 0..<60 {
+            let what = Int.random(in: 0..<8, using: &g)
+            switch what {
+            case 0, 1:  // unsaved changes, shown
+                var state = try Self.state(of: context, schema: schema)
+                for r in StoredViewTests.requests(&state, schema: schema, using: &g) { try context.stage(r) }
+                try context.processPendingChanges()
+            case 2:
+                do { try context.save() } catch { try context.rollback() }  // a conflict with the sibling
+            case 3:
+                try context.rollback()
+            case 4, 5:  // a sibling's save, merged or not
+                var state = try Self.state(of: sibling, schema: schema)
+                try sibling.refresh()
+                state = try Self.state(of: sibling, schema: schema)
+                let changes = StoredViewTests.requests(&state, schema: schema, using: &g)
+                for r in changes { try sibling.stage(r) }
+                try sibling.save()
+                if what == 4 { try context.refresh() }
+            default:  // a move, back or forth, unsaved changes kept
+                let head = try store.head
+                try context.move(to: UInt64.random(in: (head > 6 ? head - 6 : 0)...head, using: &g))
+            }
+            let label = "seed \(seed) view \(name) step \(step) op \(what) near \(near)"
+            #expect(storedSets == memorySets, "\(label)")
+            #expect(stored.fetchedObjects == memory.fetchedObjects, "\(label)")
+            #expect(stored.sections.map(\.name) == memory.sections.map(\.name), "\(label)")
+            #expect(stored.sections.map(\.numberOfObjects) == memory.sections.map(\.numberOfObjects), "\(label)")
+            let recomputed = try ResultsController(fetchRequest: request, entity: schema.entities[request.entity]!,
+                                                   objects: context.objects(of: request.entity), position: 0)
+            #expect(stored.fetchedObjects == recomputed.fetchedObjects, "\(label)")
+            stored.checkInvariants()
+            #expect(wholeSets == wholeInMemorySets, "\(label)")
+            #expect(whole.fetchedObjects == wholeInMemory.fetchedObjects, "\(label)")
+            #expect(whole.sections.map(\.numberOfObjects) == wholeInMemory.sections.map(\.numberOfObjects), "\(label)")
+            whole.checkInvariants(deep: true)
+        }
+        #expect(problems.isEmpty, "\(problems)")
+        #expect((stored.refill == nil) == (near == 2), "a move far below the head took the whole view; near ones did not")
+        _ = (o1, o2, o3, o4)
     }
 }

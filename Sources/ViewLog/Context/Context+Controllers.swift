@@ -18,6 +18,14 @@ extension Context {
             return adopt(try makeRelationalController(request, entity: viewEntity, paths: paths, quantified: quantified))
         }
         let plan = try ViewPlan(request, for: entity)
+        if let name = try storedViewName(of: request) {
+            if request.limit != nil, let (controller, _) = try makeStoredWindowController(view: name, request, following: true) {
+                return controller
+            }
+            if request.limit == nil, let controller = try storedViewController(view: name, plan, entity) {
+                return adopt(controller)
+            }
+        }
         let controller: ResultsController
         if let streamed = try headController(plan, entity) {
             controller = streamed
@@ -27,6 +35,43 @@ extension Context {
                                            position: position)
         }
         return adopt(controller)
+    }
+
+    /// The named view of the schema that `request` shows (`request` is the view's own, but for its `limit` and
+    /// `offset`), whose stored rows can open it; `nil` for any other request.
+    private func storedViewName(of request: FetchRequest) throws -> String? {
+        guard request.includes.isEmpty else { return nil }
+        var whole = request
+        whole.limit = nil
+        whole.offset = 0
+        for (name, view) in try schema.views.sorted(by: { $0.key < $1.key }) where view.entity == request.entity {
+            guard var own = try? FetchRequest(view) else { continue }  // a view with `$variables`: not stored
+            own.limit = nil
+            own.offset = 0
+            if own == whole { return name }
+        }
+        return nil
+    }
+
+    /// A controller of the whole named view `name` (`plan` is its own, with any `offset`) made from its stored rows'
+    /// keys (DESIGN §11), in view order: no object read, no sort. `nil` unless the context is at the head with no
+    /// unsaved change of the entity and the store holds the view's rows for its definition.
+    private func storedViewController(view name: String, _ plan: ViewPlan, _ entity: EntityDescription) throws
+        -> ResultsController? {
+        guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
+        let schema = try self.schema
+        let position = self.position
+        var whole = plan.request
+        whole.limit = nil
+        whole.offset = 0
+        return try store.perform(read: true) { txn -> ResultsController? in
+            guard try store.head(in: txn) == position,
+                  let view = try store.storedView(named: name, schema: schema, in: txn), view.plan.request == whole
+            else { return nil }
+            return try ResultsController(plan: plan, entity: entity, position: position) { stage in
+                try store.forEachStoredRowKey(of: view, in: txn, stage)
+            }
+        }
     }
 
     /// Keeps `controller` up to date with this context from now on (see ``makeResultsController(_:)``).
@@ -120,6 +165,7 @@ extension Context {
     /// The view of `request` at this context's position with its processed changes, for a controller's refetch.
     func refetch(_ controller: ResultsController, _ request: FetchRequest) throws {
         try processPendingChanges()
+        controller.refill = nil  // the whole view from now on
         let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
         if !paths.isEmpty || !quantified.isEmpty {
             let relational = RelationalView(paths: paths, quantified: quantified)
@@ -156,6 +202,7 @@ extension Context {
         position = p
         observers.removeAll { $0.observer == nil }
         for case let controller as ResultsController in observers.map(\.observer) {
+            controller.refill = nil  // the whole view from now on
             if controller.relational != nil {  // with its path values, from the new position
                 try refetch(controller, controller.fetchRequest)
                 continue
@@ -189,14 +236,12 @@ extension Context {
     /// Applies the move as one batch; a view over key paths adds the rows whose path values the move changed.
     @_spi(Engine) public func context(_ context: Context, didMoveWith delta: Delta) {
         guard let relational else {
-            if let refill {
-                do { addRowsPastWindow(try refill(delta)) } catch {
-                    // The stored view could not be read (changed, damaged): the whole view, built in memory, from
-                    // here on, reported as a reload, never as silence.
-                    self.refill = nil
-                    try? context.refetch(self, fetchRequest)
-                    return
-                }
+            if let refill, !addRowsBefore(delta, refill, context: context) {
+                // The store disagrees with itself (a damaged view): the whole view, built in memory from here on,
+                // reported as a reload, never as silence.
+                self.refill = nil
+                try? context.refetch(self, fetchRequest)
+                return
             }
             _ = apply(delta)
             return
@@ -211,6 +256,40 @@ extension Context {
             let rows = (try? context.relationalRows(of: entity.name, relational)) ?? []
             _ = reload(objects: rows, position: delta.to, plan: nil)
         }
+    }
+}
+
+extension ResultsController {
+    /// Adds, unreported, the rows a controller holding only a stored view's head needs before it applies `delta`
+    /// (``refill``). When the stored view cannot serve the move (too far below the head, a schema change, a view
+    /// changed or damaged), the controller takes the whole view at the move's start instead and holds it from then
+    /// on: the move is still reported as its change set. Returns `false` when even that failed.
+    fileprivate func addRowsBefore(_ delta: Delta, _ refill: (Delta, Context) throws -> [(ObjectID, ObjectValues)],
+                                   context: Context) -> Bool {
+        if let rows = try? refill(delta, context), addRowsPastWindow(rows) { return true }
+        self.refill = nil
+        guard let whole = try? context.objectsBefore(delta, of: entity.name) else { return false }
+        return addRowsPastWindow(whole)
+    }
+}
+
+extension Context {
+    /// Every object of `entity` as it was at the start of `delta`, a move this context is delivering: its objects now
+    /// (position and processed changes), those the move changed as they were before it.
+    fileprivate func objectsBefore(_ delta: Delta, of entity: String) throws -> [(ObjectID, ObjectValues)] {
+        var byID: [ObjectID: ObjectValues] = [:]
+        for (id, values) in try objects(of: entity, staged: processed) { byID[id] = values }
+        for d in delta.objects where d.key.entity == entity { byID[d.key.id] = d.before }
+        return Array(byID)
+    }
+
+    /// The values in this context of the objects of `entity` its processed unsaved changes touch (`nil`: deleted).
+    fileprivate func processedValues(of entity: String) throws -> [ObjectID: ObjectValues?] {
+        var out: [ObjectID: ObjectValues?] = [:]
+        for key in processed.keys where key.entity == entity {
+            out[key.id] = .some(processed.values(of: key, base: try store.object(key, at: position)))
+        }
+        return out
     }
 }
 
@@ -346,7 +425,10 @@ extension Context {
         let controller = ResultsController(plan: plan, entity: entity, objects: made, position: position)
         if following {
             let store = self.store, wanted = request.offset + limit
-            controller.refill = { delta in try store.rowsBefore(delta, ofStoredView: name, entity: entity, wanted: wanted) }
+            controller.refill = { delta, context in
+                try store.rowsBefore(delta, ofStoredView: name, request: request, entity: entity, wanted: wanted,
+                                     unsaved: try context.processedValues(of: entity.name), transactionsMax: transactionsMax)
+            }
         }
         return (adopt(controller), Dictionary(made, uniquingKeysWith: { a, _ in a }))
     }

@@ -223,13 +223,14 @@ final class OrderedRows {
     }
 
     /// Sorts the staged rows by their key bytes (O(n log n), mostly comparisons of inline prefixes) and builds
-    /// the trees from them (O(n)).
-    func finishLoad() {
+    /// the trees from them (O(n)). With `presorted`, the rows were staged in key order (read from an index in that
+    /// order) and are not sorted again.
+    func finishLoad(presorted: Bool = false) {
         precondition(count == 0, "OrderedRows.finishLoad needs an empty structure")
         var slots = staged
         staged = []
         slab.index(slots.lazy.map(\.raw))
-        RowSlot.sort(&slots) { compare($0, $1) < 0 }
+        if !presorted { RowSlot.sort(&slots) { compare($0, $1) < 0 } }
         tree.load(slots)
         guard order.isSectioned else {
             // Every key's section is the empty prefix: one section of every row (no key read per row).

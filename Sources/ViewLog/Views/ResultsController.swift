@@ -55,8 +55,9 @@ public final class ResultsController {
     /// Set for a controller that holds only the head of a stored view (DESIGN §11,
     /// ``Context/makeStoredWindowController(view:_:transactionsMax:following:)``): given a move, the rows — objects
     /// of the view at the move's start, with their values there — to add before the move is applied, so that the
-    /// window after it is exact. They lie past the window, so adding them reports nothing.
-    var refill: ((Delta) throws -> [(ObjectID, ObjectValues)])?
+    /// window after it is exact. They lie past the window, so adding them reports nothing. Given the context too,
+    /// whose unsaved changes the stored view does not hold. `nil` once the controller holds the whole view.
+    var refill: ((Delta, Context) throws -> [(ObjectID, ObjectValues)])?
     @exclusivity(unchecked) var rows: OrderedRows
     var membership: Membership
     /// Working memory of ``apply(_:)``, reused from batch to batch.
@@ -140,6 +141,18 @@ public final class ResultsController {
         rows.finishLoad()
     }
 
+    /// Makes a controller of `plan` from its rows' keys, as ``RowOrder`` encodes them, which `feed` streams in key
+    /// order (a stored view's rows, DESIGN §11): nothing decoded, evaluated or sorted. `feed` calls its argument with
+    /// each key and the offset of the id in it.
+    /// - Throws: what `feed` throws.
+    convenience init(plan: ViewPlan, entity: EntityDescription, position: UInt64,
+                     orderedKeys feed: ((UnsafeRawBufferPointer, Int) -> Void) throws -> Void) throws {
+        self.init(fetchRequest: plan.request, entity: entity, membership: .predicate(plan.predicate), order: plan.order,
+                  position: position, changesBufferLimit: 256, nodeCapacity: 64)
+        try feed { key, idStart in rows.stage(key, idStart: idStart) }
+        rows.finishLoad(presorted: true)
+    }
+
     /// Sets the controller's state with no rows yet: every initializer loads them after.
     private init(fetchRequest: FetchRequest, entity: EntityDescription, membership: Membership, order: RowOrder,
                  position: UInt64, changesBufferLimit: Int, nodeCapacity: Int) {
@@ -219,16 +232,19 @@ public final class ResultsController {
 
     /// Adds the rows of `objects` that belong to the view and are not in it, without reporting them: each is past
     /// the window (the controller of a stored view's window holds every row before its window's end).
-    func addRowsPastWindow(_ objects: [(ObjectID, ObjectValues)]) {
+    /// - Returns: `false` when a row landed in the window after all (objects read from a store that disagrees with
+    ///   itself): the rows are then no longer the view's, and the caller must load them again.
+    func addRowsPastWindow(_ objects: [(ObjectID, ObjectValues)]) -> Bool {
+        guard let limit = fetchRequest.limit else { return objects.isEmpty }
         let order = rows.order
         var key = ByteWriter(capacity: order.inlineKeyBytes)
         for (id, values) in objects where !rows.contains(id) && membership.evaluate(values, id) {
             key.truncate(to: 0)
             let idStart = order.encode(id: id, values: values, into: &key)
             let rank = key.withBytes(0..<key.count) { rows.insert($0, idStart: idStart) }
-            precondition(fetchRequest.limit.map { rank >= fetchRequest.offset + $0 } ?? false,
-                         "a row added past the window lands in it")
+            if rank < fetchRequest.offset + limit { return false }
         }
+        return true
     }
 
     // MARK: - Reload

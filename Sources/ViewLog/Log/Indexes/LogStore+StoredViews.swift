@@ -119,6 +119,23 @@ extension LogStore {
         }
     }
 
+    /// Calls `body` with the key of every row of `view` (as ``RowOrder`` encodes it) and the offset of the id in it,
+    /// in view order. Every entry read is checked against its checksum.
+    /// - Throws: ``StoreError/corrupt(seq:reason:)`` for a damaged entry.
+    func forEachStoredRowKey(of view: StoredView, in txn: LMDBTransaction,
+                             _ body: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
+        guard let db = viewsDB else { return }
+        try txn.scan(db, from: .after(view.prefix)) { e in
+            guard e.key.hasPrefix(view.prefix) else { return .stop }
+            let row = UnsafeRawBufferPointer(rebasing: e.key[view.prefix.count...])
+            guard StoredView.isIntactRow(key: e.key, value: e.value), let idStart = view.idStart(row) else {
+                throw StoreError.corrupt(seq: nil, reason: "a row of the stored view '\(view.name)' does not match its checksum: run 'viewlog verify'")
+            }
+            try body(row, idStart)
+            return .next
+        }
+    }
+
     /// The rows and bytes of each named view of the schema at the head, by name.
     public func storedViewStatistics() throws(StoreError) -> [StoredViewStatistics] {
         try perform(read: true) { txn in
@@ -172,18 +189,28 @@ extension LogStore {
 extension LogStore {
     /// What a controller holding the head of the stored view `name` needs before it applies `delta` (at its start
     /// position) so that its window after the move is exact (``Context/makeStoredWindowController(view:_:transactionsMax:following:)``):
-    /// the objects the move changes, as they were at its start; the first `wanted` stored rows of objects no
-    /// transaction touched since the move's start (read at the head: their values are those of the start); and the
-    /// objects changed after the move's end up to the head (a write that came since the move read its delta), as
-    /// they are at its end. In one read transaction.
-    /// - Throws: ``StoreError/corrupt(seq:reason:)`` when the view is no longer stored, or a schema change came.
-    func rowsBefore(_ delta: Delta, ofStoredView name: String, entity: EntityDescription,
-                    wanted: Int) throws -> [(ObjectID, ObjectValues)] {
+    /// the objects the move changes, as they were at its start; the objects of a context's `unsaved` changes (its
+    /// values after the move, which the move does not change for those it does not name); the first `wanted` stored
+    /// rows of objects no transaction touched since the move's start (read at the head: their values are those of
+    /// the start); and the objects changed after the move's end up to the head (a write that came since the move
+    /// read its delta), as they are at its end. In one read transaction.
+    /// - Throws: ``StoreError/corrupt(seq:reason:)`` when the view is no longer stored as `request` (without its
+    ///   window) defines it, a schema change came, or the move ends more than `transactionsMax` transactions below
+    ///   the head: the caller loads the whole view then.
+    func rowsBefore(_ delta: Delta, ofStoredView name: String, request: FetchRequest, entity: EntityDescription,
+                    wanted: Int, unsaved: [ObjectID: ObjectValues?] = [:],
+                    transactionsMax: UInt64 = 65_536) throws -> [(ObjectID, ObjectValues)] {
         try perform(read: true) { txn in
             let head = try self.head(in: txn)
+            var whole = request
+            whole.limit = nil
+            whole.offset = 0
             guard let view = try storedView(named: name, schema: try schema(at: UInt64.max, in: txn), in: txn),
-                  view.entity == entity else {
+                  view.entity == entity, view.plan.request == whole else {
                 throw StoreError.corrupt(seq: nil, reason: "the stored view '\(name)' is no longer stored as it was")
+            }
+            guard head - min(head, delta.to) <= transactionsMax else {
+                throw StoreError.corrupt(seq: nil, reason: "a move to \(delta.to), too far below the head \(head) for the stored view '\(name)'")
             }
             var moved = Set<ObjectID>()
             var out: [(ObjectID, ObjectValues)] = []
@@ -191,6 +218,7 @@ extension LogStore {
                 moved.insert(d.key.id)
                 if let before = d.before { out.append((d.key.id, before)) }
             }
+            for case let (id, values?) in unsaved where !moved.contains(id) { out.append((id, values)) }
             var later = Set<ObjectID>()
             var atEnd: [ObjectID: ObjectValues?] = [:]
             if head > delta.to {
@@ -203,19 +231,19 @@ extension LogStore {
                     }
                 }
                 for d in try self.delta(from: head, to: delta.to, entities: [entity.name], in: txn).objects
-                where d.key.entity == entity.name {
+                where d.key.entity == entity.name && unsaved[d.key.id] == nil {
                     atEnd[d.key.id] = d.after
                 }
             }
             var ids: [ObjectID] = []
             if wanted > 0 {
                 try forEachStoredRow(of: view, from: 0, in: txn) { id in
-                    if !moved.contains(id) && !later.contains(id) { ids.append(id) }
+                    if !moved.contains(id) && !later.contains(id) && unsaved[id] == nil { ids.append(id) }
                     return ids.count < wanted
                 }
             }
             // Objects changed after the move's end and back again are as they are at the head.
-            let fromHead = ids + later.filter { !moved.contains($0) && atEnd[$0] == nil }.sorted()
+            let fromHead = ids + later.filter { !moved.contains($0) && unsaved[$0] == nil && atEnd[$0] == nil }.sorted()
             let format = try self.format(in: txn)
             for id in fromHead {
                 let k = ObjectRecordCodec.key(ObjectKey(entity: entity.name, id: id))
