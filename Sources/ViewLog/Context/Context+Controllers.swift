@@ -8,6 +8,15 @@ extension Context {
     ///
     /// The fetch reads only the attributes the request's predicate, section key and sort keys name: at the head,
     /// with no unsaved change of the entity, straight from the stored rows without making an object per row.
+    ///
+    /// A request that shows a named view of the schema (the view's own request, with any `limit` and `offset`) opens
+    /// from the view's rows stored in the store (DESIGN §11) when the context is at the head, or close below it, with
+    /// no unsaved change of the entity: with a `limit`, the controller reads and holds only the window — O(log n +
+    /// offset + limit), however big the view — and before each later batch pulls from the stored view the rows the
+    /// batch brings into the window, so it stays exact through unsaved changes, saves, merges and moves (a move far
+    /// below the head makes it take the whole view then, still reported as one batch); without a `limit`, the whole
+    /// view comes from the stored rows' keys, already in view order, with no object read. Not stored: views over key
+    /// paths or with `$variables`.
     /// - Throws: ``StoreError/schema(_:)`` for an unknown entity; a ``QueryError`` naming an unknown attribute
     ///   or a type mismatch of the request.
     public func makeResultsController(_ request: FetchRequest) throws -> ResultsController {
@@ -61,13 +70,9 @@ extension Context {
         guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
         let schema = try self.schema
         let position = self.position
-        var whole = plan.request
-        whole.limit = nil
-        whole.offset = 0
         return try store.perform(read: true) { txn -> ResultsController? in
             guard try store.head(in: txn) == position,
-                  let view = try store.storedView(named: name, schema: schema, in: txn), view.plan.request == whole
-            else { return nil }
+                  let view = try store.storedView(named: name, schema: schema, showing: plan.request, in: txn) else { return nil }
             return try ResultsController(plan: plan, entity: entity, position: position) { stage in
                 try store.forEachStoredRowKey(of: view, in: txn, stage)
             }
@@ -183,7 +188,8 @@ extension Context {
         controller.reload(objects: objects.lazy.map { ($0.id, $0.values) }, position: position, plan: plan)
     }
 
-    /// Makes a results controller of the schema's named view `name`.
+    /// Makes a results controller of the schema's named view `name`, from its stored rows where it can (see
+    /// ``makeResultsController(_:)``): a view with a `limit` opens in O(log n + offset + limit).
     public func makeResultsController(view name: String, variables: [String: Value] = [:]) throws -> ResultsController {
         guard let view = try schema.views[name] else {
             throw StoreError.schema(.invalidView(view: name, reason: "no such view in the schema"))
@@ -315,11 +321,7 @@ extension Context {
         let plan = try ViewPlan(window, for: entity)
         return try store.perform(read: true) { txn -> (ResultsController, ViewRowRecords)? in
             guard try store.head(in: txn) == position,
-                  let view = try store.storedView(named: name, schema: schema, in: txn) else { return nil }
-            var whole = request
-            whole.limit = nil
-            whole.offset = 0
-            guard whole == view.plan.request else { return nil }  // another request than the view's
+                  let view = try store.storedView(named: name, schema: schema, showing: request, in: txn) else { return nil }
             var ids: [ObjectID] = []
             ids.reserveCapacity(min(limit, 65_536))
             if limit > 0 {
@@ -376,11 +378,7 @@ extension Context {
             let head = try store.head(in: txn)
             guard head >= position, head - position <= transactionsMax,
                   try store.schema(at: UInt64.max, in: txn) == schema,
-                  let view = try store.storedView(named: name, schema: schema, in: txn) else { return nil }
-            var whole = request
-            whole.limit = nil
-            whole.offset = 0
-            guard whole == view.plan.request else { return nil }
+                  let view = try store.storedView(named: name, schema: schema, showing: request, in: txn) else { return nil }
             // Every object of the entity a transaction after p touched (also one changed and changed back).
             var touched = Set<ObjectID>()
             for t in try store.readTransactions(txn, from: position + 1, through: head) {

@@ -93,6 +93,15 @@ if let what = ProcessInfo.processInfo.environment["BENCH_PROFILE"] {
             log("append 10,000 changes per durable write, \(n) stored views: median \(t.medianNs / 1e3) µs per write, "
                 + "\(1e13 / t.medianNs / 1e3) k changes/s, \(100 * none / t.medianNs) % of none")
         }
+    case "open-views":
+        // A library controller of a stored named view opened (DESIGN §11), beside GRDB over its index.
+        for rows in ProcessInfo.processInfo.environment["BENCH_PROFILE_SIZES"].map({ $0.split(separator: ",").compactMap { Int($0) } }) ?? [n] {
+            let m = measureStoredWindowOpen(root: options.root, rows: rows, reps: reps)
+            log("open \(rows) rows: window of 20 \(m.window.medianNs / 1e3) µs, GRDB LIMIT 20 \(m.grdbWindow.medianNs / 1e3) µs "
+                + "(\(m.window.medianNs / m.grdbWindow.medianNs)×); whole view from stored keys \(m.wholeStored.medianNs / 1e6) ms, "
+                + "from the objects \(m.wholeFromObjects.medianNs / 1e6) ms, GRDB's ids \(m.grdbWhole.medianNs / 1e6) ms "
+                + "(\(m.wholeStored.medianNs / m.grdbWhole.medianNs)× and \(m.wholeFromObjects.medianNs / m.grdbWhole.medianNs)×)")
+        }
     case "e2e":
         let durable = ProcessInfo.processInfo.environment["BENCH_PROFILE_DURABLE"] == "1"
         let view = ViewLogLiveView(path: scratchPath(options.root, "profile"), items: Workload.items(n),

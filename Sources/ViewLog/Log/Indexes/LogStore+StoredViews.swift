@@ -95,6 +95,17 @@ extension LogStore {
         return try view.state(in: db, txn) == .stored ? view : nil
     }
 
+    /// The stored view of the schema's view `name` when the store holds its rows and `request`, without its window,
+    /// is the view's own request, in `txn`.
+    func storedView(named name: String, schema: Schema, showing request: FetchRequest,
+                    in txn: LMDBTransaction) throws -> StoredView? {
+        var whole = request
+        whole.limit = nil
+        whole.offset = 0
+        guard let view = try storedView(named: name, schema: schema, in: txn), view.plan.request == whole else { return nil }
+        return view
+    }
+
     /// Calls `body` with the ids of the rows of `view` from rank `offset` on, in view order, until it returns
     /// `false` or the rows end: O(log n + offset) to the first. Every entry read is checked against its checksum.
     /// - Throws: ``StoreError/corrupt(seq:reason:)`` for a damaged entry.
@@ -202,11 +213,8 @@ extension LogStore {
                     transactionsMax: UInt64 = 65_536) throws -> [(ObjectID, ObjectValues)] {
         try perform(read: true) { txn in
             let head = try self.head(in: txn)
-            var whole = request
-            whole.limit = nil
-            whole.offset = 0
-            guard let view = try storedView(named: name, schema: try schema(at: UInt64.max, in: txn), in: txn),
-                  view.entity == entity, view.plan.request == whole else {
+            guard let view = try storedView(named: name, schema: try schema(at: UInt64.max, in: txn), showing: request, in: txn),
+                  view.entity == entity else {
                 throw StoreError.corrupt(seq: nil, reason: "the stored view '\(name)' is no longer stored as it was")
             }
             guard head - min(head, delta.to) <= transactionsMax else {
