@@ -31,6 +31,10 @@ package final class MaterializedView: ContextObserver {
             self.controller = controller
             self.records = records
             values = [:]
+        } else if printOnly, let name = selection.view,
+                  let (controller, objects) = try context.makeStoredPathWindowSnapshot(view: name, request) {
+            self.controller = controller
+            values = Dictionary(uniqueKeysWithValues: objects.map { ($0.id, $0.values) })
         } else if let (controller, records) = try context.makeResultsControllerKeepingRows(request) {
             self.controller = controller
             self.records = records

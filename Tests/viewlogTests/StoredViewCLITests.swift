@@ -75,6 +75,67 @@ import TestSupport
         }
     }
 
+    /// A windowed named view over to-one key paths (DESIGN §10) reads its stored rows too, each row's path values
+    /// computed for the window alone: `query` prints what the same view ad hoc prints, after renames of related
+    /// objects, re-pointed relationships and deletes with their nullify consequences.
+    @Test func queryOfAStoredWindowOverKeyPathsPrintsWhatTheViewBuiltInMemoryPrints() throws {
+        let seed = SeededGenerator.seed(default: 2831)
+        var g = SeededGenerator(seed: seed)
+        let box = try Sandbox()
+        _ = try box.write("company.json", """
+            {"entities": {
+              "Department": {"id": "int", "attributes": {"name": {"type": "string"}}},
+              "Employee": {"id": "int", "attributes": {"name": {"type": "string"}},
+                "relationships": {"department": {"to": "Department", "optional": true, "inverse": "employees"}}}},
+             "views": {"byDepartment": {"entity": "Employee", "where": "department.name != 'x'", "sort": "department.name desc, name",
+                                        "section": "department.name", "limit": 4}}}
+            """)
+        try #require(try box.run(["init", "s", "--schema", "company.json"]).status == 0)
+        let adHoc = ["--entity", "Employee", "--where", "department.name != 'x'", "--sort", "department.name desc, name",
+                     "--section", "department.name", "--limit", "4"]
+        var departments = Set<Int>(), employees = Set<Int>()
+        for step in 0..<30 {
+            var changes: [String] = []
+            let d = Int.random(in: 1...4, using: &g), e = Int.random(in: 1...12, using: &g)
+            let name = ["\"a\"", "\"b\"", "\"x\"", "\"c\""].randomElement(using: &g)!
+            switch Int.random(in: 0..<4, using: &g) {
+            case 0 where departments.contains(d):
+                changes.append(#"{"update": "Department", "id": \#(d), "values": {"name": \#(name)}}"#)
+            case 1 where departments.contains(d) && step % 3 == 0:
+                changes.append(#"{"delete": "Department", "id": \#(d)}"#)
+                departments.remove(d)
+            case 0, 1:
+                if !departments.contains(d) {
+                    changes.append(#"{"insert": "Department", "id": \#(d), "values": {"name": \#(name)}}"#)
+                    departments.insert(d)
+                }
+            default:
+                let target = departments.randomElement(using: &g).map(String.init) ?? "null"
+                if employees.contains(e) {
+                    changes.append(#"{"update": "Employee", "id": \#(e), "values": {"department": \#(target)}}"#)
+                } else {
+                    changes.append(#"{"insert": "Employee", "id": \#(e), "values": {"name": "n\#(e % 3)", "department": \#(target)}}"#)
+                    employees.insert(e)
+                }
+            }
+            guard !changes.isEmpty else { continue }
+            let r = try box.run(["append", "s"], input: #"{"changes": [\#(changes.joined(separator: ", "))]}"# + "\n")
+            try #require(r.status == 0, "seed \(seed): \(r.stderr)")
+            if step % 5 == 4 {
+                for window in [[], ["--limit", "2", "--offset", "1"]] {
+                    for flag in [["--json"], []] {
+                        let stored = try box.run(["query", "s", "byDepartment"] + window + flag)
+                        let memory = try box.run(["query", "s"] + adHoc + window + flag)
+                        #expect(stored.status == 0 && stored.stdout == memory.stdout, "seed \(seed) step \(step) \(window): \(stored.stdout) \(stored.stderr) vs \(memory.stdout)")
+                    }
+                }
+            }
+        }
+        #expect(try box.run(["verify", "s"]).status == 0)
+        let views = try box.run(["views", "s", "--storage", "--json"])
+        #expect(views.stdout.contains("\"stored\": true"), "\(views.stdout)")
+    }
+
     /// `watch` of a windowed named view starts from its stored rows and pulls the next rows from them as rows leave
     /// the window: it prints what `watch` of the same view ad hoc prints, move after move (each append waited for).
     @Test func watchOfAStoredWindowPrintsWhatTheViewBuiltInMemoryPrints() throws {

@@ -315,6 +315,7 @@ extension Context {
         let entity = try self.entity(of: request)
         guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
         let schema = try self.schema
+        guard try schema.viewEntity(of: request).entity == entity else { return nil }  // over key paths: not here
         let position = self.position
         var window = request
         window.offset = 0
@@ -372,6 +373,7 @@ extension Context {
         let entity = try self.entity(of: request)
         guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
         let schema = try self.schema
+        guard try schema.viewEntity(of: request).entity == entity else { return nil }  // over key paths: in memory
         let position = self.position
         let plan = try ViewPlan(request, for: entity)
         let made = try store.perform(read: true) { txn -> [(ObjectID, ObjectValues)]? in

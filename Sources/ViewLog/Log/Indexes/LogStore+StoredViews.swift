@@ -33,7 +33,12 @@ extension LogStore {
                 try self.buildStoredView(view, progress: progress.map { p in { p(view.name, $0, $1) } }, in: txn)
             }
             if let db = self.viewsDB {
-                try txn.put(db, key: StoredView.maintainedKey, value: StoredView.maintainedValue(try self.head(in: txn)))
+                let head = try self.head(in: txn)
+                try txn.put(db, key: StoredView.maintainedKey, value: StoredView.maintainedValue(head))
+                if self.storedViews(of: try self.schema(at: UInt64.max, in: txn)).contains(where: { !$0.paths.isEmpty }) {
+                    let key = StoredView.pathsMaintainedKey
+                    try txn.put(db, key: key, value: StoredView.maintainedValue(head, key: key))
+                }
             }
         }
     }
@@ -43,10 +48,14 @@ extension LogStore {
     private func storedViewsToBuild(in txn: LMDBTransaction) throws -> (build: [StoredView], drop: [[UInt8]]) {
         guard let db = viewsDB else { return ([], []) }
         let views = storedViews(of: try schema(at: UInt64.max, in: txn))
-        // Views kept at another head than the store's are stale (a write by code that keeps none): all built again.
-        let current = try StoredView.maintainedHead(in: db, txn) == head(in: txn)
+        // Views kept at another head than the store's are stale (a write by code that keeps none, or none over key
+        // paths): built again.
+        let head = try self.head(in: txn)
         var build: [StoredView] = []
-        for view in views where try !current || view.state(in: db, txn) == .unbuilt { build.append(view) }
+        for view in views {
+            let current = try StoredView.maintainedHead(in: db, txn, key: view.maintainedKey) == head
+            if try !current || view.state(in: db, txn) == .unbuilt { build.append(view) }
+        }
         let known = Set(views.map(\.prefix))
         let drop = try storedViewPrefixes(in: txn).filter { !known.contains($0) }
         return (build, drop)
@@ -91,7 +100,7 @@ extension LogStore {
     /// The stored view of the schema's view `name` when the store holds its rows for its definition, in `txn`.
     func storedView(named name: String, schema: Schema, in txn: LMDBTransaction) throws -> StoredView? {
         guard let db = viewsDB, let view = StoredView(name: name, schema: schema),
-              try StoredView.maintainedHead(in: db, txn) == head(in: txn) else { return nil }
+              try StoredView.maintainedHead(in: db, txn, key: view.maintainedKey) == head(in: txn) else { return nil }
         return try view.state(in: db, txn) == .stored ? view : nil
     }
 
@@ -102,7 +111,9 @@ extension LogStore {
         var whole = request
         whole.limit = nil
         whole.offset = 0
-        guard let view = try storedView(named: name, schema: schema, in: txn), view.plan.request == whole else { return nil }
+        // Rows over key paths need their path values, which these reads do not compute: built in memory.
+        guard let view = try storedView(named: name, schema: schema, in: txn), view.paths.isEmpty,
+              view.plan.request == whole else { return nil }
         return view
     }
 

@@ -13,13 +13,21 @@ import LMDB
 /// rows were built for (entity, predicate, sort, section), so rows of another definition are never read as the
 /// view's. A view's rows are all its rows: its `limit` and `offset` are a window that reads apply.
 ///
-/// Stored: the named views over the entity's own attributes whose predicate needs no `$variables`. A view over key
-/// paths (DESIGN §10) or with variables is not stored yet: it builds in memory as before.
+/// Stored: the named views whose predicate needs no `$variables`, over the entity's own attributes and over to-one key
+/// paths (DESIGN §10: `department.name`, up to three hops), whose values each row's key holds. A view over an
+/// aggregate or a quantifier of a to-many inverse (`employees.@count`, `ANY employees.…`), or with variables, is not
+/// stored: it builds in memory as before.
 struct StoredView {
     let name: String
+    /// The entity whose objects are the rows.
     let entity: EntityDescription
-    /// The view without its window: the predicate and the row order of every stored row.
+    /// The view without its window: the predicate and the row order of every stored row, over ``entity`` with one
+    /// attribute per key path (``Schema/viewEntity(of:requiresVariables:)``).
     let plan: ViewPlan
+    /// The to-one key paths the view reads, whose values a row's key holds; empty for a view over the entity's own
+    /// attributes. Their rows are kept by ``StoredViewWrite`` through the relationships index (`refs`), and their
+    /// upkeep has its own maintained record (``pathsMaintainedKey``).
+    let paths: [KeyPath]
     /// The bytes every key of the view starts with: its header's key.
     let prefix: [UInt8]
     /// What the rows were built for (its header's value without the checksum).
@@ -32,13 +40,15 @@ struct StoredView {
     init?(name: String, schema: Schema) {
         guard let definition = schema.views[name], let entity = schema.entities[definition.entity],
               var request = try? FetchRequest(definition), request.includes.isEmpty,
-              let paths = try? schema.viewEntity(of: request).paths, paths.isEmpty else { return nil }
+              let (viewEntity, paths, quantified) = try? schema.viewEntity(of: request), quantified.isEmpty,
+              paths.allSatisfy({ if case .attribute = $0.tail { return true } else { return false } }) else { return nil }
         request.limit = nil
         request.offset = 0
-        guard let plan = try? ViewPlan(request, for: entity) else { return nil }  // a predicate with $variables
+        guard let plan = try? ViewPlan(request, for: viewEntity) else { return nil }  // a predicate with $variables
         self.name = name
         self.entity = entity
         self.plan = plan
+        self.paths = paths
         prefix = Self.prefix(name)
         let parts = [Self.signatureVersion, definition.entity, definition.predicate ?? "", definition.sort ?? "",
                      definition.sectionKey ?? ""]
@@ -50,16 +60,26 @@ struct StoredView {
     /// never read, and built again by the next write (as the checkpoints' `maintained`).
     static let maintainedKey: [UInt8] = [0, 0]
 
-    /// The value of the maintained record for `head`: 8 bytes big-endian, then the CRC-32C of key and payload.
-    static func maintainedValue(_ head: UInt64) -> [UInt8] {
+    /// The key of the record saying at which head the stored views over key paths were last kept: code that keeps
+    /// only the views over the entities' own attributes leaves it behind (also a prefix of no view, and under
+    /// ``maintainedKey``'s two bytes, which every reader skips).
+    static let pathsMaintainedKey: [UInt8] = [0, 0, 0x70]
+
+    /// The record saying at which head the views of this one were last kept: ``pathsMaintainedKey`` for a view over
+    /// key paths, ``maintainedKey`` for the others.
+    var maintainedKey: [UInt8] { paths.isEmpty ? Self.maintainedKey : Self.pathsMaintainedKey }
+
+    /// The value of the maintained record `key` for `head`: 8 bytes big-endian, then the CRC-32C of key and payload.
+    static func maintainedValue(_ head: UInt64, key: [UInt8] = maintainedKey) -> [UInt8] {
         let payload = bigEndianBytes(head)
-        return payload + checksumBytes(CRC32C.checksum(payload, seed: CRC32C.checksum(maintainedKey)))
+        return payload + checksumBytes(CRC32C.checksum(payload, seed: CRC32C.checksum(key)))
     }
 
-    /// The head the stored views were kept at, from the `views` database in `txn` (`nil`: no intact record).
-    static func maintainedHead(in db: LMDBDatabase, _ txn: LMDBTransaction) throws -> UInt64? {
-        guard let value = try txn.value(db, for: maintainedKey), value.count == 12,
-              let head = uint64FromBigEndian(value.prefix(8)), value == maintainedValue(head) else { return nil }
+    /// The head the stored views were kept at, from the maintained record `key` of the `views` database in `txn`
+    /// (`nil`: no intact record).
+    static func maintainedHead(in db: LMDBDatabase, _ txn: LMDBTransaction, key: [UInt8] = maintainedKey) throws -> UInt64? {
+        guard let value = try txn.value(db, for: key), value.count == 12,
+              let head = uint64FromBigEndian(value.prefix(8)), value == maintainedValue(head, key: key) else { return nil }
         return head
     }
 
@@ -143,8 +163,18 @@ struct StoredView {
         return at
     }
 
+    /// The values a row of the view is keyed by: the object's own `values`, with the value of each of ``paths``
+    /// (named by its text) as `lookup` reaches it.
+    func rowValues(id: ObjectID, values: ObjectValues, lookup: PathLookup) -> ObjectValues {
+        guard !paths.isEmpty else { return values }
+        var out = values
+        for p in paths { out[p.text] = p.attributeValue(of: values, id: id, entity: entity.name, lookup: lookup) }
+        return out
+    }
+
     /// Appends to `out` the key of the row of `id` with `values` when the object belongs to the view; `false`
-    /// (nothing appended) when it does not.
+    /// (nothing appended) when it does not. For a view over key paths, `values` holds the paths' values too
+    /// (``rowValues(id:values:lookup:)``).
     func appendKey<V: AttributeValues>(id: ObjectID, values: V, to out: inout ByteWriter) -> Bool {
         guard plan.predicate.evaluate(values, id: id) else { return false }
         prefix.withUnsafeBytes { out.raw($0) }

@@ -14,6 +14,8 @@ struct StoredViewWrite {
     private let db: LMDBDatabase?
     /// Whether the schema has stored views (then every write records the head they are kept at).
     private let isActive: Bool
+    /// Whether some are over key paths (then every write records the head those are kept at too).
+    private let hasPathViews: Bool
 
     /// Reads which of `schema`'s stored views the store holds (their headers) in `txn`, for a write from `head`.
     /// Views kept at another head (a write by code that keeps none came in between) are stale: all are built again.
@@ -22,14 +24,17 @@ struct StoredViewWrite {
         self.db = db
         let views = store.storedViews(of: schema)
         isActive = db != nil && !views.isEmpty
+        hasPathViews = views.contains { !$0.paths.isEmpty }
         guard let db, isActive else {
             maintained = []
             unbuilt = []
             return
         }
-        let current = try StoredView.maintainedHead(in: db, txn) == head
+        let flatCurrent = try StoredView.maintainedHead(in: db, txn) == head
+        let pathsCurrent = try hasPathViews && StoredView.maintainedHead(in: db, txn, key: StoredView.pathsMaintainedKey) == head
         var maintained: [StoredView] = [], unbuilt: [StoredView] = []
         for view in views {
+            let current = view.paths.isEmpty ? flatCurrent : pathsCurrent
             switch try view.state(in: db, txn) {
             case .stored where current: maintained.append(view)
             case .stored, .unbuilt: unbuilt.append(view)
@@ -47,17 +52,23 @@ struct StoredViewWrite {
     func write(_ objects: borrowing AppendedObjects, store: LogStore, head: UInt64,
                progress: ((String, Int, Int) -> Void)? = nil, in txn: LMDBTransaction) throws {
         guard let db, isActive else { return }
-        if !maintained.isEmpty { try update(objects, store: store, db: db, in: txn) }
+        if maintained.contains(where: { $0.paths.isEmpty }) { try update(objects, store: store, db: db, in: txn) }
+        let overPaths = maintained.filter { !$0.paths.isEmpty }
+        if !overPaths.isEmpty { try updateOverPaths(overPaths, objects, store: store, db: db, in: txn) }
         for view in unbuilt {
             try store.buildStoredView(view, progress: progress.map { p in { p(view.name, $0, $1) } }, in: txn)
         }
         try txn.put(db, key: StoredView.maintainedKey, value: StoredView.maintainedValue(head))
+        if hasPathViews {
+            let key = StoredView.pathsMaintainedKey
+            try txn.put(db, key: key, value: StoredView.maintainedValue(head, key: key))
+        }
     }
 
     private func update(_ objects: borrowing AppendedObjects, store: LogStore, db: LMDBDatabase, in txn: LMDBTransaction) throws {
         var keys = ByteWriter(capacity: 64 * objects.count * maintained.count)
         var removed: [Range<Int>] = [], added: [Range<Int>] = []
-        for view in maintained {
+        for view in maintained where view.paths.isEmpty {
             let (removedBefore, addedBefore) = (removed.count, added.count)
             let entityPrefix = ObjectRecordCodec.entityPrefix(view.entity.name)
             for slot in 0..<objects.count {  // bounded: the objects the write touched
@@ -115,16 +126,12 @@ extension LogStore {
         try dropStoredView(prefix: view.prefix, in: txn)
         var keys = ByteWriter(capacity: 4096)
         var rows: [Range<Int>] = []
-        let attributes = view.plan.attributesRead(of: view.entity)
-        var read = 0
         let total = progress == nil ? 0 : try countObjects(of: view.entity.name, in: txn)
         var tooLong = false
-        try forEachHeadObject(of: view.entity.name, reading: attributes, in: txn) { id, fetched in
+        try forEachStoredViewRow(of: view, progress: progress, total: total, in: txn) { id, values in
             let start = keys.count
-            if view.appendKey(id: id, values: fetched, to: &keys) { rows.append(start..<keys.count) }
+            if view.appendKey(id: id, values: values, to: &keys) { rows.append(start..<keys.count) }
             tooLong = tooLong || keys.count - start > Limits.storedViewKeyBytesMax
-            read += 1
-            if read % Self.storedViewProgressObjects == 0 { progress?(read, total) }
         }
         guard !tooLong else { return try markUnstored(view, in: txn) }
         try view.prefix.withUnsafeBytes { k in
@@ -144,7 +151,7 @@ extension LogStore {
                 }
             }
         }
-        progress?(read, total)
+        progress?(total, total)
     }
 
     /// Drops the rows of `view` and marks it as not stored: one of its rows has a key longer than LMDB's limit.

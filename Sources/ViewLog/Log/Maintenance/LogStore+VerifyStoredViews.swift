@@ -18,8 +18,8 @@ extension LogStore {
                 problem("stored views: entries of '\(name)', which the schema does not store")
             }
             // Views kept at another head are stale and never read: the next write builds them again.
-            guard try StoredView.maintainedHead(in: db, txn) == self.head(in: txn) else { return problems }
-            for view in views {
+            let head = try self.head(in: txn)
+            for view in views where try StoredView.maintainedHead(in: db, txn, key: view.maintainedKey) == head {
                 switch try view.state(in: db, txn) {
                 case .stored: break
                 case .unstored:
@@ -36,9 +36,9 @@ extension LogStore {
                 // Rows that do not decode are problems the objects' check has named already.
                 var expected = ByteWriter(capacity: 4096)
                 var rows: [Range<Int>] = []
-                try? self.forEachHeadObject(of: view.entity.name, reading: view.plan.attributesRead(of: view.entity), in: txn) { id, fetched in
+                try? self.forEachStoredViewRow(of: view, in: txn) { id, values in
                     let start = expected.count
-                    if view.appendKey(id: id, values: fetched, to: &expected) { rows.append(start..<expected.count) }
+                    if view.appendKey(id: id, values: values, to: &expected) { rows.append(start..<expected.count) }
                 }
                 try expected.withBytes(0..<expected.count) { all in
                     func bytes(_ r: Range<Int>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: all[r]) }

@@ -1,0 +1,111 @@
+import LMDB
+
+/// The stored views over to-one key paths (DESIGN §10, §11: `department.name`): a row's key holds its path values, so
+/// a write moves the rows of the objects it touched and of every object whose path reaches one it touched — found
+/// through the relationships index (`refs`), walking each path backwards from the touched objects as a controller at
+/// the head does (``RelationalView/rowsReached(by:entity:store:refs:in:)``): a department renamed with k employees
+/// moves k rows, O(k log n).
+///
+/// A row's key before the write is computed from the objects as they were: the write's touched objects as it found
+/// them, the others as they are (the write did not change them). Its key after, from the objects as the write leaves
+/// them, read in the write's own transaction.
+extension StoredViewWrite {
+    func updateOverPaths(_ views: [StoredView], _ objects: borrowing AppendedObjects, store: LogStore, db: LMDBDatabase,
+                         in txn: LMDBTransaction) throws {
+        var touched: [ObjectKey: (before: ObjectValues?, after: ObjectValues?)] = [:]
+        var deltas: [ObjectDelta] = []
+        deltas.reserveCapacity(objects.count)
+        for slot in 0..<objects.count {  // bounded: the objects the write touched
+            let key: ObjectKey
+            do { key = try objects.withKey(of: slot) { try ObjectRecordCodec.decodeKey($0) } } catch {
+                throw StoreError.corrupt(seq: nil, reason: "an object key of this write: \(error)")
+            }
+            let object = objects[slot]
+            deltas.append(ObjectDelta(key: key, before: object.before, after: object.values, seq: object.seq))
+            touched[key] = (object.before, object.values)
+        }
+        let delta = Delta(from: 0, to: 0, objects: deltas)
+        let refs = try store.refsDatabase()
+        for view in views {
+            let after = try store.headPathLookup(viewEntity: view.entity.name, in: txn)
+            let before = PathLookup(object: { key in
+                if let t = touched[key] { return t.before }
+                return after.object(key)
+            }, failure: after.failure)
+            var rows = try RelationalView(paths: view.paths, quantified: [])
+                .rowsReached(by: delta, entity: view.entity.name, store: store, refs: refs, in: txn)
+            for d in deltas where d.key.entity == view.entity.name { rows.insert(d.key.id) }
+            var keys = ByteWriter(capacity: 64 * rows.count)
+            var removed: [Range<Int>] = [], added: [Range<Int>] = []
+            for id in rows {  // bounded: the rows the write reaches
+                let key = ObjectKey(entity: view.entity.name, id: id)
+                let own = touched[key]
+                let valuesAfter = own.map { $0.after } ?? after.object(key)
+                let valuesBefore = own.map { $0.before } ?? valuesAfter
+                let oldStart = keys.count
+                let wasRow = valuesBefore.map { view.appendKey(id: id, values: view.rowValues(id: id, values: $0, lookup: before), to: &keys) } ?? false
+                let newStart = keys.count
+                let isRow = valuesAfter.map { view.appendKey(id: id, values: view.rowValues(id: id, values: $0, lookup: after), to: &keys) } ?? false
+                if let failure = after.failure() { throw failure }
+                let old = oldStart..<newStart, new = newStart..<keys.count
+                if wasRow, isRow, keys.withBytes(0..<keys.count, { compareBytes(UnsafeRawBufferPointer(rebasing: $0[old]), UnsafeRawBufferPointer(rebasing: $0[new])) }) == 0 {
+                    keys.truncate(to: oldStart)  // the row stays where it is
+                    continue
+                }
+                if wasRow { removed.append(old) }
+                if isRow { added.append(new) }
+            }
+            if added.contains(where: { $0.count > Limits.storedViewKeyBytesMax }) {
+                try store.markUnstored(view, in: txn)  // a row LMDB cannot store: read in memory from now on
+                continue
+            }
+            try keys.withBytes(0..<keys.count) { all in
+                func precedes(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+                    compareBytes(UnsafeRawBufferPointer(rebasing: all[a]), UnsafeRawBufferPointer(rebasing: all[b])) < 0
+                }
+                for r in removed.sorted(by: precedes) {
+                    guard try txn.delete(db, key: Array(all[r])) else {
+                        throw StoreError.corrupt(seq: nil, reason: "stored view '\(view.name)' lacks a row its object had before this write: run 'viewlog verify'")
+                    }
+                }
+                try txn.withSequentialPuts(db) { puts in
+                    for r in added.sorted(by: precedes) {
+                        let key = UnsafeRawBufferPointer(rebasing: all[r])
+                        let value = StoredView.rowValue(of: key)
+                        try puts.put(key: key, reserving: value.count) { out in out.copyBytes(from: value) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension LogStore {
+    /// Calls `body` with the id of each object of `view`'s entity at the head in `txn` and the values its row is keyed
+    /// by (its own, with its path values for a view over key paths), `progress` with (objects read, objects of the
+    /// entity) every ``storedViewProgressObjects`` objects.
+    func forEachStoredViewRow(of view: StoredView, progress: ((Int, Int) -> Void)? = nil, total: Int = 0,
+                              in txn: LMDBTransaction, _ body: (ObjectID, any AttributeValues) -> Void) throws {
+        var read = 0
+        if view.paths.isEmpty {
+            try forEachHeadObject(of: view.entity.name, reading: view.plan.attributesRead(of: view.entity), in: txn) { id, fetched in
+                body(id, fetched)
+                read += 1
+                if read % Self.storedViewProgressObjects == 0 { progress?(read, total) }
+            }
+        } else {
+            let lookup = try headPathLookup(viewEntity: view.entity.name, in: txn)
+            let attributes = view.entity.attributes
+            var failure: (any Error)?
+            try forEachHeadObject(of: view.entity.name, reading: attributes, in: txn) { id, fetched in
+                var values = ObjectValues(minimumCapacity: attributes.count + view.paths.count)
+                for a in attributes { values[a.name] = fetched.value(of: a.name) ?? .null }
+                body(id, view.rowValues(id: id, values: values, lookup: lookup))
+                failure = failure ?? lookup.failure()
+                read += 1
+                if read % Self.storedViewProgressObjects == 0 { progress?(read, total) }
+            }
+            if let failure { throw failure }
+        }
+    }
+}
