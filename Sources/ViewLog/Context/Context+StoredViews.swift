@@ -1,0 +1,271 @@
+/// Results controllers made from the named views stored in the store (DESIGN §11): a window of a named view in
+/// O(log n + offset + limit), kept exact as it moves by pulling rows from the stored view; a whole named view from
+/// its stored rows' keys; the windows the CLI prints once (also of views over to-one key paths).
+extension Context {
+    /// The named view of the schema that `request` shows (`request` is the view's own, but for its `limit` and
+    /// `offset`), whose stored rows can open it; `nil` for any other request.
+    func storedViewName(of request: FetchRequest) throws -> String? {
+        guard request.includes.isEmpty else { return nil }
+        var whole = request
+        whole.limit = nil
+        whole.offset = 0
+        for (name, view) in try schema.views.sorted(by: { $0.key < $1.key }) where view.entity == request.entity {
+            guard var own = try? FetchRequest(view) else { continue }  // a view with `$variables`: not stored
+            own.limit = nil
+            own.offset = 0
+            if own == whole { return name }
+        }
+        return nil
+    }
+
+    /// A controller of the whole named view `name` (`plan` is its own, with any `offset`) made from its stored rows'
+    /// keys (DESIGN §11), in view order: no object read, no sort. `nil` unless the context is at the head with no
+    /// unsaved change of the entity and the store holds the view's rows for its definition.
+    func storedViewController(view name: String, _ plan: ViewPlan, _ entity: EntityDescription) throws
+        -> ResultsController? {
+        guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
+        let schema = try self.schema
+        let position = self.position
+        return try store.perform(read: true) { txn -> ResultsController? in
+            guard try store.head(in: txn) == position,
+                  let view = try store.storedView(named: name, schema: schema, showing: plan.request, in: txn) else { return nil }
+            return try ResultsController(plan: plan, entity: entity, position: position) { stage in
+                try store.forEachStoredRowKey(of: view, in: txn, stage)
+            }
+        }
+    }
+
+}
+
+extension ResultsController {
+    /// Adds, unreported, the rows a controller holding only a stored view's head needs before it applies `delta`
+    /// (``refill``). When the stored view cannot serve the move (too far below the head, a schema change, a view
+    /// changed or damaged), the controller takes the whole view at the move's start instead and holds it from then
+    /// on: the move is still reported as its change set. Returns `false` when even that failed.
+    func addRowsBefore(_ delta: Delta, _ refill: (Delta, Context) throws -> [(ObjectID, ObjectValues)],
+                                   context: Context) -> Bool {
+        if let rows = try? refill(delta, context), addRowsPastWindow(rows) { return true }
+        self.refill = nil
+        guard let whole = try? context.objectsBefore(delta, of: entity.name) else { return false }
+        return addRowsPastWindow(whole)
+    }
+}
+
+extension Context {
+    /// Every object of `entity` as it was at the start of `delta`, a move this context is delivering: its objects now
+    /// (position and processed changes), those the move changed as they were before it.
+    fileprivate func objectsBefore(_ delta: Delta, of entity: String) throws -> [(ObjectID, ObjectValues)] {
+        var byID: [ObjectID: ObjectValues] = [:]
+        for (id, values) in try objects(of: entity, staged: processed) { byID[id] = values }
+        for d in delta.objects where d.key.entity == entity { byID[d.key.id] = d.before }
+        return Array(byID)
+    }
+
+    /// The values in this context of the objects of `entity` its processed unsaved changes touch (`nil`: deleted).
+    fileprivate func processedValues(of entity: String) throws -> [ObjectID: ObjectValues?] {
+        var out: [ObjectID: ObjectValues?] = [:]
+        for key in processed.keys where key.entity == entity {
+            out[key.id] = .some(processed.values(of: key, base: try store.object(key, at: position)))
+        }
+        return out
+    }
+}
+
+extension Context {
+    /// The window of a named view read from its stored rows (DESIGN §11), for a caller that prints it once (the
+    /// CLI's `query`): O(log n + offset + limit) entries, then the window's objects — not the entity. The controller
+    /// holds only the window's rows, so it is **not** kept up to date by the context: print it, do not move it.
+    /// `request` must be the view's own (``FetchRequest/init(_:variables:)``) with any `limit` and `offset`.
+    ///
+    /// `nil` (nothing made) unless the context is at the head with no unsaved change of the entity, the request has
+    /// a `limit`, and the store holds the view's rows for its definition (not a view over key paths, nor one with
+    /// `$variables`); use ``makeResultsControllerKeepingRows(_:)`` then.
+    @_spi(Engine) public func makeStoredWindowSnapshot(view name: String, _ request: FetchRequest) throws
+        -> (controller: ResultsController, rows: ViewRowRecords)? {
+        try processPendingChanges()
+        guard let limit = request.limit, request.includes.isEmpty else { return nil }
+        let entity = try self.entity(of: request)
+        guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
+        let schema = try self.schema
+        guard try schema.viewEntity(of: request).entity == entity else { return nil }  // over key paths: not here
+        let position = self.position
+        var window = request
+        window.offset = 0
+        let plan = try ViewPlan(window, for: entity)
+        return try store.perform(read: true) { txn -> (ResultsController, ViewRowRecords)? in
+            guard try store.head(in: txn) == position,
+                  let view = try store.storedView(named: name, schema: schema, showing: request, in: txn) else { return nil }
+            var ids: [ObjectID] = []
+            ids.reserveCapacity(min(limit, 65_536))
+            if limit > 0 {
+                try store.forEachStoredRow(of: view, from: request.offset, in: txn) { id in
+                    ids.append(id)
+                    return ids.count < limit
+                }
+            }
+            var rows = ViewRowRecords(entity: entity)
+            let what = "the stored view '\(name)'"
+            let controller = try ResultsController(plan: plan, entity: entity, position: position) { visit in
+                try store.forEachHeadObject(of: entity.name, ids: ids, reading: plan.attributesRead(of: entity), named: what,
+                                            in: txn) { id, fetched, values in
+                    guard visit(id, fetched) else {
+                        throw StoreError.corrupt(seq: nil, reason: "\(what) holds \(entity.name) \(id.json.text), which the view does not: run 'viewlog verify'")
+                    }
+                    rows.append(id, values: values)
+                }
+            }
+            return (controller, rows)
+        }
+    }
+}
+
+extension Context {
+    /// A live controller of a windowed named view at this context's position p, made from the view's stored rows at
+    /// the head (DESIGN §11) and the objects that the transactions after p changed: the first `offset + limit` stored
+    /// rows of objects those transactions did not touch, and every object they touched, with its values at p. Each
+    /// row of the window at any position from p to the head is among them, with every row before it, so the
+    /// controller is exact at every position in that range — a `diff` between positions near the head reads the
+    /// window and the changed rows, not the whole view. Past the head it is not: use it only to move within the
+    /// range, never to follow the store.
+    ///
+    /// With `following`, the controller stays exact past the head too: before each move it adds, without reporting
+    /// them, the rows the move needs from the stored view — the first `offset + limit` rows of objects untouched
+    /// since the move's start, and the objects changed since then, as they were there — so a row leaving the
+    /// window pulls the next one in (`watch` starts so: O(log n + offset + limit), not the whole view).
+    ///
+    /// `nil` (nothing made) unless the context is at or below the head by at most `transactionsMax` transactions,
+    /// with no unsaved change of the entity and no schema change after it, the request has a `limit`, and the store
+    /// holds the view's rows.
+    /// - Returns: the controller (adopted by this context: every move reaches it) and the values of its rows at p.
+    @_spi(Engine) public func makeStoredWindowController(view name: String, _ request: FetchRequest,
+                                                         transactionsMax: UInt64 = 65_536, following: Bool = false) throws
+        -> (controller: ResultsController, values: [ObjectID: ObjectValues])? {
+        try processPendingChanges()
+        guard let limit = request.limit, request.includes.isEmpty else { return nil }
+        let entity = try self.entity(of: request)
+        guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
+        let schema = try self.schema
+        guard try schema.viewEntity(of: request).entity == entity else { return nil }  // over key paths: in memory
+        let position = self.position
+        let plan = try ViewPlan(request, for: entity)
+        let made = try store.perform(read: true) { txn -> [(ObjectID, ObjectValues)]? in
+            let head = try store.head(in: txn)
+            guard head >= position, head - position <= transactionsMax,
+                  try store.schema(at: UInt64.max, in: txn) == schema,
+                  let view = try store.storedView(named: name, schema: schema, showing: request, in: txn) else { return nil }
+            // Every object of the entity a transaction after p touched (also one changed and changed back).
+            var touched = Set<ObjectID>()
+            for t in try store.readTransactions(txn, from: position + 1, through: head) {
+                for change in t.changes {
+                    guard let key = change.key else { return nil }  // a schema change: the view may differ
+                    if key.entity == entity.name { touched.insert(key.id) }
+                }
+            }
+            let delta = try store.delta(from: head, to: position, entities: [entity.name], in: txn)
+            var atPosition: [ObjectID: ObjectValues?] = [:]
+            for d in delta.objects where d.key.entity == entity.name { atPosition[d.key.id] = d.after }
+            var ids: [ObjectID] = []
+            let wanted = request.offset + limit
+            if wanted > 0 {
+                try store.forEachStoredRow(of: view, from: 0, in: txn) { id in
+                    if !touched.contains(id) { ids.append(id) }
+                    return ids.count < wanted
+                }
+            }
+            var rows: [(ObjectID, ObjectValues)] = []
+            rows.reserveCapacity(ids.count + touched.count)
+            let format = try store.format(in: txn)
+            // Touched objects the delta does not name are as they are at the head.
+            let atHead = touched.filter { atPosition[$0] == nil }
+            for id in ids + atHead.sorted() {
+                let k = ObjectRecordCodec.key(ObjectKey(entity: entity.name, id: id))
+                let values: ObjectValues? = try k.withUnsafeBytes { kb in
+                    guard let bytes = try txn.value(store.objectsDB, for: kb) else { return nil }
+                    do { return try ObjectRecordCodec.decode(bytes, key: kb, format: format, canonicalFor: entity.attributes) } catch {
+                        throw StoreError.corrupt(seq: nil, reason: "object \(entity.name) \(id.json.text): \(error)")
+                    }
+                }
+                if let values { rows.append((id, values)) }
+                else if !touched.contains(id) {
+                    throw StoreError.corrupt(seq: nil, reason: "the stored view '\(name)' names \(entity.name) \(id.json.text), which does not exist: run 'viewlog verify'")
+                }
+            }
+            for case let (id, values?) in atPosition { rows.append((id, values)) }
+            return rows
+        }
+        guard let made else { return nil }
+        let controller = ResultsController(plan: plan, entity: entity, objects: made, position: position)
+        if following {
+            let store = self.store, wanted = request.offset + limit
+            controller.refill = { delta, context in
+                try store.rowsBefore(delta, ofStoredView: name, request: request, entity: entity, wanted: wanted,
+                                     unsaved: try context.processedValues(of: entity.name), transactionsMax: transactionsMax)
+            }
+        }
+        return (adopt(controller), Dictionary(made, uniquingKeysWith: { a, _ in a }))
+    }
+}
+
+extension Context {
+    /// The window of a named view over to-one key paths read from its stored rows (DESIGN §10, §11), for a caller
+    /// that prints it once (the CLI's `query`): O(log n + offset + limit) entries, then the window's objects and their
+    /// path values, not the entity. The controller holds only the window's rows (with their path values, as a view
+    /// over key paths does), so it is **not** kept up to date by the context: print it, do not move it.
+    /// `request` must be the view's own (``FetchRequest/init(_:variables:)``) with any `limit` and `offset`.
+    ///
+    /// `nil` (nothing made) unless the context is at the head with no unsaved change, the request has a `limit`, and
+    /// the store holds the view's rows for its definition; use ``makeResultsControllerAndObjects(_:)`` then.
+    /// - Returns: the controller and the window's objects with their own values, in id order.
+    @_spi(Engine) public func makeStoredPathWindowSnapshot(view name: String, _ request: FetchRequest) throws
+        -> (controller: ResultsController, objects: [(id: ObjectID, values: ObjectValues)])? {
+        try processPendingChanges()
+        // Any unsaved change may change a path value: the stored rows are the head's.
+        guard let limit = request.limit, request.includes.isEmpty, processed.isEmpty else { return nil }
+        let schema = try self.schema
+        let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
+        guard !paths.isEmpty, quantified.isEmpty else { return nil }
+        let position = self.position
+        var window = request
+        window.offset = 0
+        let plan = try ViewPlan(window, for: viewEntity)
+        var whole = request
+        whole.limit = nil
+        whole.offset = 0
+        return try store.perform(read: true) { txn -> (ResultsController, [(id: ObjectID, values: ObjectValues)])? in
+            guard try store.head(in: txn) == position,
+                  let view = try store.storedView(named: name, schema: schema, in: txn), view.plan.request == whole,
+                  view.paths == paths else { return nil }
+            var ids: [ObjectID] = []
+            ids.reserveCapacity(min(limit, 65_536))
+            if limit > 0 {
+                try store.forEachStoredRow(of: view, from: request.offset, in: txn) { id in
+                    ids.append(id)
+                    return ids.count < limit
+                }
+            }
+            let what = "the stored view '\(name)'"
+            let format = try store.format(in: txn)
+            let lookup = try store.headPathLookup(viewEntity: view.entity.name, in: txn)
+            let relational = RelationalView(paths: paths, quantified: [])
+            var objects: [(id: ObjectID, values: ObjectValues)] = [], rows: [(ObjectID, ObjectValues)] = []
+            for id in ids {
+                let key = ObjectKey(entity: view.entity.name, id: id)
+                guard let values = try store.objectRecord(ObjectRecordCodec.key(key), of: key, format: format, in: txn)?.values else {
+                    throw StoreError.corrupt(seq: nil, reason: "\(what) names \(key.entity) \(id.json.text), which does not exist: run 'viewlog verify'")
+                }
+                let pathValues = relational.pathValues(of: values, id: id, entity: key.entity, lookup: lookup)
+                if let failure = lookup.failure() { throw failure }
+                relational.pathValues[id] = pathValues
+                objects.append((id, values))
+                rows.append((id, relational.adding(pathValues, to: values)))
+            }
+            let controller = ResultsController(plan: plan, entity: viewEntity, objects: rows, position: position)
+            guard controller.numberOfRows == ids.count else {
+                throw StoreError.corrupt(seq: nil, reason: "\(what) holds a row that the view does not: run 'viewlog verify'")
+            }
+            controller.relational = relational
+            objects.sort { $0.id < $1.id }
+            return (controller, objects)
+        }
+    }
+}
