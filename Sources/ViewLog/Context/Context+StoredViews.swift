@@ -18,6 +18,19 @@ extension Context {
         return nil
     }
 
+    /// The window, entity and schema of `request` when a window of its stored view could serve it: it has a `limit`,
+    /// no `include`, no key path (those rows need path values), and the context no unsaved change of its entity
+    /// (processed first). `nil` otherwise.
+    private func storedWindowRequest(_ request: FetchRequest) throws -> (limit: Int, entity: EntityDescription, schema: Schema)? {
+        try processPendingChanges()
+        guard let limit = request.limit, request.includes.isEmpty else { return nil }
+        let entity = try self.entity(of: request)
+        guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
+        let schema = try self.schema
+        guard try schema.viewEntity(of: request).entity == entity else { return nil }
+        return (limit, entity, schema)
+    }
+
     /// A controller of the whole named view `name` (`plan` is its own, with any `offset`) made from its stored rows'
     /// keys (DESIGN §11), in view order: no object read, no sort. `nil` unless the context is at the head with no
     /// unsaved change of the entity and the store holds the view's rows for its definition.
@@ -82,12 +95,7 @@ extension Context {
     /// `$variables`); use ``makeResultsControllerKeepingRows(_:)`` then.
     @_spi(Engine) public func makeStoredWindowSnapshot(view name: String, _ request: FetchRequest) throws
         -> (controller: ResultsController, rows: ViewRowRecords)? {
-        try processPendingChanges()
-        guard let limit = request.limit, request.includes.isEmpty else { return nil }
-        let entity = try self.entity(of: request)
-        guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
-        let schema = try self.schema
-        guard try schema.viewEntity(of: request).entity == entity else { return nil }  // over key paths: not here
+        guard let (limit, entity, schema) = try storedWindowRequest(request) else { return nil }
         let position = self.position
         var window = request
         window.offset = 0
@@ -140,12 +148,7 @@ extension Context {
     @_spi(Engine) public func makeStoredWindowController(view name: String, _ request: FetchRequest,
                                                          transactionsMax: UInt64 = 65_536, following: Bool = false) throws
         -> (controller: ResultsController, values: [ObjectID: ObjectValues])? {
-        try processPendingChanges()
-        guard let limit = request.limit, request.includes.isEmpty else { return nil }
-        let entity = try self.entity(of: request)
-        guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
-        let schema = try self.schema
-        guard try schema.viewEntity(of: request).entity == entity else { return nil }  // over key paths: in memory
+        guard let (limit, entity, schema) = try storedWindowRequest(request) else { return nil }
         let position = self.position
         let plan = try ViewPlan(request, for: entity)
         let made = try store.perform(read: true) { txn -> [(ObjectID, ObjectValues)]? in
