@@ -37,12 +37,10 @@ let package = Package(
         .target(name: "CPrefetch"),
         // The engine: model, log, query, views, context.
         .target(name: "ViewLog", dependencies: ["LMDB", "CCRC32C", "CPrefetch"]),
-        // Debian's libnats-dev (the NATS C client). Only the ViewLogReplication target imports this module.
-        .systemLibrary(
-            name: "CNATS",
-            pkgConfig: "libnats",
-            providers: [.apt(["libnats-dev"])]
-        ),
+        // The NATS C client (Debian's libnats-dev: its headers at build time), loaded by dlopen on the first replication
+        // connection, so that no program linking ViewLogReplication (the CLI's `get`, `query`, …) loads libnats and
+        // OpenSSL at start-up. Only the ViewLogReplication target imports this module.
+        .target(name: "CNATS"),
         // Replication (DESIGN §9): binds a store to a NATS JetStream stream. ViewLog knows nothing of NATS.
         .target(name: "ViewLogReplication", dependencies: ["ViewLog", "CNATS"]),
         // Helpers for users' own tests: change-set validation, recording, golden rendering.
