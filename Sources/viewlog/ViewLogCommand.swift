@@ -45,6 +45,16 @@ enum Main {
         // Parsing and running are kept apart: an error from parsing is a usage error (ArgumentParser's text,
         // exit 64), an error from running is a runtime error whose description already names the input at
         // fault (exit 1). Both are printed as one `error: …` line.
+        if let plain = PlainInvocation(CommandLine.arguments.dropFirst()) {
+            do {
+                try plain.run()
+                Output.standard.flush()
+            } catch {
+                Output.standard.flush()
+                fail(error)
+            }
+            return
+        }
         var command: ParsableCommand
         if let direct = parseSubcommandDirectly() {
             command = direct
