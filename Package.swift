@@ -73,11 +73,16 @@ let package = Package(
             ],
             // Start-up (bench/RESULTS-notes.md, "Session 15"): the Swift toolchain links executables with
             // --export-dynamic, so the dynamic loader and the runtime's dladdr search ~23,000 exported symbols of the
-            // executable; and a position-independent executable makes the loader apply ~70,000 relative relocations
-            // (and copy the pages they write) at every start. The CLI exports nothing, and is linked at a fixed
-            // address. Unsafe flags on this executable target only: the library products stay usable as versioned
-            // dependencies (SwiftPM refuses unsafe flags only in the targets of a product another package uses).
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic", "-Xclang-linker", "-no-pie"])]
+            // executable; a position-independent executable makes the loader apply ~70,000 relative relocations
+            // (and copy the pages they write) at every start; and libstdc++.so.6 (the Swift runtime's C++ library)
+            // costs its loading and ~1,700 symbol bindings. The CLI exports nothing, is linked at a fixed address,
+            // and links libstdc++ statically (tools/link/static-libstdc++/libstdc++.so says how). Unsafe flags on
+            // this executable target only: the library products stay usable as versioned dependencies (SwiftPM
+            // refuses unsafe flags only in the targets of a product another package uses).
+            linkerSettings: [.unsafeFlags([
+                "-Xlinker", "--no-export-dynamic", "-Xclang-linker", "-no-pie",
+                "-L", Context.packageDirectory + "/tools/link/static-libstdc++",
+            ])]
         ),
         // Generators, models and fixtures shared by the test targets.
         .target(name: "TestSupport", dependencies: ["ViewLog", "ViewLogTesting"], path: "Tests/TestSupport"),
