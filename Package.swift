@@ -73,14 +73,15 @@ let package = Package(
             ],
             // Start-up (bench/RESULTS-notes.md, "Session 15"): the Swift toolchain links executables with
             // --export-dynamic, so the dynamic loader and the runtime's dladdr search ~23,000 exported symbols of the
-            // executable; a position-independent executable makes the loader apply ~70,000 relative relocations
-            // (and copy the pages they write) at every start; and libstdc++.so.6 (the Swift runtime's C++ library)
-            // costs its loading and ~1,700 symbol bindings. The CLI exports nothing, is linked at a fixed address,
-            // and links libstdc++ statically (tools/link/static-libstdc++/libstdc++.so says how). Unsafe flags on
-            // this executable target only: the library products stay usable as versioned dependencies (SwiftPM
-            // refuses unsafe flags only in the targets of a product another package uses).
+            // executable; and libstdc++.so.6 (the Swift runtime's C++ library) costs its loading and ~1,700 symbol
+            // bindings. The CLI exports nothing and links libstdc++ statically (tools/link/static-libstdc++/libstdc++.so
+            // says how). (The README's release build also links it at a fixed address, `-Xlinker -no-pie`: that
+            // flag is not here because with the toolchain's shared Swift libraries — a debug build, or a release
+            // build without --static-swift-stdlib — the loader then warns on every start.) Unsafe flags on this
+            // executable target only: the library products stay usable as versioned dependencies (SwiftPM refuses
+            // unsafe flags only in the targets of a product another package uses).
             linkerSettings: [.unsafeFlags([
-                "-Xlinker", "--no-export-dynamic", "-Xclang-linker", "-no-pie",
+                "-Xlinker", "--no-export-dynamic",
                 "-L", Context.packageDirectory + "/tools/link/static-libstdc++",
             ])]
         ),
