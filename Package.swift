@@ -37,12 +37,10 @@ let package = Package(
         .target(name: "CPrefetch"),
         // The engine: model, log, query, views, context.
         .target(name: "ViewLog", dependencies: ["LMDB", "CCRC32C", "CPrefetch"]),
-        // Debian's libnats-dev (the NATS C client). Only the ViewLogReplication target imports this module.
-        .systemLibrary(
-            name: "CNATS",
-            pkgConfig: "libnats",
-            providers: [.apt(["libnats-dev"])]
-        ),
+        // The NATS C client (Debian's libnats-dev: its headers at build time), loaded by dlopen on the first replication
+        // connection, so that no program linking ViewLogReplication (the CLI's `get`, `query`, …) loads libnats and
+        // OpenSSL at start-up. Only the ViewLogReplication target imports this module.
+        .target(name: "CNATS"),
         // Replication (DESIGN §9): binds a store to a NATS JetStream stream. ViewLog knows nothing of NATS.
         .target(name: "ViewLogReplication", dependencies: ["ViewLog", "CNATS"]),
         // Helpers for users' own tests: change-set validation, recording, golden rendering.
@@ -72,7 +70,20 @@ let package = Package(
                 "ViewLogReplication",
                 "ViewLogServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            // Start-up (bench/RESULTS-notes.md, "Session 15"): the Swift toolchain links executables with
+            // --export-dynamic, so the dynamic loader and the runtime's dladdr search ~23,000 exported symbols of the
+            // executable; and libstdc++.so.6 (the Swift runtime's C++ library) costs its loading and ~1,700 symbol
+            // bindings. The CLI exports nothing and links libstdc++ statically (tools/link/static-libstdc++/libstdc++.so
+            // says how). (The README's release build also links it at a fixed address, `-Xlinker -no-pie`: that
+            // flag is not here because with the toolchain's shared Swift libraries — a debug build, or a release
+            // build without --static-swift-stdlib — the loader then warns on every start.) Unsafe flags on this
+            // executable target only: the library products stay usable as versioned dependencies (SwiftPM refuses
+            // unsafe flags only in the targets of a product another package uses).
+            linkerSettings: [.unsafeFlags([
+                "-Xlinker", "--no-export-dynamic",
+                "-L", Context.packageDirectory + "/tools/link/static-libstdc++",
+            ])]
         ),
         // Generators, models and fixtures shared by the test targets.
         .target(name: "TestSupport", dependencies: ["ViewLog", "ViewLogTesting"], path: "Tests/TestSupport"),

@@ -10,7 +10,7 @@ tools/install-deps
 # A failed build stops the demo with the compiler's output. The static link prints the toolchain's own
 # libFoundationEssentials.a warning about `mktemp` (not this code's): not shown.
 build_log=$(mktemp)
-if ! swift build -c release --static-swift-stdlib --product viewlog > "$build_log" 2>&1; then
+if ! swift build -c release --static-swift-stdlib -Xlinker -no-pie --product viewlog > "$build_log" 2>&1; then
   cat "$build_log" >&2
   rm -f "$build_log"
   exit 1

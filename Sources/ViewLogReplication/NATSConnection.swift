@@ -21,6 +21,11 @@ final class NATSConnection: @unchecked Sendable {
     init(servers: [String]) throws(ReplicationError) {
         precondition(!servers.isEmpty, "at least one server URL")
         self.servers = servers
+        // The C client is loaded here, on the first connection, not at the program's start (Sources/CNATS).
+        var reason: UnsafePointer<CChar>?
+        guard cnats_load(&reason) == 0 else {
+            throw .clientLibraryUnavailable(reason: reason.map { String(cString: $0) } ?? "unknown reason")
+        }
         var options: OpaquePointer?
         guard natsOptions_Create(&options) == NATS_OK, let options else {
             throw .unreachable(servers: servers, reason: "cannot allocate client options")

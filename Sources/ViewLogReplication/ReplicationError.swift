@@ -24,6 +24,9 @@ public enum ReplicationError: ViewLogError {
     /// An append gave up after retrying; the reason says whether the transaction may be in the stream (a
     /// publish whose answer never came) or is not (other writers kept getting there first).
     case gaveUp(stream: String, reason: String)
+    /// The NATS C client library (Debian's `libnats3.4`, which `libnats-dev` installs) could not be loaded; the
+    /// reason is the loader's. Nothing was appended.
+    case clientLibraryUnavailable(reason: String)
 
     public var description: String {
         switch self {
@@ -41,6 +44,8 @@ public enum ReplicationError: ViewLogError {
         case .notDurable(let path):
             return "\(path) is opened with durable: false; a replica needs durable commits (what the stream acknowledged must survive a crash)"
         case let .gaveUp(stream, reason): return "stream \(stream): gave up: \(reason)"
+        case .clientLibraryUnavailable(let reason):
+            return "cannot load the NATS client library (install Debian's libnats-dev): \(reason)"
         }
     }
 }
@@ -59,6 +64,7 @@ extension ReplicationError {
         case .notAReplica: return .notAReplica
         case .notDurable: return .notDurable
         case .gaveUp: return .gaveUp
+        case .clientLibraryUnavailable: return .clientLibraryUnavailable
         }
     }
 }
@@ -82,4 +88,6 @@ extension ErrorCode {
     public static let notDurable = ErrorCode(rawValue: "replication.not-durable")
     /// An append that gave up after retrying.
     public static let gaveUp = ErrorCode(rawValue: "replication.gave-up")
+    /// The NATS C client library could not be loaded.
+    public static let clientLibraryUnavailable = ErrorCode(rawValue: "replication.client-library")
 }

@@ -45,8 +45,22 @@ enum Main {
         // Parsing and running are kept apart: an error from parsing is a usage error (ArgumentParser's text,
         // exit 64), an error from running is a runtime error whose description already names the input at
         // fault (exit 1). Both are printed as one `error: …` line.
+        if let plain = PlainInvocation(CommandLine.arguments.dropFirst()) {
+            do {
+                try plain.run()
+                Output.standard.flush()
+            } catch {
+                Output.standard.flush()
+                fail(error)
+            }
+            return
+        }
         var command: ParsableCommand
-        do { command = try ViewLogCommand.parseAsRoot() } catch { failUsage(error) }
+        if let direct = parseSubcommandDirectly() {
+            command = direct
+        } else {
+            do { command = try ViewLogCommand.parseAsRoot() } catch { failUsage(error) }
+        }
         do {
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
@@ -58,6 +72,24 @@ enum Main {
             Output.standard.flush()
             fail(error)
         }
+    }
+
+    /// `viewlog SUBCOMMAND ARGUMENTS…` parsed by the subcommand itself, when that parse succeeds: the same command
+    /// as the root's parse gives, without the root's start-up cost — the root's parse first builds the arguments of
+    /// every subcommand to look for `--generate-completion-script`, each by reflection (about a millisecond, a sixth of
+    /// a small command; bench/RESULTS-notes.md, "Session 15"). `nil` for anything else — no subcommand by its name
+    /// first, a completion or help request, any error — which the root's parse then handles, so that usage, help
+    /// and error texts, all of which name `viewlog`, are the root's.
+    static func parseSubcommandDirectly() -> sending ParsableCommand? {
+        let arguments = CommandLine.arguments.dropFirst()
+        guard let name = arguments.first, !name.hasPrefix("-"),
+              let subcommand = ViewLogCommand.configuration.subcommands.first(where: { $0._commandName == name }),
+              subcommand.configuration.subcommands.isEmpty, subcommand.configuration.defaultSubcommand == nil,
+              !arguments.contains(where: { $0.hasPrefix("--generate-completion-script") || $0.hasPrefix("---") }),
+              let command = try? subcommand.parseAsRoot(Array(arguments.dropFirst())),
+              ObjectIdentifier(type(of: command)) == ObjectIdentifier(subcommand)  // not a help request
+        else { return nil }
+        return command
     }
 
     /// A runtime error: one `error: …` line with the error's description, exit 1 (or the error's own code).

@@ -9,7 +9,12 @@ struct StoreArgument: ParsableArguments {
     /// Opens the store, or fails with one clear line. `readOnly` for commands that only read: they take no
     /// writer lock and work on a store they cannot write (README, "Access").
     func open(readOnly: Bool = false) throws -> LogStore {
-        try LogStore.open(at: store, options: StoreOptions(readOnly: readOnly))
+        try Self.open(store, readOnly: readOnly)
+    }
+
+    /// Opens the store at `path` (``open(readOnly:)``).
+    static func open(_ path: String, readOnly: Bool = false) throws -> LogStore {
+        try LogStore.open(at: path, options: StoreOptions(readOnly: readOnly))
     }
 }
 

@@ -31,12 +31,17 @@ struct GetCommand: ParsableCommand {
     @OptionGroup var format: JSONFlag
 
     func run() throws {
-        let store = try storeArgument.open(readOnly: true)
+        try Self.run(store: storeArgument.store, entity: entity, id: id, at: at, json: format.json)
+    }
+
+    /// The command on plain values: `run()`, and `viewlog get` parsed by ``PlainInvocation``.
+    static func run(store path: String, entity entityName: String, id: String, at: UInt64?, json: Bool) throws {
+        let store = try StoreArgument.open(path, readOnly: true)
         let position = try store.checkedPosition(at)
-        if format.json {
-            Output.standard.line(try Documents.object(store, entity: self.entity, id: id, at: position).text)
+        if json {
+            Output.standard.line(try Documents.object(store, entity: entityName, id: id, at: position).text)
         } else {
-            let (entity, objectID, values) = try Documents.lookUp(store, entity: self.entity, id: id, at: position)
+            let (entity, objectID, values) = try Documents.lookUp(store, entity: entityName, id: id, at: position)
             Output.standard.line("\(entity.name) \(objectID.displayText) at \(position)")
             let rows = entity.attributes.map { a in [a.name, (values[a.name] ?? .null).displayText] }
             for line in TextTable(rows: rows, indent: "  ").lines { Output.standard.line(line) }

@@ -22,10 +22,15 @@ struct QueryCommand: ParsableCommand {
     @OptionGroup var format: JSONFlag
 
     func run() throws {
-        let store = try storeArgument.open(readOnly: true)
+        try Self.run(store: storeArgument.store, selection: view.selection, at: at, json: format.json)
+    }
+
+    /// The command on plain values: `run()`, and `viewlog query` parsed by ``PlainInvocation``.
+    static func run(store path: String, selection: ViewSelection, at: UInt64?, json: Bool) throws {
+        let store = try StoreArgument.open(path, readOnly: true)
         let position = try store.checkedPosition(at)
-        let materialized = try MaterializedView(store: store, selection: view.selection, at: position, printOnly: true)
-        if format.json {
+        let materialized = try MaterializedView(store: store, selection: selection, at: position, printOnly: true)
+        if json {
             try materialized.printJSON()
         } else {
             for line in try materialized.textLines() { Output.standard.line(line) }
