@@ -161,6 +161,23 @@ extension Value {
 
 extension KeyEncodingTests {
     /// A key written into a reused ``ByteWriter`` (a load's rows) has the bytes of one appended to an array.
+    /// A string's bytes are its UTF-8 with each 0x00 followed by 0xFF, then 0x00 0x01 — whether it is copied whole
+    /// (no 0x00) or byte by byte, small (inline) or long, into either sink.
+    @Test func stringsAreEscapedByteForByte() {
+        let long = String(repeating: "item-\u{e9}", count: 40)
+        for s in ["", "a", "item-12345", "\u{0}", "a\u{0}b", long, long + "\u{0}", "\u{0}" + long, String(long.reversed())] {
+            var expected: [UInt8] = [KeyEncoding.stringTag]
+            for b in s.utf8 { expected += b == 0 ? [0, 0xFF] : [b] }
+            expected += [0, 1]
+            var array: [UInt8] = []
+            var writer = ByteWriter(capacity: 1)
+            KeyEncoding.append(.string(s), ascending: true, to: &array)
+            KeyEncoding.append(.string(s), ascending: true, to: &writer)
+            #expect(array == expected, "\(s.utf8.count) bytes")
+            #expect(writer.withBytes(0..<writer.count) { Array($0) } == expected, "\(s.utf8.count) bytes")
+        }
+    }
+
     @Test func aByteWriterSinkWritesTheArraysBytes() {
         var g = SeededGenerator(stream: 44)
         var writer = ByteWriter(capacity: 1)

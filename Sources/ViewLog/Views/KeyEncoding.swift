@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The byte encoding of view keys: every value and id becomes bytes whose `memcmp` order is the view order of
 /// the query language, so that a view compares keys without touching a ``Value``.
 ///
@@ -101,9 +107,18 @@ enum KeyEncoding {
     }
 
     private static func appendEscaped<Out: KeySink & ~Copyable>(_ s: String, to out: inout Out) {
-        for b in s.utf8 {
-            out.append(b)
-            if b == 0 { out.append(0xFF) }
+        // A string without a 0x00 byte (nearly all) is copied whole: byte by byte cost ~45 instructions a byte.
+        let copied = s.utf8.withContiguousStorageIfAvailable { b -> Bool in
+            guard let base = b.baseAddress else { return b.isEmpty }
+            guard memchr(base, 0, b.count) == nil else { return false }
+            out.append(bytes: UnsafeRawBufferPointer(b))
+            return true
+        }
+        if copied != true {
+            for b in s.utf8 {
+                out.append(b)
+                if b == 0 { out.append(0xFF) }
+            }
         }
         out.append(0)
         out.append(1)

@@ -11,6 +11,8 @@ protocol KeySink: ~Copyable {
     mutating func appendBigEndian(_ v: UInt64)
     /// Complements every byte from `start` on (a descending component).
     mutating func complementBytes(from start: Int)
+    /// Appends `bytes`, in one copy.
+    mutating func append(bytes: UnsafeRawBufferPointer)
 }
 
 extension Array: KeySink where Element == UInt8 {
@@ -22,6 +24,9 @@ extension Array: KeySink where Element == UInt8 {
     mutating func complementBytes(from start: Int) {
         for i in start..<count { self[i] = ~self[i] }
     }
+
+    @inline(__always)
+    mutating func append(bytes: UnsafeRawBufferPointer) { append(contentsOf: bytes) }
 }
 
 extension ByteWriter: KeySink {
@@ -30,4 +35,7 @@ extension ByteWriter: KeySink {
 
     @inline(__always)
     mutating func appendBigEndian(_ v: UInt64) { u64BigEndian(v) }
+
+    @inline(__always)
+    mutating func append(bytes: UnsafeRawBufferPointer) { raw(bytes) }
 }

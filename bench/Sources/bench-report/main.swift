@@ -86,12 +86,25 @@ if let what = ProcessInfo.processInfo.environment["BENCH_PROFILE"] {
         removeTree(options.root + "/append-raw-10000-1-d")
     case "append-views":
         // Append throughput with 0, 1 and 3 stored named views (DESIGN §11): 10,000 inserts per durable write.
-        let m = measureAppendWithStoredViews(root: options.root, writes: reps)
+        // BENCH_PROFILE_DURABLE=0: no flushes (the CPU side alone).
+        let durable = ProcessInfo.processInfo.environment["BENCH_PROFILE_DURABLE"] != "0"
+        let m = measureAppendWithStoredViews(root: options.root, writes: reps, durable: durable)
         let none = Timing(m[0]!).medianNs
         for n in [0, 1, 3] {
             let t = Timing(m[n]!)
-            log("append 10,000 changes per durable write, \(n) stored views: median \(t.medianNs / 1e3) µs per write, "
+            log("append 10,000 changes per \(durable ? "durable " : "")write, \(n) stored views: median \(t.medianNs / 1e3) µs per write, "
                 + "\(1e13 / t.medianNs / 1e3) k changes/s, \(100 * none / t.medianNs) % of none")
+        }
+        // The peer (BENCH_PROFILE_PEER=0 skips it): SQLite inserting the same rows into tables with 0, 1 and 3
+        // secondary indexes matching the views.
+        if ProcessInfo.processInfo.environment["BENCH_PROFILE_PEER"] != "0" {
+            let q = measureSQLiteInsertWithIndexes(root: options.root, writes: reps)
+            let qNone = Timing(q[0]!).medianNs
+            for n in [0, 1, 3] {
+                let t = Timing(q[n]!)
+                log("sqlite3 insert 10,000 rows per durable transaction, \(n) secondary indexes: median \(t.medianNs / 1e3) µs per transaction, "
+                    + "\(1e13 / t.medianNs / 1e3) k rows/s, \(100 * qNone / t.medianNs) % of none")
+            }
         }
     case "open-views":
         // A library controller of a stored named view opened (DESIGN §11), beside GRDB over its index.

@@ -140,6 +140,15 @@ struct StoredView {
     /// The value of a row: the checksum of its key.
     static func rowValue(of key: UnsafeRawBufferPointer) -> [UInt8] { checksumBytes(CRC32C.checksum(key)) }
 
+    /// The size of a row's value (``rowValue(of:)``).
+    static let rowValueBytes = 4
+
+    /// Writes the value of the row `key` (``rowValue(of:)``) into `out`, ``rowValueBytes`` bytes.
+    @inline(__always)
+    static func writeRowValue(of key: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
+        out.storeBytes(of: CRC32C.checksum(key).littleEndian, as: UInt32.self)
+    }
+
     /// Whether `value` is the checksum of the row key `key`.
     static func isIntactRow(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
         value.count == 4 && value.elementsEqual(rowValue(of: key))

@@ -65,55 +65,162 @@ struct StoredViewWrite {
         }
     }
 
+    /// The maintained views of one entity, updated together: the objects of the entity the write touched are found
+    /// once, and each object's values are read once into slots (``FetchedValues``) for all of them — not looked up
+    /// by name in its dictionary by every view, for its predicate and again for its key.
+    private struct EntityViews {
+        let prefix: [UInt8]
+        var views: [ViewKeys] = []
+        /// The attributes any of the views reads, in the entity's order: the slots of the values read.
+        var attributes: [Attribute] = []
+    }
+
+    /// What makes one maintained view's row keys, by reference: a copy of a ``StoredView`` per object retains
+    /// every array of its definition.
+    private final class ViewKeys {
+        /// The view's index in ``StoredViewWrite/maintained``.
+        let index: Int
+        let prefix: [UInt8]
+        let predicate: CompiledPredicate
+        let order: RowOrder
+        /// For each key value of the order, its slot in the values read (``EntityViews/attributes``); `-1`: the id.
+        var slots: [Int] = []
+
+        init(index: Int, view: StoredView) {
+            self.index = index
+            prefix = view.prefix
+            predicate = view.plan.predicate
+            order = view.plan.order
+        }
+
+        /// ``StoredView/appendKey(id:values:to:)`` from `values` read into the slots of the view's entity.
+        @inline(__always)
+        func appendKey(id: ObjectID, values: FetchedValues, to out: inout ByteWriter) -> Bool {
+            guard predicate.evaluate(values, id: id) else { return false }
+            prefix.withUnsafeBytes { out.raw($0) }
+            _ = order.encode(id: id, into: &out) { i in
+                let slot = slots[i]
+                return slot < 0 ? id.value : values.slots[slot]
+            }
+            return true
+        }
+    }
+
+    /// A row key to delete or put: where it is in the write's key buffer, and its first 8 bytes after the view's
+    /// prefix (big-endian, zero-padded), which order most pairs of keys without reading them.
+    private struct SortedKey {
+        let head: UInt64
+        let range: Range<Int>
+    }
+
     private func update(_ objects: borrowing AppendedObjects, store: LogStore, db: LMDBDatabase, in txn: LMDBTransaction) throws {
-        var keys = ByteWriter(capacity: 64 * objects.count * maintained.count)
-        var removed: [Range<Int>] = [], added: [Range<Int>] = []
-        for view in maintained where view.paths.isEmpty {
-            let (removedBefore, addedBefore) = (removed.count, added.count)
-            let entityPrefix = ObjectRecordCodec.entityPrefix(view.entity.name)
+        var groups: [EntityViews] = []
+        for (v, view) in maintained.enumerated() where view.paths.isEmpty {  // those over key paths: updateOverPaths
+            let prefix = ObjectRecordCodec.entityPrefix(view.entity.name)
+            let g = groups.firstIndex { $0.prefix == prefix } ?? {
+                groups.append(EntityViews(prefix: prefix))
+                return groups.count - 1
+            }()
+            groups[g].views.append(ViewKeys(index: v, view: view))
+            let names = Set(groups[g].attributes.map(\.name)).union(view.plan.attributesRead(of: view.entity).map(\.name))
+            groups[g].attributes = view.entity.attributes.filter { names.contains($0.name) }
+        }
+        for group in groups {
+            for keys in group.views {
+                // An order's key value is an attribute read, or the id.
+                keys.slots = keys.order.keyPaths.map { path in group.attributes.firstIndex { $0.name == path } ?? -1 }
+            }
+        }
+        var keys = ByteWriter(capacity: 48 * objects.count * maintained.count)
+        var removed = [[SortedKey]](repeating: [], count: maintained.count)
+        var added = [[SortedKey]](repeating: [], count: maintained.count)
+        for group in groups {
+            let before = FetchedValues(attributes: group.attributes), after = FetchedValues(attributes: group.attributes)
             for slot in 0..<objects.count {  // bounded: the objects the write touched
                 let id: ObjectID? = objects.withKey(of: slot) { k in
-                    guard k.count > entityPrefix.count, k.starts(with: entityPrefix) else { return nil }
-                    return try? ObjectRecordCodec.decodeID(k, prefixCount: entityPrefix.count)
+                    guard k.count > group.prefix.count, k.starts(with: group.prefix) else { return nil }
+                    return try? ObjectRecordCodec.decodeID(k, prefixCount: group.prefix.count)
                 }
                 guard let id else { continue }
-                let oldStart = keys.count
-                let wasRow = objects[slot].before.map { view.appendKey(id: id, values: $0, to: &keys) } ?? false
-                let newStart = keys.count
-                let isRow = objects[slot].values.map { view.appendKey(id: id, values: $0, to: &keys) } ?? false
-                let old = oldStart..<newStart, new = newStart..<keys.count
-                if wasRow, isRow, keys.withBytes(0..<keys.count, { compareBytes(UnsafeRawBufferPointer(rebasing: $0[old]), UnsafeRawBufferPointer(rebasing: $0[new])) }) == 0 {
-                    keys.truncate(to: oldStart)  // the row stays where it is
-                    continue
+                let had = Self.read(objects[slot].before, into: before)
+                let has = Self.read(objects[slot].values, into: after)
+                for view in group.views {
+                    let v = view.index
+                    let oldStart = keys.count
+                    let wasRow = had && view.appendKey(id: id, values: before, to: &keys)
+                    let newStart = keys.count
+                    let isRow = has && view.appendKey(id: id, values: after, to: &keys)
+                    let old = oldStart..<newStart, new = newStart..<keys.count
+                    if wasRow, isRow, keys.withBytes(0..<keys.count, { compareBytes(UnsafeRawBufferPointer(rebasing: $0[old]), UnsafeRawBufferPointer(rebasing: $0[new])) }) == 0 {
+                        keys.truncate(to: oldStart)  // the row stays where it is
+                        continue
+                    }
+                    let skip = view.prefix.count
+                    if wasRow { removed[v].append(keys.withBytes(old) { Self.sortedKey($0, start: old.lowerBound, skipping: skip) }) }
+                    if isRow { added[v].append(keys.withBytes(new) { Self.sortedKey($0, start: new.lowerBound, skipping: skip) }) }
                 }
-                if wasRow { removed.append(old) }
-                if isRow { added.append(new) }
             }
-            if added[addedBefore...].contains(where: { $0.count > Limits.storedViewKeyBytesMax }) {
-                // A row LMDB cannot store: the view is no longer stored (read in memory from now on).
-                removed.removeSubrange(removedBefore...)
-                added.removeSubrange(addedBefore...)
-                try store.markUnstored(view, in: txn)
-            }
+        }
+        for v in maintained.indices where added[v].contains(where: { $0.range.count > Limits.storedViewKeyBytesMax }) {
+            // A row LMDB cannot store: the view is no longer stored (read in memory from now on).
+            removed[v] = []
+            added[v] = []
+            try store.markUnstored(maintained[v], in: txn)
         }
         try keys.withBytes(0..<keys.count) { all in
-            func precedes(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
-                compareBytes(UnsafeRawBufferPointer(rebasing: all[a]), UnsafeRawBufferPointer(rebasing: all[b])) < 0
+            func precedes(_ a: SortedKey, _ b: SortedKey) -> Bool {
+                if a.head != b.head { return a.head < b.head }
+                return compareBytes(UnsafeRawBufferPointer(rebasing: all[a.range]), UnsafeRawBufferPointer(rebasing: all[b.range])) < 0
             }
-            // In key order: each put finds its page from the last one's when it can.
-            for r in removed.sorted(by: precedes) {
-                guard try txn.delete(db, key: Array(all[r])) else {
-                    throw StoreError.corrupt(seq: nil, reason: "stored view '\(StoredView.name(in: UnsafeRawBufferPointer(rebasing: all[r])) ?? "?")' lacks a row its object had before this write: run 'viewlog verify'")
+            func sortedByKey(_ keys: inout [SortedKey]) {
+                // Often in order already (a view in id order, rows appended at its end): then not sorted again.
+                if keys.indices.dropFirst().contains(where: { !precedes(keys[$0 - 1], keys[$0]) }) { keys.sort(by: precedes) }
+            }
+            // Each view's keys in key order: each delete and put finds its page from the last one's when it can.
+            for v in maintained.indices where !removed[v].isEmpty {
+                sortedByKey(&removed[v])
+                for k in removed[v] {
+                    guard try txn.delete(db, key: Array(all[k.range])) else {
+                        throw StoreError.corrupt(seq: nil, reason: "stored view '\(maintained[v].name)' lacks a row its object had before this write: run 'viewlog verify'")
+                    }
                 }
             }
-            try txn.withSequentialPuts(db) { puts in
-                for r in added.sorted(by: precedes) {
-                    let key = UnsafeRawBufferPointer(rebasing: all[r])
-                    let value = StoredView.rowValue(of: key)
-                    try puts.put(key: key, reserving: value.count) { out in out.copyBytes(from: value) }
+            for v in maintained.indices where !added[v].isEmpty {
+                sortedByKey(&added[v])
+                try txn.withSequentialPuts(db) { puts in
+                    for k in added[v] {
+                        let key = UnsafeRawBufferPointer(rebasing: all[k.range])
+                        try puts.put(key: key, reserving: StoredView.rowValueBytes) { out in StoredView.writeRowValue(of: key, into: out) }
+                    }
                 }
             }
         }
+    }
+
+    /// Reads `values` (`nil`: the object is absent) into `fetched`'s slots; `false` when absent. The dictionary is
+    /// walked, not searched: its few entries are matched with the few attributes read by comparing names, which
+    /// costs less than hashing each name.
+    private static func read(_ values: ObjectValues?, into fetched: FetchedValues) -> Bool {
+        guard let values else { return false }
+        let attributes = fetched.attributes
+        for i in attributes.indices { fetched.slots[i] = .null }
+        for (name, value) in values {
+            var i = 0
+            while i < attributes.count {  // bounded by the attributes read
+                if attributes[i].name == name {
+                    fetched.slots[i] = value
+                    break
+                }
+                i += 1
+            }
+        }
+        return true
+    }
+
+    private static func sortedKey(_ key: UnsafeRawBufferPointer, start: Int, skipping prefix: Int) -> SortedKey {
+        var head: UInt64 = 0
+        for i in 0..<8 { head = head << 8 | UInt64(prefix + i < key.count ? key[prefix + i] : 0) }
+        return SortedKey(head: head, range: start..<(start + key.count))
     }
 }
 
@@ -146,8 +253,7 @@ extension LogStore {
             try txn.withSequentialPuts(db) { puts in
                 for r in rows {
                     let key = UnsafeRawBufferPointer(rebasing: all[r])
-                    let value = StoredView.rowValue(of: key)
-                    try puts.put(key: key, reserving: value.count) { out in out.copyBytes(from: value) }
+                    try puts.put(key: key, reserving: StoredView.rowValueBytes) { out in StoredView.writeRowValue(of: key, into: out) }
                 }
             }
         }
