@@ -36,7 +36,8 @@ extension StoredViewWrite {
                 .rowsReached(by: delta, entity: view.entity.name, store: store, refs: refs, in: txn)
             for d in deltas where d.key.entity == view.entity.name { rows.insert(d.key.id) }
             var keys = ByteWriter(capacity: 64 * rows.count)
-            var removed: [Range<Int>] = [], added: [Range<Int>] = []
+            var removed: [SortedKey] = [], added: [SortedKey] = []
+            let skip = view.prefix.count
             for id in rows {  // bounded: the rows the write reaches
                 let key = ObjectKey(entity: view.entity.name, id: id)
                 let own = touched[key]
@@ -52,29 +53,15 @@ extension StoredViewWrite {
                     keys.truncate(to: oldStart)  // the row stays where it is
                     continue
                 }
-                if wasRow { removed.append(old) }
-                if isRow { added.append(new) }
+                if wasRow { removed.append(keys.withBytes(old) { Self.sortedKey($0, start: old.lowerBound, skipping: skip) }) }
+                if isRow { added.append(keys.withBytes(new) { Self.sortedKey($0, start: new.lowerBound, skipping: skip) }) }
             }
-            if added.contains(where: { $0.count > Limits.storedViewKeyBytesMax }) {
+            if added.contains(where: { $0.range.count > Limits.storedViewKeyBytesMax }) {
                 try store.markUnstored(view, in: txn)  // a row LMDB cannot store: read in memory from now on
                 continue
             }
             try keys.withBytes(0..<keys.count) { all in
-                func precedes(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
-                    compareBytes(UnsafeRawBufferPointer(rebasing: all[a]), UnsafeRawBufferPointer(rebasing: all[b])) < 0
-                }
-                for r in removed.sorted(by: precedes) {
-                    guard try txn.delete(db, key: Array(all[r])) else {
-                        throw StoreError.corrupt(seq: nil, reason: "stored view '\(view.name)' lacks a row its object had before this write: run 'viewlog verify'")
-                    }
-                }
-                try txn.withSequentialPuts(db) { puts in
-                    for r in added.sorted(by: precedes) {
-                        let key = UnsafeRawBufferPointer(rebasing: all[r])
-                        let value = StoredView.rowValue(of: key)
-                        try puts.put(key: key, reserving: value.count) { out in out.copyBytes(from: value) }
-                    }
-                }
+                try Self.writeRows(removing: &removed, adding: &added, keys: UnsafeRawBufferPointer(all), of: view, db: db, in: txn)
             }
         }
     }

@@ -108,7 +108,7 @@ struct StoredViewWrite {
 
     /// A row key to delete or put: where it is in the write's key buffer, and its first 8 bytes after the view's
     /// prefix (big-endian, zero-padded), which order most pairs of keys without reading them.
-    private struct SortedKey {
+    struct SortedKey {
         let head: UInt64
         let range: Range<Int>
     }
@@ -168,30 +168,39 @@ struct StoredViewWrite {
             try store.markUnstored(maintained[v], in: txn)
         }
         try keys.withBytes(0..<keys.count) { all in
-            func precedes(_ a: SortedKey, _ b: SortedKey) -> Bool {
-                if a.head != b.head { return a.head < b.head }
-                return compareBytes(UnsafeRawBufferPointer(rebasing: all[a.range]), UnsafeRawBufferPointer(rebasing: all[b.range])) < 0
+            for v in maintained.indices {
+                try Self.writeRows(removing: &removed[v], adding: &added[v], keys: UnsafeRawBufferPointer(all),
+                                   of: maintained[v], db: db, in: txn)
             }
-            func sortedByKey(_ keys: inout [SortedKey]) {
-                // Often in order already (a view in id order, rows appended at its end): then not sorted again.
-                if keys.indices.dropFirst().contains(where: { !precedes(keys[$0 - 1], keys[$0]) }) { keys.sort(by: precedes) }
-            }
-            // Each view's keys in key order: each delete and put finds its page from the last one's when it can.
-            for v in maintained.indices where !removed[v].isEmpty {
-                sortedByKey(&removed[v])
-                for k in removed[v] {
-                    guard try txn.delete(db, key: Array(all[k.range])) else {
-                        throw StoreError.corrupt(seq: nil, reason: "stored view '\(maintained[v].name)' lacks a row its object had before this write: run 'viewlog verify'")
-                    }
+        }
+    }
+
+    /// Deletes the rows `removed` of `view` and puts the rows `added`, whose keys lie in `all`, each in key order:
+    /// each delete and put finds its page from the last one's when it can.
+    static func writeRows(removing removed: inout [SortedKey], adding added: inout [SortedKey], keys all: UnsafeRawBufferPointer,
+                          of view: StoredView, db: LMDBDatabase, in txn: LMDBTransaction) throws {
+        func precedes(_ a: SortedKey, _ b: SortedKey) -> Bool {
+            if a.head != b.head { return a.head < b.head }
+            return compareBytes(UnsafeRawBufferPointer(rebasing: all[a.range]), UnsafeRawBufferPointer(rebasing: all[b.range])) < 0
+        }
+        func sortedByKey(_ keys: inout [SortedKey]) {
+            // Often in order already (a view in id order, rows appended at its end): then not sorted again.
+            if keys.indices.dropFirst().contains(where: { !precedes(keys[$0 - 1], keys[$0]) }) { keys.sort(by: precedes) }
+        }
+        if !removed.isEmpty {
+            sortedByKey(&removed)
+            for k in removed {
+                guard try txn.delete(db, key: Array(all[k.range])) else {
+                    throw StoreError.corrupt(seq: nil, reason: "stored view '\(view.name)' lacks a row its object had before this write: run 'viewlog verify'")
                 }
             }
-            for v in maintained.indices where !added[v].isEmpty {
-                sortedByKey(&added[v])
-                try txn.withSequentialPuts(db) { puts in
-                    for k in added[v] {
-                        let key = UnsafeRawBufferPointer(rebasing: all[k.range])
-                        try puts.put(key: key, reserving: StoredView.rowValueBytes) { out in StoredView.writeRowValue(of: key, into: out) }
-                    }
+        }
+        if !added.isEmpty {
+            sortedByKey(&added)
+            try txn.withSequentialPuts(db) { puts in
+                for k in added {
+                    let key = UnsafeRawBufferPointer(rebasing: all[k.range])
+                    try puts.put(key: key, reserving: StoredView.rowValueBytes) { out in StoredView.writeRowValue(of: key, into: out) }
                 }
             }
         }
@@ -217,7 +226,7 @@ struct StoredViewWrite {
         return true
     }
 
-    private static func sortedKey(_ key: UnsafeRawBufferPointer, start: Int, skipping prefix: Int) -> SortedKey {
+    static func sortedKey(_ key: UnsafeRawBufferPointer, start: Int, skipping prefix: Int) -> SortedKey {
         var head: UInt64 = 0
         for i in 0..<8 { head = head << 8 | UInt64(prefix + i < key.count ? key[prefix + i] : 0) }
         return SortedKey(head: head, range: start..<(start + key.count))
