@@ -103,14 +103,7 @@ extension Context {
         return try store.perform(read: true) { txn -> (ResultsController, ViewRowRecords)? in
             guard try store.head(in: txn) == position,
                   let view = try store.storedView(named: name, schema: schema, showing: request, in: txn) else { return nil }
-            var ids: [ObjectID] = []
-            ids.reserveCapacity(min(limit, 65_536))
-            if limit > 0 {
-                try store.forEachStoredRow(of: view, from: request.offset, in: txn) { id in
-                    ids.append(id)
-                    return ids.count < limit
-                }
-            }
+            let ids = try store.storedRowIDs(of: view, offset: request.offset, limit: limit, in: txn)
             var rows = ViewRowRecords(entity: entity)
             let what = "the stored view '\(name)'"
             let controller = try ResultsController(plan: plan, entity: entity, position: position) { visit in
@@ -238,14 +231,7 @@ extension Context {
             guard try store.head(in: txn) == position,
                   let view = try store.storedView(named: name, schema: schema, in: txn), view.plan.request == whole,
                   view.paths == paths else { return nil }
-            var ids: [ObjectID] = []
-            ids.reserveCapacity(min(limit, 65_536))
-            if limit > 0 {
-                try store.forEachStoredRow(of: view, from: request.offset, in: txn) { id in
-                    ids.append(id)
-                    return ids.count < limit
-                }
-            }
+            let ids = try store.storedRowIDs(of: view, offset: request.offset, limit: limit, in: txn)
             let what = "the stored view '\(name)'"
             let format = try store.format(in: txn)
             let lookup = try store.headPathLookup(viewEntity: view.entity.name, in: txn)

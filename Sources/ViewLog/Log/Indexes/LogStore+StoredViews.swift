@@ -141,6 +141,18 @@ extension LogStore {
         }
     }
 
+    /// The ids of the rows of `view` from rank `offset` on, at most `limit` of them, in view order.
+    func storedRowIDs(of view: StoredView, offset: Int, limit: Int, in txn: LMDBTransaction) throws -> [ObjectID] {
+        var ids: [ObjectID] = []
+        guard limit > 0 else { return ids }
+        ids.reserveCapacity(min(limit, 65_536))
+        try forEachStoredRow(of: view, from: offset, in: txn) { id in
+            ids.append(id)
+            return ids.count < limit
+        }
+        return ids
+    }
+
     /// Calls `body` with the key of every row of `view` (as ``RowOrder`` encodes it) and the offset of the id in it,
     /// in view order. Every entry read is checked against its checksum.
     /// - Throws: ``StoreError/corrupt(seq:reason:)`` for a damaged entry.
