@@ -129,9 +129,9 @@ public struct RelChangeStream: Sendable {
 
 /// Makes a ViewLog store holding `org` (departments first, then employees in transactions of 10,000 changes, ten
 /// transactions per LMDB write).
-public func makeRelStore(path: String, org: Org, durable: Bool) -> LogStore {
+public func makeRelStore(path: String, org: Org, durable: Bool, schema: Schema = RelWorkload.schema()) -> LogStore {
     do {
-        let store = try LogStore.create(at: path, schema: RelWorkload.schema(),
+        let store = try LogStore.create(at: path, schema: schema,
                                         options: StoreOptions(durable: durable, mapSizeBytes: 1 << 33))
         var changes: [ChangeRequest] = org.departments.map {
             .insert(entity: "Department", id: .int(Int64($0.id)), values: ["name": .string($0.name), "floor": .int(Int64($0.floor))])

@@ -106,6 +106,15 @@ if let what = ProcessInfo.processInfo.environment["BENCH_PROFILE"] {
                     + "\(1e13 / t.medianNs / 1e3) k rows/s, \(100 * qNone / t.medianNs) % of none")
             }
         }
+    case "append-path-view":
+        // A stored named view over a key path (DESIGN §10, §11): what it adds to a department rename and an
+        // employee rename, one change per write.
+        let durable = ProcessInfo.processInfo.environment["BENCH_PROFILE_DURABLE"] != "0"
+        let k = Int(ProcessInfo.processInfo.environment["BENCH_PROFILE_K"] ?? "") ?? 1_000
+        let m = measureStoredPathViewAppend(root: options.root, employees: n, k: k, reps: reps, durable: durable)
+        log("\(n) employees, \(durable ? "durable" : "no flush"): a department of \(k) renamed \(m.renameDepartment.without.medianNs / 1e3) µs "
+            + "without the stored view, \(m.renameDepartment.with.medianNs / 1e3) µs with it; an employee renamed "
+            + "\(m.renameEmployee.without.medianNs / 1e3) µs, \(m.renameEmployee.with.medianNs / 1e3) µs")
     case "open-views":
         // A library controller of a stored named view opened (DESIGN §11), beside GRDB over its index.
         for rows in ProcessInfo.processInfo.environment["BENCH_PROFILE_SIZES"].map({ $0.split(separator: ",").compactMap { Int($0) } }) ?? [n] {
