@@ -172,6 +172,18 @@ struct StoredView {
         return at
     }
 
+    /// For each entity the paths go through, the attributes they read from its objects: each hop's relationship from
+    /// the entity it leaves, and the last attribute from the entity a path ends at. An object of such an entity whose
+    /// change leaves these as they were (and that is neither made nor removed) changes no path value.
+    var attributesReadByPaths: [String: Set<String>] {
+        var read: [String: Set<String>] = [:]
+        for p in paths {
+            for hop in p.hops { read[hop.entity, default: []].insert(hop.relationship) }
+            if case .attribute(let name) = p.tail, let last = p.hops.last { read[last.target, default: []].insert(name) }
+        }
+        return read
+    }
+
     /// The values a row of the view is keyed by: the object's own `values`, with the value of each of ``paths``
     /// (named by its text) as `lookup` reaches it.
     func rowValues(id: ObjectID, values: ObjectValues, lookup: PathLookup) -> ObjectValues {

@@ -24,9 +24,15 @@ extension StoredViewWrite {
             deltas.append(ObjectDelta(key: key, before: object.before, after: object.values, seq: object.seq))
             touched[key] = (object.before, object.values)
         }
-        let delta = Delta(from: 0, to: 0, objects: deltas)
         let refs = try store.refsDatabase()
         for view in views {
+            // A related object whose change leaves every attribute the paths read from it as it was (a department's
+            // floor, for a view over `department.name`) changes no row's path values: its referrers are not visited.
+            let read = view.attributesReadByPaths
+            let delta = Delta(from: 0, to: 0, objects: deltas.filter { d in
+                guard let before = d.before, let after = d.after, let names = read[d.key.entity] else { return true }
+                return names.contains { before[$0] != after[$0] }
+            })
             let after = try store.headPathLookup(viewEntity: view.entity.name, in: txn)
             let before = PathLookup(object: { key in
                 if let t = touched[key] { return t.before }
@@ -34,6 +40,7 @@ extension StoredViewWrite {
             }, failure: after.failure)
             var rows = try RelationalView(paths: view.paths, quantified: [])
                 .rowsReached(by: delta, entity: view.entity.name, store: store, refs: refs, in: txn)
+            // The objects of the view's entity the write touched (the filter above may have left them out).
             for d in deltas where d.key.entity == view.entity.name { rows.insert(d.key.id) }
             var keys = ByteWriter(capacity: 64 * rows.count)
             var removed: [SortedKey] = [], added: [SortedKey] = []
