@@ -114,7 +114,8 @@ if let what = ProcessInfo.processInfo.environment["BENCH_PROFILE"] {
         let m = measureStoredPathViewAppend(root: options.root, employees: n, k: k, reps: reps, durable: durable)
         log("\(n) employees, \(durable ? "durable" : "no flush"): a department of \(k) renamed \(m.renameDepartment.without.medianNs / 1e3) µs "
             + "without the stored view, \(m.renameDepartment.with.medianNs / 1e3) µs with it; an employee renamed "
-            + "\(m.renameEmployee.without.medianNs / 1e3) µs, \(m.renameEmployee.with.medianNs / 1e3) µs")
+            + "\(m.renameEmployee.without.medianNs / 1e3) µs, \(m.renameEmployee.with.medianNs / 1e3) µs; the department's floor "
+            + "changed \(m.moveDepartment.without.medianNs / 1e3) µs, \(m.moveDepartment.with.medianNs / 1e3) µs")
     case "open-views":
         // A library controller of a stored named view opened (DESIGN §11), beside GRDB over its index.
         for rows in ProcessInfo.processInfo.environment["BENCH_PROFILE_SIZES"].map({ $0.split(separator: ",").compactMap { Int($0) } }) ?? [n] {
