@@ -4,6 +4,10 @@ public struct Report: Codable, Sendable {
     public var append: [AppendResult] = []
     public var views: [ViewResult] = []
     public var replay: ReplayResult?
+    /// Append with 0, 1 and 3 stored named views (DESIGN §11), and SQLite inserting the same rows into tables with
+    /// 0, 1 and 3 matching secondary indexes: nanoseconds per durable write of 10,000 inserts, by count (as text).
+    public var storedViewAppend: [String: Timing] = [:]
+    public var sqliteIndexedInsert: [String: Timing] = [:]
     public var grdbQueryPlan = ""
     public var grdbRowsQueryPlan = ""
     public var peakResidentBytes = 0

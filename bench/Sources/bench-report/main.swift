@@ -278,6 +278,15 @@ for durable in [true, false] {
     }
 }
 
+// MARK: Append with stored views
+
+do {
+    let writes = options.quick ? 1 : 3
+    log("append with 0, 1 and 3 stored views, and sqlite3 with 0, 1 and 3 indexes: \(writes * 5) durable writes each")
+    for (n, t) in measureAppendWithStoredViews(root: options.root, writes: writes) { report.storedViewAppend[String(n)] = Timing(t) }
+    for (n, t) in measureSQLiteInsertWithIndexes(root: options.root, writes: writes) { report.sqliteIndexedInsert[String(n)] = Timing(t) }
+}
+
 // MARK: Views
 
 for n in options.sizes {
