@@ -212,7 +212,6 @@ extension Context {
             if let refill, !addRowsBefore(delta, refill, context: context) {
                 // The store disagrees with itself (a damaged view): the whole view, built in memory from here on,
                 // reported as a reload, never as silence.
-                self.refill = nil
                 try? context.refetch(self, fetchRequest)
                 return
             }

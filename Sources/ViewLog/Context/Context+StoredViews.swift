@@ -224,13 +224,9 @@ extension Context {
         var window = request
         window.offset = 0
         let plan = try ViewPlan(window, for: viewEntity)
-        var whole = request
-        whole.limit = nil
-        whole.offset = 0
         return try store.perform(read: true) { txn -> (ResultsController, [(id: ObjectID, values: ObjectValues)])? in
             guard try store.head(in: txn) == position,
-                  let view = try store.storedView(named: name, schema: schema, in: txn), view.plan.request == whole,
-                  view.paths == paths else { return nil }
+                  let view = try store.storedView(named: name, schema: schema, showing: request, in: txn) else { return nil }
             let ids = try store.storedRowIDs(of: view, offset: request.offset, limit: limit, in: txn)
             let what = "the stored view '\(name)'"
             let format = try store.format(in: txn)

@@ -111,9 +111,7 @@ extension LogStore {
         var whole = request
         whole.limit = nil
         whole.offset = 0
-        // Rows over key paths need their path values, which these reads do not compute: built in memory.
-        guard let view = try storedView(named: name, schema: schema, in: txn), view.paths.isEmpty,
-              view.plan.request == whole else { return nil }
+        guard let view = try storedView(named: name, schema: schema, in: txn), view.plan.request == whole else { return nil }
         return view
     }
 

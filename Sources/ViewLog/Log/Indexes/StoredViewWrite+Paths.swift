@@ -75,31 +75,38 @@ extension StoredViewWrite {
 }
 
 extension LogStore {
-    /// Calls `body` with the id of each object of `view`'s entity at the head in `txn` and the values its row is keyed
-    /// by (its own, with its path values for a view over key paths), `progress` with (objects read, objects of the
-    /// entity) every ``storedViewProgressObjects`` objects.
-    func forEachStoredViewRow(of view: StoredView, progress: ((Int, Int) -> Void)? = nil, total: Int = 0,
-                              in txn: LMDBTransaction, _ body: (ObjectID, any AttributeValues) -> Void) throws {
+    /// Appends to `keys` the key of the row of each object of `view`'s entity at the head in `txn` that belongs to
+    /// the view — keyed by its own values, with its path values for a view over key paths — and to `rows` where each
+    /// lies, in object id order (not sorted; those before a failure are kept). `progress` is called with (objects
+    /// read, objects of the entity) every ``storedViewProgressObjects`` objects.
+    func storedViewRowKeys(of view: StoredView, into keys: inout ByteWriter, rows: inout [Range<Int>],
+                           progress: ((Int, Int) -> Void)? = nil, total: Int = 0, in txn: LMDBTransaction) throws {
         var read = 0
+        func counted() {
+            read += 1
+            if read % Self.storedViewProgressObjects == 0 { progress?(read, total) }
+        }
         if view.paths.isEmpty {
             try forEachHeadObject(of: view.entity.name, reading: view.plan.attributesRead(of: view.entity), in: txn) { id, fetched in
-                body(id, fetched)
-                read += 1
-                if read % Self.storedViewProgressObjects == 0 { progress?(read, total) }
+                let start = keys.count
+                if view.appendKey(id: id, values: fetched, to: &keys) { rows.append(start..<keys.count) }
+                counted()
             }
-        } else {
-            let lookup = try headPathLookup(viewEntity: view.entity.name, in: txn)
-            let attributes = view.entity.attributes
-            var failure: (any Error)?
-            try forEachHeadObject(of: view.entity.name, reading: attributes, in: txn) { id, fetched in
-                var values = ObjectValues(minimumCapacity: attributes.count + view.paths.count)
-                for a in attributes { values[a.name] = fetched.value(of: a.name) ?? .null }
-                body(id, view.rowValues(id: id, values: values, lookup: lookup))
-                failure = failure ?? lookup.failure()
-                read += 1
-                if read % Self.storedViewProgressObjects == 0 { progress?(read, total) }
-            }
-            if let failure { throw failure }
+            return
         }
+        let lookup = try headPathLookup(viewEntity: view.entity.name, in: txn)
+        let attributes = view.entity.attributes
+        var failure: (any Error)?
+        try forEachHeadObject(of: view.entity.name, reading: attributes, in: txn) { id, fetched in
+            var values = ObjectValues(minimumCapacity: attributes.count + view.paths.count)
+            for a in attributes { values[a.name] = fetched.value(of: a.name) ?? .null }
+            let start = keys.count
+            if view.appendKey(id: id, values: view.rowValues(id: id, values: values, lookup: lookup), to: &keys) {
+                rows.append(start..<keys.count)
+            }
+            failure = failure ?? lookup.failure()
+            counted()
+        }
+        if let failure { throw failure }
     }
 }

@@ -241,15 +241,10 @@ extension LogStore {
         guard let db = viewsDB else { return }
         try dropStoredView(prefix: view.prefix, in: txn)
         var keys = ByteWriter(capacity: 4096)
-        var rows: [Range<Int>] = []
         let total = progress == nil ? 0 : try countObjects(of: view.entity.name, in: txn)
-        var tooLong = false
-        try forEachStoredViewRow(of: view, progress: progress, total: total, in: txn) { id, values in
-            let start = keys.count
-            if view.appendKey(id: id, values: values, to: &keys) { rows.append(start..<keys.count) }
-            tooLong = tooLong || keys.count - start > Limits.storedViewKeyBytesMax
-        }
-        guard !tooLong else { return try markUnstored(view, in: txn) }
+        var rows: [Range<Int>] = []
+        try storedViewRowKeys(of: view, into: &keys, rows: &rows, progress: progress, total: total, in: txn)
+        guard !rows.contains(where: { $0.count > Limits.storedViewKeyBytesMax }) else { return try markUnstored(view, in: txn) }
         try view.prefix.withUnsafeBytes { k in
             try view.headerValue.withUnsafeBytes { v in try txn.put(db, key: k, value: v) }
         }

@@ -36,10 +36,7 @@ extension LogStore {
                 // Rows that do not decode are problems the objects' check has named already.
                 var expected = ByteWriter(capacity: 4096)
                 var rows: [Range<Int>] = []
-                try? self.forEachStoredViewRow(of: view, in: txn) { id, values in
-                    let start = expected.count
-                    if view.appendKey(id: id, values: values, to: &expected) { rows.append(start..<expected.count) }
-                }
+                try? self.storedViewRowKeys(of: view, into: &expected, rows: &rows, in: txn)
                 try expected.withBytes(0..<expected.count) { all in
                     func bytes(_ r: Range<Int>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: all[r]) }
                     rows.sort { compareBytes(bytes($0), bytes($1)) < 0 }
