@@ -8,6 +8,9 @@ public struct Report: Codable, Sendable {
     /// 0, 1 and 3 matching secondary indexes: nanoseconds per durable write of 10,000 inserts, by count (as text).
     public var storedViewAppend: [String: Timing] = [:]
     public var sqliteIndexedInsert: [String: Timing] = [:]
+    /// The raw-LMDB peer of ``storedViewAppend``: LMDB in C doing the same puts, with 0, 1 and 3 views' rows under
+    /// ViewLog's keys in one `views` database (``measureRawLMDBAppendWithIndexes(root:writes:rounds:sorted:durable:)``).
+    public var rawIndexedAppend: [String: Timing] = [:]
     public var grdbQueryPlan = ""
     public var grdbRowsQueryPlan = ""
     public var peakResidentBytes = 0

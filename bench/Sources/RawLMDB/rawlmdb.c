@@ -8,7 +8,7 @@
 
 struct rawlmdb_store {
     MDB_env *env;
-    MDB_dbi log, objects, meta;
+    MDB_dbi log, objects, meta, views;
     unsigned char *filler;     // value bytes (ViewLog copies its encoded bytes; so do we)
     size_t filler_bytes;
 };
@@ -26,7 +26,8 @@ rawlmdb_store *rawlmdb_create(const char *dir, size_t map_size_bytes, int durabl
     if (mdb_txn_begin(s->env, NULL, 0, &txn) != 0) goto fail_env;
     if (mdb_dbi_open(txn, "log", MDB_CREATE, &s->log) != 0 ||
         mdb_dbi_open(txn, "objects", MDB_CREATE, &s->objects) != 0 ||
-        mdb_dbi_open(txn, "meta", MDB_CREATE, &s->meta) != 0) {
+        mdb_dbi_open(txn, "meta", MDB_CREATE, &s->meta) != 0 ||
+        mdb_dbi_open(txn, "views", MDB_CREATE, &s->views) != 0) {
         mdb_txn_abort(txn);
         goto fail_env;
     }
@@ -70,28 +71,27 @@ static void big_endian(uint64_t x, unsigned char out[8]) {
     for (int i = 7; i >= 0; i--) { out[i] = (unsigned char)(x & 0xFF); x >>= 8; }
 }
 
-int rawlmdb_append(rawlmdb_store *s, uint64_t first_seq, size_t log_entries, const uint32_t *log_value_bytes,
-                   size_t object_count, const uint8_t *object_keys, const uint32_t *object_key_bytes,
-                   const uint32_t *object_value_bytes) {
-    MDB_txn *txn;
-    int rc = mdb_txn_begin(s->env, NULL, 0, &txn);
-    if (rc != 0) return rc;
+// The puts of `rawlmdb_append` in `txn`: log entries, object rows, meta head.
+static int append_puts(rawlmdb_store *s, MDB_txn *txn, uint64_t first_seq, size_t log_entries,
+                       const uint32_t *log_value_bytes, size_t object_count, const uint8_t *object_keys,
+                       const uint32_t *object_key_bytes, const uint32_t *object_value_bytes) {
+    int rc;
     unsigned char seq_key[8];
     MDB_val k, v;
     for (size_t i = 0; i < log_entries; i++) {
         big_endian(first_seq + i, seq_key);
         k.mv_size = 8;
         k.mv_data = seq_key;
-        if ((rc = value_of(s, log_value_bytes[i], &v)) != 0) goto abort;
-        if ((rc = mdb_put(txn, s->log, &k, &v, MDB_APPEND)) != 0) goto abort;
+        if ((rc = value_of(s, log_value_bytes[i], &v)) != 0) return rc;
+        if ((rc = mdb_put(txn, s->log, &k, &v, MDB_APPEND)) != 0) return rc;
     }
     const uint8_t *key = object_keys;
     for (size_t i = 0; i < object_count; i++) {
         k.mv_size = object_key_bytes[i];
         k.mv_data = (void *)key;
         key += object_key_bytes[i];
-        if ((rc = value_of(s, object_value_bytes[i], &v)) != 0) goto abort;
-        if ((rc = mdb_put(txn, s->objects, &k, &v, 0)) != 0) goto abort;
+        if ((rc = value_of(s, object_value_bytes[i], &v)) != 0) return rc;
+        if ((rc = mdb_put(txn, s->objects, &k, &v, 0)) != 0) return rc;
     }
     unsigned char head[8];
     big_endian(first_seq + log_entries - 1, head);
@@ -99,10 +99,132 @@ int rawlmdb_append(rawlmdb_store *s, uint64_t first_seq, size_t log_entries, con
     k.mv_data = "head";
     v.mv_size = 8;
     v.mv_data = head;
-    if ((rc = mdb_put(txn, s->meta, &k, &v, 0)) != 0) goto abort;
+    return mdb_put(txn, s->meta, &k, &v, 0);
+}
+
+int rawlmdb_append(rawlmdb_store *s, uint64_t first_seq, size_t log_entries, const uint32_t *log_value_bytes,
+                   size_t object_count, const uint8_t *object_keys, const uint32_t *object_key_bytes,
+                   const uint32_t *object_value_bytes) {
+    MDB_txn *txn;
+    int rc = mdb_txn_begin(s->env, NULL, 0, &txn);
+    if (rc != 0) return rc;
+    rc = append_puts(s, txn, first_seq, log_entries, log_value_bytes, object_count, object_keys, object_key_bytes,
+                     object_value_bytes);
+    if (rc != 0) {
+        mdb_txn_abort(txn);
+        return rc;
+    }
     return mdb_txn_commit(txn);
-abort:
+}
+
+int rawlmdb_append_indexed(rawlmdb_store *s, uint64_t first_seq, size_t log_entries, const uint32_t *log_value_bytes,
+                           size_t object_count, const uint8_t *object_keys, const uint32_t *object_key_bytes,
+                           const uint32_t *object_value_bytes, size_t index_key_count, const uint8_t *index_keys,
+                           const uint32_t *index_key_bytes) {
+    MDB_txn *txn;
+    MDB_cursor *cursor = NULL;
+    int rc = mdb_txn_begin(s->env, NULL, 0, &txn);
+    if (rc != 0) return rc;
+    rc = append_puts(s, txn, first_seq, log_entries, log_value_bytes, object_count, object_keys, object_key_bytes,
+                     object_value_bytes);
+    if (rc != 0 || index_key_count == 0) goto done;
+    // One cursor for all the rows, as ViewLog's sequential puts: a key on the last put's leaf skips the descent.
+    if ((rc = mdb_cursor_open(txn, s->views, &cursor)) != 0) goto done;
+    // The value of a row: ViewLog's is a CRC-32C of the key; any 4 bytes cost LMDB the same.
+    unsigned char crc[4] = {0x5a, 0x17, 0xc3, 0x08};
+    MDB_val k, v;
+    const uint8_t *key = index_keys;
+    for (size_t i = 0; i < index_key_count; i++) {
+        k.mv_size = index_key_bytes[i];
+        k.mv_data = (void *)key;
+        key += index_key_bytes[i];
+        v.mv_size = sizeof crc;
+        v.mv_data = crc;
+        if ((rc = mdb_cursor_put(cursor, &k, &v, 0)) != 0) goto done;
+    }
+    mdb_cursor_close(cursor);
+    cursor = NULL;
+    // The views' maintained record: key 00 00, the head and a CRC.
+    unsigned char maintained[12] = {0};
+    big_endian(first_seq + log_entries - 1, maintained);
+    k.mv_size = 2;
+    k.mv_data = "\0\0";
+    v.mv_size = sizeof maintained;
+    v.mv_data = maintained;
+    rc = mdb_put(txn, s->views, &k, &v, 0);
+done:
+    if (cursor) mdb_cursor_close(cursor);
+    if (rc != 0) {
+        mdb_txn_abort(txn);
+        return rc;
+    }
+    return mdb_txn_commit(txn);
+}
+
+// The pages the last committed write of `env` freed, read in `txn`. The free list (dbi 0) holds one record per
+// write that freed pages: key = the write's transaction id, value = their count, then the page numbers.
+static int last_txn_freed_pages(MDB_env *env, MDB_txn *txn, size_t *freed) {
+    MDB_cursor *cursor;
+    MDB_envinfo info;
+    mdb_env_info(env, &info);
+    size_t id = info.me_last_txnid;
+    MDB_val k = {sizeof id, &id}, v;
+    *freed = 0;
+    int rc = mdb_cursor_open(txn, 0, &cursor);
+    if (rc != 0) return rc;
+    rc = mdb_cursor_get(cursor, &k, &v, MDB_SET);
+    if (rc == 0 && v.mv_size >= sizeof(size_t)) memcpy(freed, v.mv_data, sizeof *freed);
+    if (rc == MDB_NOTFOUND) rc = 0;
+    mdb_cursor_close(cursor);
+    return rc;
+}
+
+int rawlmdb_last_txn_freed_pages(rawlmdb_store *s, size_t *freed) {
+    MDB_txn *txn;
+    int rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
+    if (rc != 0) return rc;
+    rc = last_txn_freed_pages(s->env, txn, freed);
     mdb_txn_abort(txn);
+    return rc;
+}
+
+int rawlmdb_views_stat(rawlmdb_store *s, size_t *entries, size_t *leaf_pages, size_t *branch_pages, size_t *depth) {
+    MDB_txn *txn;
+    MDB_stat st;
+    int rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
+    if (rc != 0) return rc;
+    if ((rc = mdb_stat(txn, s->views, &st)) == 0) {
+        *entries = st.ms_entries;
+        *leaf_pages = st.ms_leaf_pages;
+        *branch_pages = st.ms_branch_pages;
+        *depth = st.ms_depth;
+    }
+    mdb_txn_abort(txn);
+    return rc;
+}
+
+int rawlmdb_dir_db_stat(const char *dir, const char *name, size_t *entries, size_t *leaf_pages, size_t *branch_pages,
+                        size_t *last_freed) {
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    MDB_stat st;
+    int rc = mdb_env_create(&env);
+    if (rc != 0) return rc;
+    mdb_env_set_maxdbs(env, 32);
+    if ((rc = mdb_env_open(env, dir, MDB_RDONLY | MDB_NOTLS, 0600)) != 0) goto close;
+    if ((rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn)) != 0) goto close;
+    *entries = *leaf_pages = *branch_pages = 0;
+    rc = mdb_dbi_open(txn, name, 0, &dbi);
+    if (rc == 0 && (rc = mdb_stat(txn, dbi, &st)) == 0) {
+        *entries = st.ms_entries;
+        *leaf_pages = st.ms_leaf_pages;
+        *branch_pages = st.ms_branch_pages;
+    }
+    if (rc == 0 || rc == MDB_NOTFOUND) rc = last_txn_freed_pages(env, txn, last_freed);  // no such database: empty
+    mdb_txn_abort(txn);
+close:
+    mdb_env_close(env);
     return rc;
 }
 

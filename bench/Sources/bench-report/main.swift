@@ -106,6 +106,30 @@ if let what = ProcessInfo.processInfo.environment["BENCH_PROFILE"] {
                     + "\(1e13 / t.medianNs / 1e3) k rows/s, \(100 * qNone / t.medianNs) % of none")
             }
         }
+        // The raw peer (BENCH_PROFILE_RAW=0 skips it): LMDB in C doing the same puts with ViewLog's view keys, the
+        // keys sorted before the puts (as ViewLog puts them) and, for comparison, in insert order.
+        if ProcessInfo.processInfo.environment["BENCH_PROFILE_RAW"] != "0" {
+            for sorted in [true, false] {
+                let r = measureRawLMDBAppendWithIndexes(root: options.root, writes: reps, sorted: sorted, durable: durable)
+                let rNone = Timing(r[0]!).medianNs
+                for n in [0, 1, 3] {
+                    let t = Timing(r[n]!)
+                    log("raw LMDB in C, 10,000 inserts per \(durable ? "durable " : "")write, \(n) views' rows \(sorted ? "sorted" : "in insert order"): "
+                        + "median \(t.medianNs / 1e3) µs per write, \(1e13 / t.medianNs / 1e3) k rows/s, \(100 * rNone / t.medianNs) % of none")
+                }
+            }
+        }
+    case "append-views-pages":
+        // What LMDB rewrites per 10,000-insert write with 0, 1 and 3 views' rows: the raw peer's pages from the free
+        // list, and the same read from ViewLog stores that took the same writes.
+        let m = measureRawLMDBIndexPages(root: options.root, writes: reps)
+        for (side, rows) in [("raw LMDB", m.raw), ("ViewLog", m.viewlog)] {
+            for p in rows {
+                log("\(side), \(p.views) views, \(reps) writes: pages freed (copied on write, all databases) by the last write \(p.freedLastWrite), "
+                    + "by the median write \(side == "raw LMDB" ? "\(p.freedPerWrite)" : "–"); views db +\(side == "raw LMDB" ? "\(p.newViewPagesPerWrite)" : "–") "
+                    + "pages per write (splits); then \(p.entries) entries on \(p.leafPages) leaves, \(p.branchPages) branches")
+            }
+        }
     case "append-path-view":
         // A stored named view over a key path (DESIGN §10, §11): what it adds to a department rename and an
         // employee rename, one change per write.
@@ -282,9 +306,10 @@ for durable in [true, false] {
 
 do {
     let writes = options.quick ? 1 : 3
-    log("append with 0, 1 and 3 stored views, and sqlite3 with 0, 1 and 3 indexes: \(writes * 5) durable writes each")
+    log("append with 0, 1 and 3 stored views, sqlite3 with 0, 1 and 3 indexes, and raw LMDB with 0, 1 and 3 views' rows: \(writes * 5) durable writes each")
     for (n, t) in measureAppendWithStoredViews(root: options.root, writes: writes) { report.storedViewAppend[String(n)] = Timing(t) }
     for (n, t) in measureSQLiteInsertWithIndexes(root: options.root, writes: writes) { report.sqliteIndexedInsert[String(n)] = Timing(t) }
+    for (n, t) in measureRawLMDBAppendWithIndexes(root: options.root, writes: writes) { report.rawIndexedAppend[String(n)] = Timing(t) }
 }
 
 // MARK: Views
