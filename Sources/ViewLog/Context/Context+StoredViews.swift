@@ -1,6 +1,6 @@
 /// Results controllers made from the named views stored in the store (DESIGN §11): a window of a named view in
 /// O(log n + offset + limit), kept exact as it moves by pulling rows from the stored view; a whole named view from
-/// its stored rows' keys; the windows the CLI prints once (also of views over to-one key paths).
+/// its stored rows' keys; the windows the CLI prints once (also of views over key paths).
 extension Context {
     /// The named view of the schema that `request` shows (`request` is the view's own, but for its `limit` and
     /// `offset`), whose stored rows can open it; `nil` for any other request.
@@ -203,9 +203,10 @@ extension Context {
 }
 
 extension Context {
-    /// The window of a named view over to-one key paths read from its stored rows (DESIGN §10, §11), for a caller
-    /// that prints it once (the CLI's `query`): O(log n + offset + limit) entries, then the window's objects and their
-    /// path values, not the entity. The controller holds only the window's rows (with their path values, as a view
+    /// The window of a named view over key paths read from its stored rows (DESIGN §10, §11), for a caller that
+    /// prints it once (the CLI's `query`): O(log n + offset + limit) entries, then the window's objects and their path
+    /// values — to-one paths from the related objects, aggregates and quantifiers from their targets' stored state —
+    /// not the entity, nor any inverse's members. The controller holds only the window's rows (with their path values, as a view
     /// over key paths does), so it is **not** kept up to date by the context: print it, do not move it.
     /// `request` must be the view's own (``FetchRequest/init(_:variables:)``) with any `limit` and `offset`.
     ///
@@ -219,7 +220,7 @@ extension Context {
         guard let limit = request.limit, request.includes.isEmpty, processed.isEmpty else { return nil }
         let schema = try self.schema
         let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
-        guard !paths.isEmpty, quantified.isEmpty else { return nil }
+        guard !paths.isEmpty || !quantified.isEmpty else { return nil }
         let position = self.position
         var window = request
         window.offset = 0
@@ -231,15 +232,20 @@ extension Context {
             let what = "the stored view '\(name)'"
             let format = try store.format(in: txn)
             let lookup = try store.headPathLookup(viewEntity: view.entity.name, in: txn)
-            let relational = RelationalView(paths: paths, quantified: [])
+            let relational = RelationalView(paths: paths, quantified: quantified)
+            // Aggregates and quantifiers read their targets' stored state, never the members.
+            let stored = view.aggregates.flatMap { a in store.viewsDB.map { StoredAggregateReader(a, db: $0, txn: txn) } }
+            let aggregates: any AggregateSource = stored ?? TableAggregates(tables: [:])
             var objects: [(id: ObjectID, values: ObjectValues)] = [], rows: [(ObjectID, ObjectValues)] = []
             for id in ids {
                 let key = ObjectKey(entity: view.entity.name, id: id)
                 guard let values = try store.objectRecord(ObjectRecordCodec.key(key), of: key, format: format, in: txn)?.values else {
                     throw StoreError.corrupt(seq: nil, reason: "\(what) names \(key.entity) \(id.json.text), which does not exist: run 'viewlog verify'")
                 }
-                let pathValues = relational.pathValues(of: values, id: id, entity: key.entity, lookup: lookup)
-                if let failure = lookup.failure() { throw failure }
+                let pathValues = RelationalView.pathValues(paths: paths, quantified: quantified, of: values, id: id,
+                                                           entity: key.entity, lookup: lookup,
+                                                           aggregates: aggregates)
+                if let failure = lookup.failure() ?? stored?.failure { throw failure }
                 relational.pathValues[id] = pathValues
                 objects.append((id, values))
                 rows.append((id, relational.adding(pathValues, to: values)))

@@ -72,30 +72,8 @@ final class RelationalView {
     /// The path values of the object `id` of `entity` whose own values are `values`.
     func pathValues(of values: ObjectValues, id: ObjectID, entity: String, lookup: PathLookup) -> [Value] {
         rowsEvaluated += 1
-        var out: [Value] = []
-        out.reserveCapacity(names.count)
-        for p in paths {
-            switch p.tail {
-            case .attribute:
-                out.append(p.attributeValue(of: values, id: id, entity: entity, lookup: lookup))
-            case let .aggregate(function, inverse, attribute):
-                // Through a null hop an aggregate is null, @count included.
-                guard let (_, key) = KeyPath.reach(p.hops, from: values, id: id, entity: entity, lookup: lookup) else {
-                    out.append(.null)
-                    continue
-                }
-                out.append(tables[inverse]!.aggregate(function, of: attribute, type: p.type, target: key.id))
-            }
-        }
-        for q in quantified {
-            // Through a null hop a quantifier ranges over the empty set: ANY false, ALL and NONE true.
-            guard let (_, key) = KeyPath.reach(q.hops, from: values, id: id, entity: entity, lookup: lookup) else {
-                out.append(.bool(!q.text.hasPrefix("ANY ")))
-                continue
-            }
-            out.append(.bool(q.member == nil ? false : tables[q.inverse]!.quantifier(q.text, target: key.id)))
-        }
-        return out
+        return Self.pathValues(paths: paths, quantified: quantified, of: values, id: id, entity: entity, lookup: lookup,
+                               aggregates: TableAggregates(tables: tables))
     }
 
     /// `delta` of the view's `entity` with path values added to every object's values, and the objects whose path

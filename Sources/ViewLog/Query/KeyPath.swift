@@ -176,6 +176,8 @@ public struct QuantifiedPath: Sendable {
     let quantifier: String
     let hops: [KeyPath.Hop]
     let inverse: InverseRelationship
+    /// The attribute of each member the comparison reads.
+    let attribute: String
     /// The comparison on each member; `nil` while its variables have no values (a named view being checked).
     let member: CompiledPredicate?
 
@@ -200,6 +202,7 @@ public struct QuantifiedPath: Sendable {
         self.text = text
         self.hops = hops
         self.inverse = inverse
+        self.attribute = attribute.name
         let predicate = try ViewPredicate(.comparison(.key(attribute.name), op, rhs, options))
         let source = schema.entities[inverse.source]!
         if requiresVariables {

@@ -59,8 +59,8 @@ struct ViewsCommand: ParsableCommand {
         abstract: "List the named views of the schema.",
         discussion: """
         The named views are stored: each has its rows at the head in the store, updated by every write \
-        (DESIGN §11). --storage adds each view's stored rows and bytes; a view over an aggregate or a \
-        quantifier of a to-many key path, or with $variables, is not stored (it builds in memory when read).
+        (DESIGN §11), views over key paths and aggregates too. --storage adds each view's stored rows and \
+        bytes; a view with $variables or an include is not stored (it builds in memory when read).
 
         Examples:
           viewlog views shop

@@ -140,6 +140,15 @@ if let what = ProcessInfo.processInfo.environment["BENCH_PROFILE"] {
             + "without the stored view, \(m.renameDepartment.with.medianNs / 1e3) µs with it; an employee renamed "
             + "\(m.renameEmployee.without.medianNs / 1e3) µs, \(m.renameEmployee.with.medianNs / 1e3) µs; the department's floor "
             + "changed \(m.moveDepartment.without.medianNs / 1e3) µs, \(m.moveDepartment.with.medianNs / 1e3) µs")
+    case "append-aggregate-view":
+        // A stored named view over aggregates of a to-many inverse (DESIGN §10, §11): the load, and what it adds to
+        // the one-change writes that move a target's state.
+        let durable = ProcessInfo.processInfo.environment["BENCH_PROFILE_DURABLE"] != "0"
+        let m = measureStoredAggregateViewAppend(root: options.root, employees: n, reps: reps, durable: durable)
+        log("\(n) employees in departments of 1,000, \(durable ? "durable" : "no flush"): load \(m.load.without / 1e9) s without the "
+            + "stored view, \(m.load.with / 1e9) s with it; a salary changed \(m.salary.without.medianNs / 1e3) µs, "
+            + "\(m.salary.with.medianNs / 1e3) µs; an employee moved \(m.move.without.medianNs / 1e3) µs, \(m.move.with.medianNs / 1e3) µs; "
+            + "an employee renamed \(m.rename.without.medianNs / 1e3) µs, \(m.rename.with.medianNs / 1e3) µs")
     case "open-views":
         // A library controller of a stored named view opened (DESIGN §11), beside GRDB over its index.
         for rows in ProcessInfo.processInfo.environment["BENCH_PROFILE_SIZES"].map({ $0.split(separator: ",").compactMap { Int($0) } }) ?? [n] {

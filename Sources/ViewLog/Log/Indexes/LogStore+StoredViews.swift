@@ -4,12 +4,13 @@ import LMDB
 public struct StoredViewStatistics: Sendable, Hashable {
     /// The view's name.
     public var name: String
-    /// Whether the store holds the view's rows: `false` for a view over key paths or with `$variables` (built in
-    /// memory when read), and for a view not built yet (a store opened read-only since it was made by older code).
+    /// Whether the store holds the view's rows: `false` for a view with `$variables` or `include` (built in memory
+    /// when read), one with a row too long to store, and one not built yet (a store opened read-only since it was
+    /// made by older code).
     public var isStored: Bool
     /// Rows stored (0 when not stored).
     public var rows: Int
-    /// Bytes of its entries, keys and values (0 when not stored).
+    /// Bytes of its entries, keys and values, with its aggregates' per-target state (0 when not stored).
     public var bytes: Int
 }
 
@@ -34,9 +35,8 @@ extension LogStore {
             }
             if let db = self.viewsDB {
                 let head = try self.head(in: txn)
-                try txn.put(db, key: StoredView.maintainedKey, value: StoredView.maintainedValue(head))
-                if self.storedViews(of: try self.schema(at: UInt64.max, in: txn)).contains(where: { !$0.paths.isEmpty }) {
-                    let key = StoredView.pathsMaintainedKey
+                let views = self.storedViews(of: try self.schema(at: UInt64.max, in: txn))
+                for key in StoredView.maintainedKeys(of: views) {
                     try txn.put(db, key: key, value: StoredView.maintainedValue(head, key: key))
                 }
             }
@@ -85,7 +85,7 @@ extension LogStore {
     }
 
     /// The smallest key above every key that starts with `prefix`, or `nil` when there is none.
-    private static func successor(of prefix: [UInt8]) -> [UInt8]? {
+    static func successor(of prefix: [UInt8]) -> [UInt8]? {
         var s = prefix
         while let last = s.last {  // bounded by the prefix's length
             if last < 0xFF {
@@ -181,6 +181,12 @@ extension LogStore {
                     bytes += e.key.count + e.value.count
                     if e.key.count > view.prefix.count { rows += 1 }
                     return .next
+                }
+                if let aggregates = view.aggregates {  // its targets' aggregate state
+                    try txn.scan(db, prefix: aggregates.prefix) { e in
+                        bytes += e.key.count + e.value.count
+                        return .next
+                    }
                 }
                 return StoredViewStatistics(name: name, isStored: true, rows: rows, bytes: bytes)
             }

@@ -13,10 +13,11 @@ import LMDB
 /// rows were built for (entity, predicate, sort, section), so rows of another definition are never read as the
 /// view's. A view's rows are all its rows: its `limit` and `offset` are a window that reads apply.
 ///
-/// Stored: the named views whose predicate needs no `$variables`, over the entity's own attributes and over to-one key
-/// paths (DESIGN §10: `department.name`, up to three hops), whose values each row's key holds. A view over an
-/// aggregate or a quantifier of a to-many inverse (`employees.@count`, `ANY employees.…`), or with variables, is not
-/// stored: it builds in memory as before.
+/// Stored: the named views whose predicate needs no `$variables` and that `include` nothing more: over the entity's
+/// own attributes, over to-one key paths (DESIGN §10: `department.name`, up to three hops) and over aggregates and
+/// quantifiers of to-many inverses (`employees.@count`, `ANY employees.height > 190`), whose values each row's key
+/// holds; the aggregates' per-target state is stored beside the rows (``StoredAggregates``). A view with variables is
+/// not stored: it builds in memory as before.
 struct StoredView {
     let name: String
     /// The entity whose objects are the rows.
@@ -24,10 +25,14 @@ struct StoredView {
     /// The view without its window: the predicate and the row order of every stored row, over ``entity`` with one
     /// attribute per key path (``Schema/viewEntity(of:requiresVariables:)``).
     let plan: ViewPlan
-    /// The to-one key paths the view reads, whose values a row's key holds; empty for a view over the entity's own
-    /// attributes. Their rows are kept by ``StoredViewWrite`` through the relationships index (`refs`), and their
-    /// upkeep has its own maintained record (``pathsMaintainedKey``).
+    /// The key paths the view reads (to-one paths and aggregates), whose values a row's key holds; empty for a view
+    /// over the entity's own attributes. Their rows are kept by ``StoredViewWrite`` through the relationships index
+    /// (`refs`), and their upkeep has its own maintained record (``pathsMaintainedKey``, ``aggregatesMaintainedKey``).
     let paths: [KeyPath]
+    /// The quantified comparisons the view reads (`ANY employees.height > 190`): a boolean of each row's values.
+    let quantified: [QuantifiedPath]
+    /// The per-target state of the to-many inverses the paths and quantifiers read, `nil` when they read none.
+    let aggregates: StoredAggregates?
     /// The bytes every key of the view starts with: its header's key.
     let prefix: [UInt8]
     /// What the rows were built for (its header's value without the checksum).
@@ -40,8 +45,7 @@ struct StoredView {
     init?(name: String, schema: Schema) {
         guard let definition = schema.views[name], let entity = schema.entities[definition.entity],
               var request = try? FetchRequest(definition), request.includes.isEmpty,
-              let (viewEntity, paths, quantified) = try? schema.viewEntity(of: request), quantified.isEmpty,
-              paths.allSatisfy({ if case .attribute = $0.tail { return true } else { return false } }) else { return nil }
+              let (viewEntity, paths, quantified) = try? schema.viewEntity(of: request) else { return nil }
         request.limit = nil
         request.offset = 0
         guard let plan = try? ViewPlan(request, for: viewEntity) else { return nil }  // a predicate with $variables
@@ -49,7 +53,9 @@ struct StoredView {
         self.entity = entity
         self.plan = plan
         self.paths = paths
+        self.quantified = quantified
         prefix = Self.prefix(name)
+        aggregates = StoredAggregates(viewPrefix: prefix, paths: paths, quantified: quantified, schema: schema)
         let parts = [Self.signatureVersion, definition.entity, definition.predicate ?? "", definition.sort ?? "",
                      definition.sectionKey ?? ""]
         signature = Array(parts.joined(separator: "\u{0}").utf8)
@@ -65,9 +71,25 @@ struct StoredView {
     /// ``maintainedKey``'s two bytes, which every reader skips).
     static let pathsMaintainedKey: [UInt8] = [0, 0, 0x70]
 
-    /// The record saying at which head the views of this one were last kept: ``pathsMaintainedKey`` for a view over
-    /// key paths, ``maintainedKey`` for the others.
-    var maintainedKey: [UInt8] { paths.isEmpty ? Self.maintainedKey : Self.pathsMaintainedKey }
+    /// The key of the record saying at which head the stored views over aggregates and quantifiers of to-many inverses
+    /// (and their state) were last kept: code that keeps only the others leaves it behind.
+    static let aggregatesMaintainedKey: [UInt8] = [0, 0, 0x61]
+
+    /// The maintained records a write of `views` keeps, in key order: ``maintainedKey``, and that of each kind of
+    /// view among them.
+    static func maintainedKeys(of views: [StoredView]) -> [[UInt8]] {
+        Set([maintainedKey] + views.map(\.maintainedKey)).sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    /// Whether the view reads only its entity's own attributes (no key path, no quantifier).
+    var isFlat: Bool { paths.isEmpty && quantified.isEmpty }
+
+    /// The record saying at which head the views of this one were last kept: ``aggregatesMaintainedKey`` for a view
+    /// over to-many inverses, ``pathsMaintainedKey`` for one over to-one key paths, ``maintainedKey`` for the others.
+    var maintainedKey: [UInt8] {
+        if aggregates != nil { return Self.aggregatesMaintainedKey }
+        return isFlat ? Self.maintainedKey : Self.pathsMaintainedKey
+    }
 
     /// The value of the maintained record `key` for `head`: 8 bytes big-endian, then the CRC-32C of key and payload.
     static func maintainedValue(_ head: UInt64, key: [UInt8] = maintainedKey) -> [UInt8] {
@@ -181,21 +203,29 @@ struct StoredView {
             for hop in p.hops { read[hop.entity, default: []].insert(hop.relationship) }
             if case .attribute(let name) = p.tail, let last = p.hops.last { read[last.target, default: []].insert(name) }
         }
+        for q in quantified {
+            for hop in q.hops { read[hop.entity, default: []].insert(hop.relationship) }
+        }
+        // The members of a to-many: the relationship that makes them members, and what is aggregated or compared.
+        for table in aggregates?.tables ?? [] { read[table.inverse.source, default: []].formUnion(table.read) }
         return read
     }
 
-    /// The values a row of the view is keyed by: the object's own `values`, with the value of each of ``paths``
-    /// (named by its text) as `lookup` reaches it.
-    func rowValues(id: ObjectID, values: ObjectValues, lookup: PathLookup) -> ObjectValues {
-        guard !paths.isEmpty else { return values }
-        var out = values
-        for p in paths { out[p.text] = p.attributeValue(of: values, id: id, entity: entity.name, lookup: lookup) }
+    /// The values a row of the view is keyed by: the object's own `values`, with the value of each of ``paths`` and
+    /// ``quantified`` (named by its text) as `lookup` and `aggregates` reach it.
+    func rowValues<A: AggregateSource>(id: ObjectID, values: ObjectValues, lookup: PathLookup, aggregates: A) -> ObjectValues {
+        guard !isFlat else { return values }
+        let computed = RelationalView.pathValues(paths: paths, quantified: quantified, of: values, id: id,
+                                                 entity: entity.name, lookup: lookup, aggregates: aggregates)
+        var out = ObjectValues(minimumCapacity: values.count + computed.count)
+        for (k, v) in values { out[k] = v }
+        for (name, value) in zip(paths.map(\.text) + quantified.map(\.text), computed) { out[name] = value }
         return out
     }
 
     /// Appends to `out` the key of the row of `id` with `values` when the object belongs to the view; `false`
     /// (nothing appended) when it does not. For a view over key paths, `values` holds the paths' values too
-    /// (``rowValues(id:values:lookup:)``).
+    /// (``rowValues(id:values:lookup:aggregates:)``).
     func appendKey<V: AttributeValues>(id: ObjectID, values: V, to out: inout ByteWriter) -> Bool {
         guard plan.predicate.evaluate(values, id: id) else { return false }
         prefix.withUnsafeBytes { out.raw($0) }

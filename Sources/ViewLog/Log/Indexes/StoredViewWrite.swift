@@ -14,8 +14,9 @@ struct StoredViewWrite {
     private let db: LMDBDatabase?
     /// Whether the schema has stored views (then every write records the head they are kept at).
     private let isActive: Bool
-    /// Whether some are over key paths (then every write records the head those are kept at too).
-    private let hasPathViews: Bool
+    /// The maintained records of the kinds of stored views the schema has (flat, over to-one paths, over to-many
+    /// inverses): every write records its head in each.
+    private let maintainedKeys: [[UInt8]]
 
     /// Reads which of `schema`'s stored views the store holds (their headers) in `txn`, for a write from `head`.
     /// Views kept at another head (a write by code that keeps none came in between) are stale: all are built again.
@@ -24,17 +25,17 @@ struct StoredViewWrite {
         self.db = db
         let views = store.storedViews(of: schema)
         isActive = db != nil && !views.isEmpty
-        hasPathViews = views.contains { !$0.paths.isEmpty }
+        maintainedKeys = StoredView.maintainedKeys(of: views)
         guard let db, isActive else {
             maintained = []
             unbuilt = []
             return
         }
-        let flatCurrent = try StoredView.maintainedHead(in: db, txn) == head
-        let pathsCurrent = try hasPathViews && StoredView.maintainedHead(in: db, txn, key: StoredView.pathsMaintainedKey) == head
+        var isCurrent: [[UInt8]: Bool] = [:]
+        for key in maintainedKeys { isCurrent[key] = try StoredView.maintainedHead(in: db, txn, key: key) == head }
         var maintained: [StoredView] = [], unbuilt: [StoredView] = []
         for view in views {
-            let current = view.paths.isEmpty ? flatCurrent : pathsCurrent
+            let current = isCurrent[view.maintainedKey] ?? false
             switch try view.state(in: db, txn) {
             case .stored where current: maintained.append(view)
             case .stored, .unbuilt: unbuilt.append(view)
@@ -52,17 +53,13 @@ struct StoredViewWrite {
     func write(_ objects: borrowing AppendedObjects, store: LogStore, head: UInt64,
                progress: ((String, Int, Int) -> Void)? = nil, in txn: LMDBTransaction) throws {
         guard let db, isActive else { return }
-        if maintained.contains(where: { $0.paths.isEmpty }) { try update(objects, store: store, db: db, in: txn) }
-        let overPaths = maintained.filter { !$0.paths.isEmpty }
+        if maintained.contains(where: \.isFlat) { try update(objects, store: store, db: db, in: txn) }
+        let overPaths = maintained.filter { !$0.isFlat }
         if !overPaths.isEmpty { try updateOverPaths(overPaths, objects, store: store, db: db, in: txn) }
         for view in unbuilt {
             try store.buildStoredView(view, progress: progress.map { p in { p(view.name, $0, $1) } }, in: txn)
         }
-        try txn.put(db, key: StoredView.maintainedKey, value: StoredView.maintainedValue(head))
-        if hasPathViews {
-            let key = StoredView.pathsMaintainedKey
-            try txn.put(db, key: key, value: StoredView.maintainedValue(head, key: key))
-        }
+        for key in maintainedKeys { try txn.put(db, key: key, value: StoredView.maintainedValue(head, key: key)) }
     }
 
     /// The maintained views of one entity, updated together: the objects of the entity the write touched are found
@@ -115,7 +112,7 @@ struct StoredViewWrite {
 
     private func update(_ objects: borrowing AppendedObjects, store: LogStore, db: LMDBDatabase, in txn: LMDBTransaction) throws {
         var groups: [EntityViews] = []
-        for (v, view) in maintained.enumerated() where view.paths.isEmpty {  // those over key paths: updateOverPaths
+        for (v, view) in maintained.enumerated() where view.isFlat {  // those over key paths: updateOverPaths
             let prefix = ObjectRecordCodec.entityPrefix(view.entity.name)
             let g = groups.firstIndex { $0.prefix == prefix } ?? {
                 groups.append(EntityViews(prefix: prefix))
@@ -240,6 +237,11 @@ extension LogStore {
     func buildStoredView(_ view: StoredView, progress: ((Int, Int) -> Void)? = nil, in txn: LMDBTransaction) throws {
         guard let db = viewsDB else { return }
         try dropStoredView(prefix: view.prefix, in: txn)
+        if let aggregates = view.aggregates {
+            let entries = try aggregates.recomputedEntries(store: self, in: txn)
+            guard !entries.contains(where: { $0.key.count > Limits.storedViewKeyBytesMax }) else { return try markUnstored(view, in: txn) }
+            for (key, value) in entries { try txn.put(db, key: key, value: value) }
+        }
         var keys = ByteWriter(capacity: 4096)
         let total = progress == nil ? 0 : try countObjects(of: view.entity.name, in: txn)
         var rows: [Range<Int>] = []
@@ -276,17 +278,19 @@ extension LogStore {
     /// Objects read between two calls of a stored view's build progress.
     static let storedViewProgressObjects = 65_536
 
-    /// Removes every entry under `prefix` (a view's header and rows).
+    /// Removes every entry under `prefix` (a view's header and rows) and the view's aggregate state.
     func dropStoredView(prefix: [UInt8], in txn: LMDBTransaction) throws {
         guard let db = viewsDB else { return }
-        while true {  // bounded: each pass removes up to a chunk of the view's entries, and nothing adds any
-            var keys: [[UInt8]] = []
-            try txn.scan(db, prefix: prefix) { e in
-                keys.append(Array(e.key))
-                return keys.count < Self.upgradeChunkRows ? .next : .stop
+        for under in [prefix, StoredAggregates.statePrefixHead + prefix] {
+            while true {  // bounded: each pass removes up to a chunk of the view's entries, and nothing adds any
+                var keys: [[UInt8]] = []
+                try txn.scan(db, prefix: under) { e in
+                    keys.append(Array(e.key))
+                    return keys.count < Self.upgradeChunkRows ? .next : .stop
+                }
+                guard !keys.isEmpty else { break }
+                for k in keys { _ = try txn.delete(db, key: k) }
             }
-            guard !keys.isEmpty else { return }
-            for k in keys { _ = try txn.delete(db, key: k) }
         }
     }
 

@@ -33,6 +33,26 @@ extension LogStore {
                     }
                     continue  // not built yet (a store opened read-only since older code made it)
                 }
+                if let aggregates = view.aggregates {
+                    // The aggregates' state: exactly the one recomputed from the members, entry for entry.
+                    let expected = (try? aggregates.recomputedEntries(store: self, in: txn)) ?? []
+                    var next = 0
+                    try txn.scan(db, prefix: aggregates.prefix) { e in
+                        if next < expected.count, e.key.elementsEqual(expected[next].key) {
+                            if !e.value.elementsEqual(expected[next].value) {
+                                problem("stored view '\(view.name)': an aggregate state entry differs from the one its members make")
+                            }
+                            next += 1
+                        } else {
+                            problem("stored view '\(view.name)': the aggregate state differs from the one its members make")
+                            return .stop
+                        }
+                        return problems.count < limit ? .next : .stop
+                    }
+                    if next < expected.count, problems.count < limit {
+                        problem("stored view '\(view.name)': the aggregate state lacks \(expected.count - next) entries its members make")
+                    }
+                }
                 // Rows that do not decode are problems the objects' check has named already.
                 var expected = ByteWriter(capacity: 4096)
                 var rows: [Range<Int>] = []

@@ -1,0 +1,58 @@
+/// Where a row's aggregates and quantifiers over a to-many inverse (DESIGN §10: `employees.@count`, `ANY
+/// employees.height > 190`) read the state of their target: a controller's in-memory ``AggregateTable``s, or the
+/// per-target state a stored view keeps in the store (``StoredAggregates``). Both answer by §10's rules, so a row's
+/// path values are the same whichever computed them.
+protocol AggregateSource {
+    /// The value of `function` of `attribute` (`nil`: `@count`) over the members of `target` through `inverse`; `type`
+    /// is the path's type.
+    func aggregate(_ function: KeyPath.Aggregate, of attribute: String?, type: AttributeType,
+                   inverse: InverseRelationship, target: ObjectID) -> Value
+    /// Whether the quantified comparison `q` holds over the members of `target`.
+    func quantifier(_ q: QuantifiedPath, target: ObjectID) -> Bool
+}
+
+/// A controller's aggregate tables, one per inverse, as an ``AggregateSource``.
+struct TableAggregates: AggregateSource {
+    let tables: [InverseRelationship: AggregateTable]
+
+    func aggregate(_ function: KeyPath.Aggregate, of attribute: String?, type: AttributeType,
+                   inverse: InverseRelationship, target: ObjectID) -> Value {
+        tables[inverse]!.aggregate(function, of: attribute, type: type, target: target)
+    }
+
+    func quantifier(_ q: QuantifiedPath, target: ObjectID) -> Bool {
+        tables[q.inverse]!.quantifier(q.text, target: target)
+    }
+}
+
+extension RelationalView {
+    /// The path values of the object `id` of `entity` whose own values are `values`, in the order of `paths`, then of
+    /// `quantified`: to-one paths from `lookup`, aggregates and quantifiers from `aggregates`.
+    static func pathValues<A: AggregateSource>(paths: [KeyPath], quantified: [QuantifiedPath], of values: ObjectValues,
+                                               id: ObjectID, entity: String, lookup: PathLookup, aggregates: A) -> [Value] {
+        var out: [Value] = []
+        out.reserveCapacity(paths.count + quantified.count)
+        for p in paths {
+            switch p.tail {
+            case .attribute:
+                out.append(p.attributeValue(of: values, id: id, entity: entity, lookup: lookup))
+            case let .aggregate(function, inverse, attribute):
+                // Through a null hop an aggregate is null, @count included.
+                guard let (_, key) = KeyPath.reach(p.hops, from: values, id: id, entity: entity, lookup: lookup) else {
+                    out.append(.null)
+                    continue
+                }
+                out.append(aggregates.aggregate(function, of: attribute, type: p.type, inverse: inverse, target: key.id))
+            }
+        }
+        for q in quantified {
+            // Through a null hop a quantifier ranges over the empty set: ANY false, ALL and NONE true.
+            guard let (_, key) = KeyPath.reach(q.hops, from: values, id: id, entity: entity, lookup: lookup) else {
+                out.append(.bool(!q.text.hasPrefix("ANY ")))
+                continue
+            }
+            out.append(.bool(q.member == nil ? false : aggregates.quantifier(q, target: key.id)))
+        }
+        return out
+    }
+}

@@ -1,0 +1,421 @@
+import LMDB
+
+/// The per-target state of the to-many inverses a stored view's aggregates and quantifiers read (DESIGN §10 "Cost":
+/// "an aggregate is kept per target"; §11), kept in the `views` database in the same write as the objects: a write
+/// changes the state of the targets its members leave and join, O(log n) per member change, and a row's
+/// `employees.@count` or `ANY employees.height > 190` is read from its target's state, never from its members.
+///
+/// Layout, under the view's state prefix `00 00 73 | u16 n | view name` (a prefix of no view's key, and under the
+/// `00 00` every reader of rows skips; byte details in `schema/log-format.md`):
+///
+/// ```
+/// state:  prefix | 's' | u8 table | target id (KeyEncoding)
+///         → i64 members | per attribute: i64 non-null, i64 int sum | per quantifier: i64 matching | CRC-32C
+/// member: prefix | 'm' | u8 table | u8 attribute | target id | value (KeyEncoding, ascending) | member id
+///         → CRC-32C of the key
+/// ```
+///
+/// A table is one inverse the view reads. A target's state record exists while it has members. Member entries are
+/// kept only for the attributes that need them — `@min`/`@max` (the first and last entry of the target's range:
+/// O(log n)) and a double `@sum`/`@avg`, which adds the values in ascending order as ``AggregateTable`` does, so that
+/// it is the same number however the members came (O(members of the target), entries read, no object decoded).
+/// Null values have no entry (aggregates skip them).
+struct StoredAggregates {
+    /// One inverse the view reads, and what it keeps per target.
+    struct Table {
+        let inverse: InverseRelationship
+        /// The aggregated attributes of the members.
+        let attributes: [Attribute]
+        /// Per attribute: whether `@min` or `@max` reads it.
+        let minMax: [Bool]
+        /// Per attribute: whether a double `@sum` or `@avg` reads it (then its sum walks the member entries).
+        let orderedSum: [Bool]
+        let quantifiers: [QuantifiedPath]
+        /// The members' attributes whose change can change a target's state: the relationship, the aggregated
+        /// attributes and the quantified ones.
+        let read: Set<String>
+
+        func hasEntries(_ a: Int) -> Bool { minMax[a] || orderedSum[a] }
+    }
+
+    /// One target's state: the state record, and from the member entries what the view's aggregates read of them.
+    struct TargetState: Equatable {
+        var members: Int64 = 0
+        var nonNull: [Int64]
+        var intSum: [Int64]
+        var matching: [Int64]
+        /// Per attribute (when it has member entries): the least and greatest value, and the ascending sum.
+        var min: [Value]
+        var max: [Value]
+        var sum: [Double]
+
+        init(attributes: Int, quantifiers: Int) {
+            nonNull = Array(repeating: 0, count: attributes)
+            intSum = Array(repeating: 0, count: attributes)
+            matching = Array(repeating: 0, count: quantifiers)
+            min = Array(repeating: .null, count: attributes)
+            max = Array(repeating: .null, count: attributes)
+            sum = Array(repeating: 0, count: attributes)
+        }
+    }
+
+    let tables: [Table]
+    /// The bytes every key of the view's state starts with.
+    let prefix: [UInt8]
+
+    /// The first bytes of every view's state: under the `00 00` of the maintained records, which readers of rows skip.
+    static let statePrefixHead: [UInt8] = [0, 0, 0x73]
+
+    /// The state of a view over `paths` and `quantified` whose header key is `viewPrefix`, or `nil` when it reads no
+    /// to-many inverse.
+    init?(viewPrefix: [UInt8], paths: [KeyPath], quantified: [QuantifiedPath], schema: Schema) {
+        var order: [InverseRelationship] = []
+        var attributes: [InverseRelationship: [String]] = [:]
+        var minMax: [InverseRelationship: Set<String>] = [:], ordered: [InverseRelationship: Set<String>] = [:]
+        for p in paths {
+            guard case let .aggregate(function, inverse, attribute) = p.tail else { continue }
+            if attributes[inverse] == nil {
+                order.append(inverse)
+                attributes[inverse] = []
+            }
+            guard let attribute else { continue }
+            if !attributes[inverse]!.contains(attribute) { attributes[inverse]!.append(attribute) }
+            switch function {
+            case .min, .max: minMax[inverse, default: []].insert(attribute)
+            case .sum, .avg:
+                if schema.entities[inverse.source]?.attribute(named: attribute)?.type == .double {
+                    ordered[inverse, default: []].insert(attribute)
+                }
+            case .count: break
+            }
+        }
+        for q in quantified where attributes[q.inverse] == nil {
+            order.append(q.inverse)
+            attributes[q.inverse] = []
+        }
+        guard !order.isEmpty else { return nil }
+        tables = order.map { inverse in
+            let source = schema.entities[inverse.source]!
+            let names = attributes[inverse]!
+            let quantifiers = quantified.filter { $0.inverse == inverse }
+            return Table(inverse: inverse, attributes: names.map { source.attribute(named: $0)! },
+                         minMax: names.map { minMax[inverse]?.contains($0) ?? false },
+                         orderedSum: names.map { ordered[inverse]?.contains($0) ?? false },
+                         quantifiers: quantifiers,
+                         read: Set([inverse.relationship] + names + quantifiers.map(\.attribute)))
+        }
+        prefix = Self.statePrefixHead + viewPrefix
+    }
+
+    // MARK: - Keys and records
+
+    /// The key of the state record of `target` in table `t`.
+    func stateKey(_ t: Int, _ target: ObjectID) -> [UInt8] {
+        var k = prefix + [0x73, UInt8(t)]
+        KeyEncoding.append(id: target, to: &k)
+        return k
+    }
+
+    /// The prefix of the member entries of attribute `a` of table `t` for `target`.
+    func memberPrefix(_ t: Int, _ a: Int, _ target: ObjectID) -> [UInt8] {
+        var k = prefix + [0x6D, UInt8(t), UInt8(a)]
+        KeyEncoding.append(id: target, to: &k)
+        return k
+    }
+
+    /// The key of the member entry of `member` whose attribute `a` of table `t` is `value` (not null) for `target`.
+    func memberKey(_ t: Int, _ a: Int, _ target: ObjectID, _ value: Value, _ member: ObjectID) -> [UInt8] {
+        var k = memberPrefix(t, a, target)
+        KeyEncoding.append(value, ascending: true, to: &k)
+        KeyEncoding.append(id: member, to: &k)
+        return k
+    }
+
+    /// The value of a state record: its counts, then the CRC-32C of key and payload.
+    static func stateValue(_ s: TargetState, key: [UInt8]) -> [UInt8] {
+        var payload: [UInt8] = []
+        payload.reserveCapacity(8 * (1 + 2 * s.nonNull.count + s.matching.count) + 4)
+        func put(_ v: Int64) { withUnsafeBytes(of: v.littleEndian) { payload.append(contentsOf: $0) } }
+        put(s.members)
+        for a in s.nonNull.indices {
+            put(s.nonNull[a])
+            put(s.intSum[a])
+        }
+        for m in s.matching { put(m) }
+        let crc = CRC32C.checksum(payload, seed: CRC32C.checksum(key))
+        withUnsafeBytes(of: crc.littleEndian) { payload.append(contentsOf: $0) }
+        return payload
+    }
+
+    /// The counts of a state record of table `t` into `s`; `false` when the value is not one (wrong length or
+    /// checksum). Total.
+    func readState(_ value: UnsafeRawBufferPointer, key: [UInt8], table t: Int, into s: inout TargetState) -> Bool {
+        let table = tables[t]
+        let words = 1 + 2 * table.attributes.count + table.quantifiers.count
+        guard value.count == 8 * words + 4 else { return false }
+        func word(_ i: Int) -> Int64 { Int64(littleEndian: value.loadUnaligned(fromByteOffset: 8 * i, as: Int64.self)) }
+        let crc = UInt32(littleEndian: value.loadUnaligned(fromByteOffset: 8 * words, as: UInt32.self))
+        guard crc == CRC32C.checksum(Array(value[0..<(8 * words)]), seed: CRC32C.checksum(key)) else {
+            return false
+        }
+        s.members = word(0)
+        for a in table.attributes.indices {
+            s.nonNull[a] = word(1 + 2 * a)
+            s.intSum[a] = word(2 + 2 * a)
+        }
+        for q in table.quantifiers.indices { s.matching[q] = word(1 + 2 * table.attributes.count + q) }
+        return true
+    }
+
+    /// The value of a member entry: the checksum of its key.
+    static func memberValue(_ key: [UInt8]) -> [UInt8] { key.withUnsafeBytes { StoredView.rowValue(of: $0) } }
+
+    // MARK: - Members
+
+    /// The target a member with `values` names through table `t`'s relationship, `nil` for none.
+    func target(of values: ObjectValues?, table t: Int) -> ObjectID? {
+        guard let v = values?[tables[t].inverse.relationship] else { return nil }
+        return ObjectID(v)
+    }
+
+    /// Adds (`sign` 1) or removes (`sign` -1) the member `values` to or from the counts of `s`, as ``AggregateTable``
+    /// adds it.
+    func count(_ values: ObjectValues, table t: Int, sign: Int64, into s: inout TargetState) {
+        let table = tables[t]
+        s.members += sign
+        for (a, attribute) in table.attributes.enumerated() {
+            let v = values[attribute.name] ?? .null
+            guard !v.isNull else { continue }
+            s.nonNull[a] += sign
+            if case .int(let i) = v { s.intSum[a] = sign > 0 ? s.intSum[a] &+ i : s.intSum[a] &- i }
+        }
+        for (q, quantifier) in table.quantifiers.enumerated() where quantifier.member?.evaluate(values, id: .int(0)) == true {
+            s.matching[q] += sign
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The state of `target` in table `t` at the head in `txn`: its record (zero counts without one) and, for the
+    /// attributes with member entries, their least, greatest and ascending sum.
+    /// - Throws: ``StoreError/corrupt(seq:reason:)`` for a record or entry that does not check.
+    func state(_ t: Int, _ target: ObjectID, db: LMDBDatabase, in txn: LMDBTransaction) throws -> TargetState {
+        let table = tables[t]
+        var s = TargetState(attributes: table.attributes.count, quantifiers: table.quantifiers.count)
+        let key = stateKey(t, target)
+        if let value = try key.withUnsafeBytes({ try txn.value(db, for: $0) }) {
+            guard readState(value, key: key, table: t, into: &s) else { throw damaged("the state of \(target.json.text)") }
+        }
+        for (a, attribute) in table.attributes.enumerated() where table.hasEntries(a) {
+            let members = memberPrefix(t, a, target)
+            func value(_ e: LMDBCursor.Entry) throws -> Value {
+                guard e.key.count > members.count, StoredView.isIntactRow(key: e.key, value: e.value),
+                      let end = KeyEncoding.checkedComponentEnd(e.key, from: members.count, ascending: true),
+                      KeyEncoding.checkedIDEnd(e.key, from: end) == e.key.count else {
+                    throw damaged("a member entry of \(target.json.text)")
+                }
+                return KeyEncoding.value(e.key, at: members.count, ascending: true, type: attribute.type)
+            }
+            if table.orderedSum[a] {
+                // Ascending, one by one: the sum ``AggregateTable`` makes. Bounded by the target's members.
+                var total = 0.0, first: Value?, last: Value = .null
+                try txn.scan(db, prefix: members) { e in
+                    let v = try value(e)
+                    switch v {
+                    case .int(let i): total += Double(i)
+                    case .double(let d): total += d
+                    default: break
+                    }
+                    if first == nil { first = v }
+                    last = v
+                    return .next
+                }
+                s.sum[a] = total
+                s.min[a] = first ?? .null
+                s.max[a] = last
+            } else {
+                try txn.scan(db, from: .after(members)) { e in
+                    if e.key.hasPrefix(members) { s.min[a] = try value(e) }
+                    return .stop
+                }
+                if let end = LogStore.successor(of: members) {
+                    try txn.scan(db, from: .below(end)) { e in
+                        if e.key.hasPrefix(members) { s.max[a] = try value(e) }
+                        return .stop
+                    }
+                } else {
+                    try txn.scan(db, from: .last) { e in
+                        if e.key.hasPrefix(members) { s.max[a] = try value(e) }
+                        return .stop
+                    }
+                }
+            }
+        }
+        return s
+    }
+
+    /// The value of `function` of attribute `a` of table `t` (`nil`: `@count`) from a target's state, by §10's rules,
+    /// as ``AggregateTable/aggregate(_:of:type:target:)`` gives it.
+    func aggregate(_ function: KeyPath.Aggregate, table t: Int, attribute a: Int?, type: AttributeType, _ s: TargetState) -> Value {
+        guard let a else { return .int(s.members) }
+        switch function {
+        case .count: return .int(s.members)
+        case .sum: return type == .int ? .int(s.intSum[a]) : .double(s.sum[a])
+        case .avg:
+            guard s.nonNull[a] > 0 else { return .null }
+            let total = tables[t].attributes[a].type == .int ? Double(s.intSum[a]) : s.sum[a]
+            return .double(total / Double(s.nonNull[a]))
+        case .min: return s.min[a]
+        case .max: return s.max[a]
+        }
+    }
+
+    /// Whether quantifier `q` of table `t` holds over a target with state `s`.
+    func quantifier(_ q: Int, table t: Int, _ s: TargetState) -> Bool {
+        let text = tables[t].quantifiers[q].text, n = s.members, m = s.matching[q]
+        if text.hasPrefix("ALL ") { return m == n }
+        if text.hasPrefix("NONE ") { return m == 0 }
+        return m > 0
+    }
+
+    /// A member entry longer than LMDB's key limit (a long string aggregated by `@min`/`@max`): the view is not
+    /// stored then, as for a row key too long (``StoredView/unstoredHeaderValue``).
+    struct KeyTooLong: Error {}
+
+    func damaged(_ what: String) -> StoreError {
+        StoreError.corrupt(seq: nil, reason: "stored view aggregates: \(what) does not check: run 'viewlog verify'")
+    }
+
+    // MARK: - Writing
+
+    /// Applies the members the write touched (`deltas`, objects before and after it) to the state in `txn`: each
+    /// leaves the target it named before and joins the one it names after — O(log n) per member change and attribute
+    /// with entries. Returns the state of each target it changed as it was before, by table, for the rows' keys
+    /// before the write.
+    func apply(_ deltas: [ObjectDelta], db: LMDBDatabase, in txn: LMDBTransaction) throws -> [[ObjectID: TargetState]] {
+        var before: [[ObjectID: TargetState]] = Array(repeating: [:], count: tables.count)
+        for (t, table) in tables.enumerated() {
+            let changes = deltas.filter { d in
+                guard d.key.entity == table.inverse.source else { return false }
+                guard let b = d.before, let a = d.after else { return true }
+                return table.read.contains { b[$0] != a[$0] }
+            }
+            guard !changes.isEmpty else { continue }
+            for d in changes {
+                for v in [d.before, d.after] {
+                    if let target = target(of: v, table: t), before[t][target] == nil {
+                        before[t][target] = try state(t, target, db: db, in: txn)
+                    }
+                }
+            }
+            var states = before[t]
+            for d in changes {  // bounded: the members the write touched
+                let old = target(of: d.before, table: t), new = target(of: d.after, table: t)
+                if let old, let values = d.before { count(values, table: t, sign: -1, into: &states[old]!) }
+                if let new, let values = d.after { count(values, table: t, sign: 1, into: &states[new]!) }
+                for (a, attribute) in table.attributes.enumerated() where table.hasEntries(a) {
+                    let was = old.flatMap { o in d.before.map { (o, $0[attribute.name] ?? .null) } }
+                    let now = new.flatMap { n in d.after.map { (n, $0[attribute.name] ?? .null) } }
+                    if let was, let now, was.0 == now.0, was.1 == now.1 { continue }
+                    if let (target, value) = was, !value.isNull {
+                        guard try txn.delete(db, key: memberKey(t, a, target, value, d.key.id)) else {
+                            throw damaged("the member entry of \(d.key.entity) \(d.key.id.json.text)")
+                        }
+                    }
+                    if let (target, value) = now, !value.isNull {
+                        let key = memberKey(t, a, target, value, d.key.id)
+                        guard key.count <= Limits.storedViewKeyBytesMax else { throw KeyTooLong() }
+                        try txn.put(db, key: key, value: Self.memberValue(key))
+                    }
+                }
+            }
+            for (target, s) in states.sorted(by: { $0.key < $1.key }) {
+                let key = stateKey(t, target)
+                guard s.members >= 0, s.members > 0 || (s.nonNull.allSatisfy { $0 == 0 } && s.matching.allSatisfy { $0 == 0 }) else {
+                    throw damaged("the state of \(target.json.text)")
+                }
+                if s.members == 0 {
+                    _ = try txn.delete(db, key: key)
+                } else {
+                    try txn.put(db, key: key, value: Self.stateValue(s, key: key))
+                }
+            }
+        }
+        return before
+    }
+
+    /// Every entry of the state recomputed from the objects at the head in `txn`, in key order: what a build writes
+    /// and `verify` compares with what the store holds. Some keys may be longer than LMDB's limit
+    /// (``Limits/storedViewKeyBytesMax``): a build marks the view not stored then.
+    func recomputedEntries(store: LogStore, in txn: LMDBTransaction) throws -> [(key: [UInt8], value: [UInt8])] {
+        var out: [(key: [UInt8], value: [UInt8])] = []
+        for (t, table) in tables.enumerated() {
+            guard let source = try store.schema(at: UInt64.max, in: txn).entities[table.inverse.source] else { continue }
+            let reading = source.attributes.filter { table.read.contains($0.name) }
+            var states: [ObjectID: TargetState] = [:]
+            var members: [[UInt8]] = []
+            try store.forEachHeadObject(of: source.name, reading: reading, in: txn) { id, fetched in
+                var values = ObjectValues(minimumCapacity: reading.count)
+                for a in reading { values[a.name] = fetched.value(of: a.name) ?? .null }
+                guard let target = target(of: values, table: t) else { return }
+                count(values, table: t, sign: 1, into: &states[target, default: TargetState(attributes: table.attributes.count, quantifiers: table.quantifiers.count)])
+                for (a, attribute) in table.attributes.enumerated() where table.hasEntries(a) {
+                    let v = values[attribute.name] ?? .null
+                    if !v.isNull { members.append(memberKey(t, a, target, v, id)) }
+                }
+            }
+            for (target, s) in states {
+                let key = stateKey(t, target)
+                out.append((key, Self.stateValue(s, key: key)))
+            }
+            for key in members { out.append((key, Self.memberValue(key))) }
+        }
+        out.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        return out
+    }
+}
+
+/// A stored view's aggregate state read at the head of a write or a read, as an ``AggregateSource``: each target's
+/// state read once; `overrides` (the states before a write) answer first. A record that does not check is kept in
+/// ``failure`` (the values since are not to be used), as ``PathLookup`` keeps a damaged object.
+final class StoredAggregateReader: AggregateSource {
+    let aggregates: StoredAggregates
+    private let db: LMDBDatabase
+    private let txn: LMDBTransaction
+    private var states: [[ObjectID: StoredAggregates.TargetState]]
+    private(set) var failure: (any Error)?
+
+    init(_ aggregates: StoredAggregates, db: LMDBDatabase, txn: LMDBTransaction,
+         overrides: [[ObjectID: StoredAggregates.TargetState]]? = nil) {
+        self.aggregates = aggregates
+        self.db = db
+        self.txn = txn
+        states = overrides ?? Array(repeating: [:], count: aggregates.tables.count)
+    }
+
+    private func state(_ t: Int, _ target: ObjectID) -> StoredAggregates.TargetState? {
+        if let known = states[t][target] { return known }
+        do {
+            let s = try aggregates.state(t, target, db: db, in: txn)
+            states[t][target] = s
+            return s
+        } catch {
+            failure = failure ?? error
+            return nil
+        }
+    }
+
+    func aggregate(_ function: KeyPath.Aggregate, of attribute: String?, type: AttributeType,
+                   inverse: InverseRelationship, target: ObjectID) -> Value {
+        guard let t = aggregates.tables.firstIndex(where: { $0.inverse == inverse }), let s = state(t, target) else { return .null }
+        let a = attribute.flatMap { name in aggregates.tables[t].attributes.firstIndex { $0.name == name } }
+        return aggregates.aggregate(function, table: t, attribute: function == .count ? nil : a, type: type, s)
+    }
+
+    func quantifier(_ q: QuantifiedPath, target: ObjectID) -> Bool {
+        guard let t = aggregates.tables.firstIndex(where: { $0.inverse == q.inverse }),
+              let i = aggregates.tables[t].quantifiers.firstIndex(where: { $0.text == q.text }),
+              let s = state(t, target) else { return false }
+        return aggregates.quantifier(i, table: t, s)
+    }
+}
