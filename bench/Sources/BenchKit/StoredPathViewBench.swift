@@ -93,7 +93,8 @@ public func measureStoredAggregateViewAppend(root: String, employees n: Int, rep
     do {
         let problems = try stores[1].verify().problems
         precondition(problems.isEmpty, "the stored view over aggregates: \(problems)")
-        precondition(try stores[1].storedViewStatistics().first?.isStored == true, "the view over aggregates is stored")
+        let stored = try stores[1].storedViewStatistics().first?.isStored == true
+        precondition(stored, "the view over aggregates is stored")
     } catch { fatalError("verify: \(error)") }
     return StoredAggregateViewAppend(load: (load[0], load[1]), salary: (Timing(salary[0]), Timing(salary[1])),
                                      move: (Timing(move[0]), Timing(move[1])), rename: (Timing(rename[0]), Timing(rename[1])))

@@ -23,13 +23,14 @@ extension LogStore {
     public func buildStoredViews(progress: ((String, Int, Int) -> Void)? = nil) throws(StoreError) {
         guard viewsDB != nil else { return }
         let needed = try perform(read: true) { txn -> Bool in
-            let (build, drop) = try self.storedViewsToBuild(in: txn)
-            return !build.isEmpty || !drop.isEmpty
+            let (build, drop, orphans) = try self.storedViewsToBuild(in: txn)
+            return !build.isEmpty || !drop.isEmpty || !orphans.isEmpty
         }
         guard needed else { return }
         try perform { txn in
-            let (build, drop) = try self.storedViewsToBuild(in: txn)
+            let (build, drop, orphans) = try self.storedViewsToBuild(in: txn)
             for prefix in drop { try self.dropStoredView(prefix: prefix, in: txn) }
+            for prefix in orphans { try self.dropViewEntries(under: StoredAggregates.statePrefixHead + prefix, in: txn) }
             for view in build {
                 try self.buildStoredView(view, progress: progress.map { p in { p(view.name, $0, $1) } }, in: txn)
             }
@@ -43,10 +44,11 @@ extension LogStore {
         }
     }
 
-    /// The stored views of the head's schema whose rows the store lacks, and the prefixes of the views it holds
-    /// that the schema does not store.
-    private func storedViewsToBuild(in txn: LMDBTransaction) throws -> (build: [StoredView], drop: [[UInt8]]) {
-        guard let db = viewsDB else { return ([], []) }
+    /// The stored views of the head's schema whose rows the store lacks, the prefixes of the views it holds that the
+    /// schema does not store, and those of the views with aggregate state that the schema does not keep (left by
+    /// code that did not know it: a view removed, or changed, by session 15's code).
+    private func storedViewsToBuild(in txn: LMDBTransaction) throws -> (build: [StoredView], drop: [[UInt8]], orphans: [[UInt8]]) {
+        guard let db = viewsDB else { return ([], [], []) }
         let views = storedViews(of: try schema(at: UInt64.max, in: txn))
         // Views kept at another head than the store's are stale (a write by code that keeps none, or none over key
         // paths): built again.
@@ -58,7 +60,31 @@ extension LogStore {
         }
         let known = Set(views.map(\.prefix))
         let drop = try storedViewPrefixes(in: txn).filter { !known.contains($0) }
-        return (build, drop)
+        let orphans = try aggregateStatePrefixes(in: txn, kept: views)
+        return (build, drop, orphans)
+    }
+
+    /// The prefixes of the views whose aggregate state (``StoredAggregates``) the `views` database holds but that
+    /// `views` do not keep one for: one seek per view.
+    func aggregateStatePrefixes(in txn: LMDBTransaction, kept views: [StoredView]) throws -> [[UInt8]] {
+        guard let db = viewsDB else { return [] }
+        let kept = Set(views.filter { $0.aggregates != nil }.map(\.prefix))
+        let head = StoredAggregates.statePrefixHead
+        var prefixes: [[UInt8]] = []
+        var start: LMDBTransaction.ScanStart = .atLeast(head)
+        while true {  // bounded: each step moves past one view's state
+            var found: [UInt8]?
+            try txn.scan(db, from: start) { e in
+                guard e.key.hasPrefix(head), e.key.count >= head.count + 2 else { return .stop }
+                let n = Int(e.key[head.count]) << 8 | Int(e.key[head.count + 1])
+                found = Array(e.key[head.count..<min(e.key.count, head.count + 2 + n)])
+                return .stop
+            }
+            guard let prefix = found else { return prefixes }
+            if !kept.contains(prefix) { prefixes.append(prefix) }
+            guard let next = Self.successor(of: head + prefix) else { return prefixes }
+            start = .atLeast(next)
+        }
     }
 
     /// The prefixes of the views that have entries in the `views` database, in key order: one seek per view.

@@ -280,17 +280,21 @@ extension LogStore {
 
     /// Removes every entry under `prefix` (a view's header and rows) and the view's aggregate state.
     func dropStoredView(prefix: [UInt8], in txn: LMDBTransaction) throws {
+        try dropViewEntries(under: prefix, in: txn)
+        try dropViewEntries(under: StoredAggregates.statePrefixHead + prefix, in: txn)
+    }
+
+    /// Removes every entry of the `views` database under `prefix`.
+    func dropViewEntries(under prefix: [UInt8], in txn: LMDBTransaction) throws {
         guard let db = viewsDB else { return }
-        for under in [prefix, StoredAggregates.statePrefixHead + prefix] {
-            while true {  // bounded: each pass removes up to a chunk of the view's entries, and nothing adds any
-                var keys: [[UInt8]] = []
-                try txn.scan(db, prefix: under) { e in
-                    keys.append(Array(e.key))
-                    return keys.count < Self.upgradeChunkRows ? .next : .stop
-                }
-                guard !keys.isEmpty else { break }
-                for k in keys { _ = try txn.delete(db, key: k) }
+        while true {  // bounded: each pass removes up to a chunk of the entries, and nothing adds any
+            var keys: [[UInt8]] = []
+            try txn.scan(db, prefix: prefix) { e in
+                keys.append(Array(e.key))
+                return keys.count < Self.upgradeChunkRows ? .next : .stop
             }
+            guard !keys.isEmpty else { return }
+            for k in keys { _ = try txn.delete(db, key: k) }
         }
     }
 

@@ -19,6 +19,12 @@ extension LogStore {
             }
             // Views kept at another head are stale and never read: the next write builds them again.
             let head = try self.head(in: txn)
+            if try StoredView.maintainedHead(in: db, txn, key: StoredView.aggregatesMaintainedKey) == head {
+                for prefix in try self.aggregateStatePrefixes(in: txn, kept: views) {
+                    let name = prefix.withUnsafeBytes { StoredView.name(in: $0) } ?? "?"
+                    problem("stored views: aggregate state of '\(name)', which the schema does not keep")
+                }
+            }
             for view in views where try StoredView.maintainedHead(in: db, txn, key: view.maintainedKey) == head {
                 switch try view.state(in: db, txn) {
                 case .stored: break
