@@ -176,8 +176,8 @@ public struct QuantifiedPath: Sendable {
     let quantifier: String
     let hops: [KeyPath.Hop]
     let inverse: InverseRelationship
-    /// The attribute of each member the comparison reads.
-    let attribute: String
+    /// The attributes of each member the comparison reads (its key path's last name, and any key it compares with).
+    let memberAttributes: Set<String>
     /// The comparison on each member; `nil` while its variables have no values (a named view being checked).
     let member: CompiledPredicate?
 
@@ -202,8 +202,8 @@ public struct QuantifiedPath: Sendable {
         self.text = text
         self.hops = hops
         self.inverse = inverse
-        self.attribute = attribute.name
         let predicate = try ViewPredicate(.comparison(.key(attribute.name), op, rhs, options))
+        memberAttributes = predicate.expression.keys
         let source = schema.entities[inverse.source]!
         if requiresVariables {
             member = try predicate.compiled(for: source, variables: variables)

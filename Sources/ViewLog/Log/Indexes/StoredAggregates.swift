@@ -102,7 +102,7 @@ struct StoredAggregates {
                          minMax: names.map { minMax[inverse]?.contains($0) ?? false },
                          orderedSum: names.map { ordered[inverse]?.contains($0) ?? false },
                          quantifiers: quantifiers,
-                         read: Set([inverse.relationship] + names + quantifiers.map(\.attribute)))
+                         read: Set([inverse.relationship] + names).union(quantifiers.flatMap(\.memberAttributes)))
         }
         prefix = Self.statePrefixHead + viewPrefix
     }
