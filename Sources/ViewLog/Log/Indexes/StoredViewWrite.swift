@@ -25,7 +25,7 @@ struct StoredViewWrite {
         self.db = db
         let views = store.storedViews(of: schema)
         isActive = db != nil && !views.isEmpty
-        maintainedKeys = StoredView.maintainedKeys(of: views)
+        maintainedKeys = isActive ? StoredView.maintainedKeys(of: views) : []
         guard let db, isActive else {
             maintained = []
             unbuilt = []
