@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+import ViewLogTesting
 
 /// Stored views over key paths (DESIGN §10, §11): a write moves the rows of the objects it touches and of every object
 /// whose path reaches one it touches (through the relationships index), and keeps the per-target state of the
@@ -38,6 +39,121 @@ struct StoredPathViewTests {
         let context = try Context(store: store, name: "memory")
         let controller = try context.makeResultsController(FetchRequest(try store.schema.views[name]!))
         return controller.fetchedObjects
+    }
+
+    /// A batch of 1–3 random changes of the graph that mostly applies: ids chosen among the objects `existing` names
+    /// (or not, for inserts), kept up to date through the batch; a few are still refused (a deny, a cascade's order).
+    static func randomBatch(_ existing: (String) throws -> [ObjectID], using g: inout SeededGenerator) throws -> [ChangeRequest] {
+        let ids = (0..<6).map { "e\($0)" }
+        func value<T>(_ xs: [T]) -> T { xs.randomElement(using: &g)! }
+        // Salaries whose sum depends on the order they are added in (0.1 + 1e16 …): a stored ordered sum must match.
+        let heights: [Value] = [.null, .int(150), .int(170), .int(185), .int(140)]
+        let salaries: [Value] = [.null, .double(0.1), .double(1e16), .double(10.25), .double(-3.5), .double(0.2)]
+        var departments = Set(try existing("Department"))
+        var employees = Set(try existing("Employee"))
+        var projects = Set(try existing("Project"))
+        func some(_ xs: Set<ObjectID>) -> Value { xs.isEmpty || Int.random(in: 0..<5, using: &g) == 0 ? .null : xs.sorted()[Int.random(in: 0..<xs.count, using: &g)].value }
+        var batch: [ChangeRequest] = []
+        for _ in 0..<Int.random(in: 1...3, using: &g) {
+            let absentDepartments = Set([1, 2, 3, 4].map { ObjectID.int($0) }).subtracting(departments)
+            let absentEmployees = Set(ids.map { ObjectID.string($0) }).subtracting(employees)
+            let absentProjects = Set([1, 2].map { ObjectID.int($0) }).subtracting(projects)
+            switch Int.random(in: 0..<10, using: &g) {
+            case 0 where !absentDepartments.isEmpty:
+                let id = absentDepartments.sorted()[0]
+                departments.insert(id)
+                batch.append(.insert(entity: "Department", id: id, values: ["name": .string("d\(value([0, 1, 2]))"), "floor": value([.null, .int(1), .int(2)])]))
+            case 1 where !departments.isEmpty:
+                batch.append(.update(entity: "Department", id: value(departments.sorted()), values: Bool.random(using: &g) ? ["name": .string("d\(value([0, 1, 2]))")] : ["floor": value([.null, .int(1), .int(3)])]))
+            case 2...3 where !absentEmployees.isEmpty:
+                let id = value(absentEmployees.sorted())
+                batch.append(.insert(entity: "Employee", id: id, values: ["name": .string("n\(value([0, 1, 2]))"), "department": some(departments), "manager": some(employees), "height": value(heights), "salary": value(salaries)]))
+                employees.insert(id)
+            case 4...6 where !employees.isEmpty:
+                batch.append(.update(entity: "Employee", id: value(employees.sorted()), values: value([["department": some(departments)], ["manager": some(employees)], ["name": .string("n\(value([0, 1, 2]))")], ["height": value(heights)], ["salary": value(salaries)], ["height": value(heights), "department": some(departments)]])))
+            case 7 where !absentProjects.isEmpty && !departments.isEmpty:
+                let id = absentProjects.sorted()[0]
+                projects.insert(id)
+                batch.append(.insert(entity: "Project", id: id, values: ["title": .string("p"), "owner": some(departments).isNull ? departments.sorted()[0].value : some(departments), "reviewer": some(employees)]))
+            case 8 where !projects.isEmpty:
+                batch.append(.update(entity: "Project", id: value(projects.sorted()), values: ["reviewer": some(employees)]))
+            case 9 where !employees.isEmpty && Bool.random(using: &g):
+                let id = value(employees.sorted())
+                employees.remove(id)
+                batch.append(.delete(entity: "Employee", id: id))
+            case 9 where !departments.isEmpty:
+                let id = value(departments.sorted())
+                departments.remove(id)
+                batch.append(.delete(entity: "Department", id: id))
+            default: break
+            }
+        }
+        return batch
+    }
+
+    /// A library controller of a windowed named view over key paths opens from the stored rows (the window's rows
+    /// and path values, not the entity), and stays exact through every context operation: it takes the whole view,
+    /// unreported, at its first move, then reports exactly what the controller built in memory reports.
+    @Test(arguments: [("byDepartment", 2, 1), ("heights", 2, 0), ("colleagues", 3, 2), ("reports", 1, 1), ("pay", 1, 0)])
+    func aWindowedControllerOverKeyPathsOpensFromStoredRowsAndStaysExact(_ name: String, _ limit: Int, _ offset: Int) throws {
+        var g = SeededGenerator(stream: 2860 + UInt64(10 * limit + offset))
+        let store = try LogStore.create(at: TestScratch.newPath(), schema: try Self.schema(Array(Self.views.keys)))
+        for _ in 0..<30 { _ = try? store.append(try Self.randomBatch({ try store.objects(of: $0).map(\.id) }, using: &g), author: "t") }
+        var request = try FetchRequest(try store.schema.views[name]!)
+        request.limit = limit
+        request.offset = offset
+        let context = try Context(store: store, name: "ui")
+        let windowed = try context.makeResultsController(request)
+        #expect(windowed.holdsStoredPathWindow, "opened from the stored rows")
+        #expect(windowed.rows.count <= offset + limit, "holds the window's rows")
+        let memory = try context.makeResultsControllerAndObjects(request).controller
+        #expect(!memory.holdsStoredPathWindow)
+        #expect(windowed.holdsStoredPathWindow, "a move that changes nothing (the new controller's processPendingChanges) keeps the window")
+        let sibling = try Context(store: store, name: "sibling")
+        var windowedSets: [ChangeSet] = [], memorySets: [ChangeSet] = [], before = windowed.snapshot
+        var problems: [ChangeSetProblem] = []
+        let o1 = windowed.observe { event in
+            guard case .changes(let c) = event else { return }
+            windowedSets.append(c)
+            problems += ChangeSetValidator.validate(c, from: before, to: windowed.snapshot)
+            before = windowed.snapshot
+        }
+        let o2 = memory.observe { if case .changes(let c) = $0 { memorySets.append(c) } }
+        func compare(_ label: String) {
+            #expect(windowedSets == memorySets, "\(label)")
+            #expect(windowed.fetchedObjects == memory.fetchedObjects, "\(label)")
+            #expect(windowed.sections.map(\.name) == memory.sections.map(\.name), "\(label)")
+            #expect(windowed.sections.map(\.numberOfObjects) == memory.sections.map(\.numberOfObjects), "\(label)")
+            for id in windowed.fetchedObjects { #expect(windowed.pathValues(of: id) == memory.pathValues(of: id), "\(label)") }
+        }
+        compare("opened")
+        for step in 0..<40 {
+            // The first move is one that changes objects (the one that takes the whole view at its start): unsaved
+            // changes, a sibling's save merged, or a move back.
+            let what = step == 0 ? [0, 4, 6][(limit + offset) % 3] : Int.random(in: 0..<8, using: &g)
+            switch what {
+            case 0, 1:  // unsaved changes, shown
+                for r in try Self.randomBatch({ try context.objects(of: $0).map(\.id) }, using: &g) { try? context.stage(r) }
+                try? context.processPendingChanges()
+            case 2:
+                do { try context.save() } catch { try context.rollback() }  // refused, or a conflict with the sibling
+            case 3:
+                try context.rollback()
+            case 4, 5:  // a sibling's save, merged or not
+                try sibling.refresh()
+                for r in try Self.randomBatch({ try sibling.objects(of: $0).map(\.id) }, using: &g) { try? sibling.stage(r) }
+                do { try sibling.save() } catch { try sibling.rollback() }
+                if what == 4 { try context.refresh() }
+            default:  // a move, back or forth, unsaved changes kept
+                let head = try store.head
+                try context.move(to: step == 0 ? head - 3 : UInt64.random(in: (head > 6 ? head - 6 : 0)...head, using: &g))
+            }
+            compare("view \(name) step \(step) op \(what), \(g.rerunHint)")
+            windowed.checkInvariants()
+        }
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(!windowed.holdsStoredPathWindow, "the whole view since the first move")
+        _ = (o1, o2)
     }
 
     @Test func viewsOverToOnePathsAndAggregatesAreStored() throws {
@@ -101,12 +217,7 @@ struct StoredPathViewTests {
         var g = SeededGenerator(stream: 2830 + stream)
         let first = ["byDepartment", "managed", "counted", "heights", "colleagues", "reports"]
         let store = try LogStore.create(at: TestScratch.newPath(), schema: try Self.schema(first))
-        let ids = (0..<6).map { "e\($0)" }
-        func value<T>(_ xs: [T]) -> T { xs.randomElement(using: &g)! }
         var names = first
-        // Salaries whose sum depends on the order they are added in (0.1 + 1e16 …): a stored ordered sum must match.
-        let heights: [Value] = [.null, .int(150), .int(170), .int(185), .int(140)]
-        let salaries: [Value] = [.null, .double(0.1), .double(1e16), .double(10.25), .double(-3.5), .double(0.2)]
         var applied = 0
         for step in 0..<80 {
             if step == 40 {
@@ -125,47 +236,7 @@ struct StoredPathViewTests {
                 for name in names { #expect(try StoredViewTests.storedRows(store, name) == nil, "\(name) is stale") }
                 try store.append([.insert(entity: "Department", id: .int(99), values: ["name": "z"])], author: "t")
             }
-            // Changes that mostly apply: ids chosen among the objects that exist (or not, for inserts), kept up to date
-            // through the batch; a few are still refused (a deny, a cascade's order), and nothing is written then.
-            var departments = Set(try store.objects(of: "Department").map(\.id))
-            var employees = Set(try store.objects(of: "Employee").map(\.id))
-            var projects = Set(try store.objects(of: "Project").map(\.id))
-            func some(_ xs: Set<ObjectID>) -> Value { xs.isEmpty || Int.random(in: 0..<5, using: &g) == 0 ? .null : xs.sorted()[Int.random(in: 0..<xs.count, using: &g)].value }
-            var batch: [ChangeRequest] = []
-            for _ in 0..<Int.random(in: 1...3, using: &g) {
-                let absentDepartments = Set([1, 2, 3, 4].map { ObjectID.int($0) }).subtracting(departments)
-                let absentEmployees = Set(ids.map { ObjectID.string($0) }).subtracting(employees)
-                let absentProjects = Set([1, 2].map { ObjectID.int($0) }).subtracting(projects)
-                switch Int.random(in: 0..<10, using: &g) {
-                case 0 where !absentDepartments.isEmpty:
-                    let id = absentDepartments.sorted()[0]
-                    departments.insert(id)
-                    batch.append(.insert(entity: "Department", id: id, values: ["name": .string("d\(value([0, 1, 2]))"), "floor": value([.null, .int(1), .int(2)])]))
-                case 1 where !departments.isEmpty:
-                    batch.append(.update(entity: "Department", id: value(departments.sorted()), values: Bool.random(using: &g) ? ["name": .string("d\(value([0, 1, 2]))")] : ["floor": value([.null, .int(1), .int(3)])]))
-                case 2...3 where !absentEmployees.isEmpty:
-                    let id = value(absentEmployees.sorted())
-                    batch.append(.insert(entity: "Employee", id: id, values: ["name": .string("n\(value([0, 1, 2]))"), "department": some(departments), "manager": some(employees), "height": value(heights), "salary": value(salaries)]))
-                    employees.insert(id)
-                case 4...6 where !employees.isEmpty:
-                    batch.append(.update(entity: "Employee", id: value(employees.sorted()), values: value([["department": some(departments)], ["manager": some(employees)], ["name": .string("n\(value([0, 1, 2]))")], ["height": value(heights)], ["salary": value(salaries)], ["height": value(heights), "department": some(departments)]])))
-                case 7 where !absentProjects.isEmpty && !departments.isEmpty:
-                    let id = absentProjects.sorted()[0]
-                    projects.insert(id)
-                    batch.append(.insert(entity: "Project", id: id, values: ["title": .string("p"), "owner": some(departments).isNull ? departments.sorted()[0].value : some(departments), "reviewer": some(employees)]))
-                case 8 where !projects.isEmpty:
-                    batch.append(.update(entity: "Project", id: value(projects.sorted()), values: ["reviewer": some(employees)]))
-                case 9 where !employees.isEmpty && Bool.random(using: &g):
-                    let id = value(employees.sorted())
-                    employees.remove(id)
-                    batch.append(.delete(entity: "Employee", id: id))
-                case 9 where !departments.isEmpty:
-                    let id = value(departments.sorted())
-                    departments.remove(id)
-                    batch.append(.delete(entity: "Department", id: id))
-                default: break
-                }
-            }
+            let batch = try Self.randomBatch({ try store.objects(of: $0).map(\.id) }, using: &g)
             if (try? store.append(batch, author: "w")) != nil { applied += 1 }  // a refused one writes nothing
             for name in names {
                 #expect(try StoredViewTests.storedRows(store, name) == Self.inMemory(store, name), "view \(name) step \(step), \(g.rerunHint)")
@@ -175,7 +246,7 @@ struct StoredPathViewTests {
                 request.offset = 1
                 let context = try Context(store: store, name: "window")
                 let window = try #require(try context.makeStoredPathWindowSnapshot(view: name, request)).controller
-                let memory = try context.makeResultsController(request)
+                let memory = try context.makeResultsControllerAndObjects(request).controller  // in memory
                 #expect(window.fetchedObjects == memory.fetchedObjects, "view \(name) step \(step), \(g.rerunHint)")
                 #expect(window.sections.map(\.name) == memory.sections.map(\.name))
                 for id in window.fetchedObjects { #expect(window.pathValues(of: id) == memory.pathValues(of: id)) }

@@ -15,8 +15,10 @@ extension Context {
     /// offset + limit), however big the view — and before each later batch pulls from the stored view the rows the
     /// batch brings into the window, so it stays exact through unsaved changes, saves, merges and moves (a move far
     /// below the head makes it take the whole view then, still reported as one batch); without a `limit`, the whole
-    /// view comes from the stored rows' keys, already in view order, with no object read. Not stored: views over key
-    /// paths or with `$variables`.
+    /// view comes from the stored rows' keys, already in view order, with no object read. A named view over key paths
+    /// with a `limit` opens from its stored window too (at the head, with no unsaved change: the window's rows and
+    /// their path values), and takes the whole view, unreported, at the start of its first move that changes
+    /// something. Not stored: views with `$variables` or an `include`.
     /// - Throws: ``StoreError/schema(_:)`` for an unknown entity; a ``QueryError`` naming an unknown attribute
     ///   or a type mismatch of the request.
     public func makeResultsController(_ request: FetchRequest) throws -> ResultsController {
@@ -24,6 +26,10 @@ extension Context {
         let entity = try self.entity(of: request)
         let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
         if !paths.isEmpty || !quantified.isEmpty {
+            if request.limit != nil, let name = try storedViewName(of: request),
+               let controller = try makeStoredPathWindowController(view: name, request) {
+                return adopt(controller)
+            }
             return adopt(try makeRelationalController(request, entity: viewEntity, paths: paths, quantified: quantified))
         }
         let plan = try ViewPlan(request, for: entity)
@@ -138,6 +144,7 @@ extension Context {
     func refetch(_ controller: ResultsController, _ request: FetchRequest) throws {
         try processPendingChanges()
         controller.refill = nil  // the whole view from now on
+        controller.holdsStoredPathWindow = false
         let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
         if !paths.isEmpty || !quantified.isEmpty {
             let relational = RelationalView(paths: paths, quantified: quantified)
@@ -219,6 +226,15 @@ extension Context {
             return
         }
         do {
+            if holdsStoredPathWindow, !delta.objects.isEmpty || delta.schemaChange != nil {
+                // The whole view at the move's start, unreported: the window's rows are its first rows. (A move that
+                // changes nothing — `processPendingChanges` with nothing staged, as every controller made does —
+                // leaves the window as it is.)
+                holdsStoredPathWindow = false
+                guard addRowsPastWindow(try context.relationalRows(of: entity.name, relational, before: delta)) else {
+                    throw StoreError.corrupt(seq: nil, reason: "a stored view over key paths lacks a row of its window: run 'viewlog verify'")
+                }
+            }
             _ = apply(try relational.augmented(delta, entity: entity.name, context: context))
         } catch {
             // The context could not read the related objects (a damaged store): the view starts again at the new

@@ -206,29 +206,65 @@ extension Context {
     /// The window of a named view over key paths read from its stored rows (DESIGN §10, §11), for a caller that
     /// prints it once (the CLI's `query`): O(log n + offset + limit) entries, then the window's objects and their path
     /// values — to-one paths from the related objects, aggregates and quantifiers from their targets' stored state —
-    /// not the entity, nor any inverse's members. The controller holds only the window's rows (with their path values, as a view
-    /// over key paths does), so it is **not** kept up to date by the context: print it, do not move it.
-    /// `request` must be the view's own (``FetchRequest/init(_:variables:)``) with any `limit` and `offset`.
+    /// not the entity, nor any inverse's members. The controller holds only the window's rows (with their path
+    /// values, as a view over key paths does), so it is **not** kept up to date by the context: print it, do not move
+    /// it. `request` must be the view's own (``FetchRequest/init(_:variables:)``) with any `limit` and `offset`.
     ///
     /// `nil` (nothing made) unless the context is at the head with no unsaved change, the request has a `limit`, and
     /// the store holds the view's rows for its definition; use ``makeResultsControllerAndObjects(_:)`` then.
     /// - Returns: the controller and the window's objects with their own values, in id order.
     @_spi(Engine) public func makeStoredPathWindowSnapshot(view name: String, _ request: FetchRequest) throws
         -> (controller: ResultsController, objects: [(id: ObjectID, values: ObjectValues)])? {
+        guard let limit = request.limit,
+              let read = try storedPathRows(view: name, request, from: request.offset, count: limit) else { return nil }
+        var window = request
+        window.offset = 0
+        let controller = ResultsController(plan: try ViewPlan(window, for: read.entity), entity: read.entity,
+                                           objects: read.rows, position: position)
+        guard controller.numberOfRows == read.rows.count else {
+            throw StoreError.corrupt(seq: nil, reason: "the stored view '\(name)' holds a row that the view does not: run 'viewlog verify'")
+        }
+        controller.relational = read.relational
+        return (controller, read.objects.sorted { $0.id < $1.id })
+    }
+
+    /// A live controller of a windowed named view over key paths (DESIGN §10, §11), opened from its stored rows at
+    /// the head: O(log n + offset + limit) entries and the objects and path values of those rows, not the entity.
+    /// Its first move (or first unsaved change shown) takes, unreported, the whole view at the move's start from the
+    /// context's objects; from then on it follows as any view over key paths.
+    ///
+    /// `nil` (nothing made) unless the context is at the head with no unsaved change, the request has a `limit`, and
+    /// the store holds the view's rows for its definition.
+    func makeStoredPathWindowController(view name: String, _ request: FetchRequest) throws -> ResultsController? {
+        guard let limit = request.limit,
+              let read = try storedPathRows(view: name, request, from: 0, count: request.offset + limit) else { return nil }
+        let controller = ResultsController(plan: try ViewPlan(request, for: read.entity), entity: read.entity,
+                                           objects: read.rows, position: position)
+        guard controller.rows.count == read.rows.count else {
+            throw StoreError.corrupt(seq: nil, reason: "the stored view '\(name)' holds a row that the view does not: run 'viewlog verify'")
+        }
+        controller.relational = read.relational
+        controller.holdsStoredPathWindow = true
+        return controller
+    }
+
+    /// At most `count` rows of the stored view `name` over key paths from rank `offset` on, read at the head in one
+    /// transaction: their objects, and their values with path values added, which `relational` keeps. `nil` unless
+    /// the context is at the head with no unsaved change (any may change a path value), `request` (the view's own,
+    /// any window) has no `include`, and the store holds the view's rows for its definition.
+    private func storedPathRows(view name: String, _ request: FetchRequest, from offset: Int, count: Int) throws
+        -> (entity: EntityDescription, relational: RelationalView, objects: [(id: ObjectID, values: ObjectValues)],
+            rows: [(ObjectID, ObjectValues)])? {
         try processPendingChanges()
-        // Any unsaved change may change a path value: the stored rows are the head's.
-        guard let limit = request.limit, request.includes.isEmpty, processed.isEmpty else { return nil }
+        guard request.includes.isEmpty, processed.isEmpty else { return nil }
         let schema = try self.schema
         let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
         guard !paths.isEmpty || !quantified.isEmpty else { return nil }
         let position = self.position
-        var window = request
-        window.offset = 0
-        let plan = try ViewPlan(window, for: viewEntity)
-        return try store.perform(read: true) { txn -> (ResultsController, [(id: ObjectID, values: ObjectValues)])? in
+        return try store.perform(read: true) { txn in
             guard try store.head(in: txn) == position,
                   let view = try store.storedView(named: name, schema: schema, showing: request, in: txn) else { return nil }
-            let ids = try store.storedRowIDs(of: view, offset: request.offset, limit: limit, in: txn)
+            let ids = try store.storedRowIDs(of: view, offset: offset, limit: count, in: txn)
             let what = "the stored view '\(name)'"
             let format = try store.format(in: txn)
             let lookup = try store.headPathLookup(viewEntity: view.entity.name, in: txn)
@@ -243,20 +279,13 @@ extension Context {
                     throw StoreError.corrupt(seq: nil, reason: "\(what) names \(key.entity) \(id.json.text), which does not exist: run 'viewlog verify'")
                 }
                 let pathValues = RelationalView.pathValues(paths: paths, quantified: quantified, of: values, id: id,
-                                                           entity: key.entity, lookup: lookup,
-                                                           aggregates: aggregates)
+                                                           entity: key.entity, lookup: lookup, aggregates: aggregates)
                 if let failure = lookup.failure() ?? stored?.failure { throw failure }
                 relational.pathValues[id] = pathValues
                 objects.append((id, values))
                 rows.append((id, relational.adding(pathValues, to: values)))
             }
-            let controller = ResultsController(plan: plan, entity: viewEntity, objects: rows, position: position)
-            guard controller.numberOfRows == ids.count else {
-                throw StoreError.corrupt(seq: nil, reason: "\(what) holds a row that the view does not: run 'viewlog verify'")
-            }
-            controller.relational = relational
-            objects.sort { $0.id < $1.id }
-            return (controller, objects)
+            return (viewEntity, relational, objects, rows)
         }
     }
 }

@@ -177,16 +177,22 @@ extension Context {
     }
 
     /// Every object of `entity` in this context with its path values added, which `relational` keeps (with its
-    /// aggregate tables, filled here).
-    func relationalRows(of entity: String, _ relational: RelationalView) throws -> [(ObjectID, ObjectValues)] {
-        let own = try self.objects(of: entity, staged: processed)
-        var cache: [String: [(id: ObjectID, values: ObjectValues)]] = [entity: own]
+    /// aggregate tables, filled here). With `delta`, a move this context is delivering, every object as it was at the
+    /// move's start: its objects now, those the move changed as they were before it.
+    func relationalRows(of entity: String, _ relational: RelationalView, before delta: Delta? = nil) throws -> [(ObjectID, ObjectValues)] {
+        var cache: [String: [(id: ObjectID, values: ObjectValues)]] = [:]
         func objects(_ name: String) throws -> [(id: ObjectID, values: ObjectValues)] {
             if let known = cache[name] { return known }
-            let all = try self.objects(of: name, staged: processed)
+            var all = try self.objects(of: name, staged: processed)
+            if let delta, delta.objects.contains(where: { $0.key.entity == name }) {
+                var byID = Dictionary(all.map { ($0.id, $0.values) }, uniquingKeysWith: { a, _ in a })
+                for d in delta.objects where d.key.entity == name { byID[d.key.id] = d.before }
+                all = byID.map { (id: $0.key, values: $0.value) }.sorted { $0.id < $1.id }
+            }
             cache[name] = all
             return all
         }
+        let own = try objects(entity)
         try relational.fillTables(objects)
         let lookup = try pathLookup(entities: relational.entitiesLooked, objects)
         var rows: [(ObjectID, ObjectValues)] = []

@@ -58,6 +58,10 @@ public final class ResultsController {
     /// window after it is exact. They lie past the window, so adding them reports nothing. Given the context too,
     /// whose unsaved changes the stored view does not hold. `nil` once the controller holds the whole view.
     var refill: ((Delta, Context) throws -> [(ObjectID, ObjectValues)])?
+    /// Set for a controller of a view over key paths that holds only the head of its stored view (DESIGN §10, §11,
+    /// ``Context/makeStoredPathWindowController(view:_:)``): its first move first takes, unreported, the whole view as
+    /// it was at the move's start (from the context's objects), then follows as any view over key paths does.
+    var holdsStoredPathWindow = false
     @exclusivity(unchecked) var rows: OrderedRows
     var membership: Membership
     /// Working memory of ``apply(_:)``, reused from batch to batch.
