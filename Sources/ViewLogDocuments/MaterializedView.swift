@@ -35,6 +35,12 @@ package final class MaterializedView: ContextObserver {
                   let (controller, objects) = try context.makeStoredPathWindowSnapshot(view: name, request) {
             self.controller = controller
             values = Dictionary(uniqueKeysWithValues: objects.map { ($0.id, $0.values) })
+        } else if !printOnly, selection.view != nil, request.limit != nil,
+                  let (controller, values, windowOnly) = try Self.pathController(of: context, request, schema: schema) {
+            // A windowed named view over key paths: from its stored window at the head (`watch` starts so).
+            self.controller = controller
+            self.values = values
+            holdsWindowOnly = windowOnly
         } else if let (controller, records) = try context.makeResultsControllerKeepingRows(request) {
             self.controller = controller
             self.records = records
@@ -78,6 +84,24 @@ package final class MaterializedView: ContextObserver {
 
     package var observedEntity: String? { entity.name }
 
+    /// The live controller of `request` when it is over key paths, and the values of its rows: opened from the stored
+    /// window of its named view when the context is at the head (``ResultsController/holdsStoredPathWindow``: the
+    /// window's rows alone, `true` last), built in memory otherwise. `nil` for a request without key paths.
+    private static func pathController(of context: Context, _ request: FetchRequest, schema: Schema) throws
+        -> (ResultsController, [ObjectID: ObjectValues], Bool)? {
+        let (_, paths, quantified) = try schema.viewEntity(of: request)
+        guard !paths.isEmpty || !quantified.isEmpty else { return nil }
+        let controller = try context.makeResultsController(request)
+        var values: [ObjectID: ObjectValues] = [:]
+        if controller.holdsStoredPathWindow {
+            for id in controller.fetchedObjects { values[id] = try context.object(ObjectKey(entity: request.entity, id: id)) }
+        } else {
+            let members = Set(controller.fetchedObjects)
+            for o in try context.objects(of: request.entity) where members.contains(o.id) { values[o.id] = o.values }
+        }
+        return (controller, values, controller.holdsStoredPathWindow)
+    }
+
     package func context(_ context: Context, didMoveWith delta: Delta) {
         // A view over key paths has its context deliver every entity's objects: keep only the rows' entity.
         for d in delta.objects where d.key.entity == entity.name { values[d.key.id] = d.after }
@@ -112,8 +136,9 @@ package final class MaterializedView: ContextObserver {
         if let error = controller.followError { throw error }
         let changes = reported ?? ChangeSet(from: from, to: position, isSectioned: controller.isSectioned,
                                             sectionChanges: [], rowChanges: [])
-        if holdsWindowOnly {
-            // A row that entered the window from past it, untouched by the move: its values, for printing.
+        if holdsWindowOnly || controller.fetchRequest.limit != nil {
+            // A row that entered the window from past it, untouched by the move: its values, for printing (the values
+            // kept are those of the rows shown, and of the objects moves touched).
             for change in changes.rowChanges where values[change.id] == nil {
                 values[change.id] = try context.store.object(ObjectKey(entity: entity.name, id: change.id), at: position)
             }

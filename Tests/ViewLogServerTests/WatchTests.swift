@@ -4,6 +4,7 @@ import HummingbirdTesting
 import HummingbirdWSClient
 import Logging
 import Testing
+import TestSupport
 @_spi(Engine) @testable import ViewLog
 import ViewLogDocuments
 @testable import ViewLogServer
@@ -159,6 +160,42 @@ import ViewLogDocuments
         let at9 = try MaterializedView(store: store, selection: ViewSelection(view: "tall"), at: 9).jsonText()
         let d10 = try CLI.json(["diff", f.path, "tall", "--from", "9", "--to", "10"])
         #expect(documents == [ViewLogServer.reloadDocument, at9, String(d10.dropLast())])
+    }
+
+    /// What `watch` (and the server's) follows of a windowed named view over key paths starts from its stored window
+    /// — the window's rows and path values, not the entity — and prints what the same view ad hoc prints, before and
+    /// after a move that changes it.
+    @Test func aWatchedWindowOverKeyPathsStartsFromTheStoredWindow() throws {
+        let schema = try Schema(jsonText: """
+            {"entities": {
+              "Department": {"id": "int", "attributes": {"name": {"type": "string"}}},
+              "Employee": {"id": "int", "attributes": {"name": {"type": "string"}, "height": {"type": "int", "optional": true}},
+                "relationships": {"department": {"to": "Department", "optional": true, "inverse": "employees"}}}},
+             "views": {"headcount": {"entity": "Department", "where": "ANY employees.height > 150",
+                                     "sort": "employees.@count desc, employees.@max.height, name", "limit": 2}}}
+            """)
+        let path = TestScratch.newPath("watch-paths")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try LogStore.create(at: path, schema: schema)
+        var setup: [ChangeRequest] = []
+        for d in 1...4 { setup.append(.insert(entity: "Department", id: .int(Int64(d)), values: ["name": .string("d\(d)")])) }
+        for e in 1...9 {
+            let values: ObjectValues = ["name": .string("e\(e)"), "height": .int(Int64(140 + 5 * e)), "department": .int(Int64(e % 4 + 1))]
+            setup.append(.insert(entity: "Employee", id: .int(Int64(e)), values: values))
+        }
+        try store.append(setup, author: "t")
+        let adHoc = ViewSelection(entity: "Department", predicate: "ANY employees.height > 150",
+                                  sort: "employees.@count desc, employees.@max.height, name", limit: 2)
+        let stored = try MaterializedView(store: store, selection: ViewSelection(view: "headcount"), at: try store.head)
+        let memory = try MaterializedView(store: store, selection: adHoc, at: try store.head)
+        #expect(stored.controller.holdsStoredPathWindow && !memory.controller.holdsStoredPathWindow)
+        #expect(try stored.jsonText() == memory.jsonText())
+        try store.append([.update(entity: "Employee", id: .int(2), values: ["department": .int(1)])], author: "t")
+        let (a, _) = try stored.move(to: try store.head)
+        let (b, _) = try memory.move(to: try store.head)
+        #expect(a == b && !a.rowChanges.isEmpty)
+        #expect(try stored.jsonText() == memory.jsonText())
+        #expect(!stored.controller.holdsStoredPathWindow, "the whole view since the move")
     }
 
     @Test func theBufferKeepsOrderAndRefusesPastCapacity() async {

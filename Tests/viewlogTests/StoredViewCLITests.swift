@@ -239,4 +239,61 @@ import TestSupport
             }
         }
     }
+
+    /// `watch` of a windowed named view over key paths — to-one paths, and aggregates and a quantifier of a to-many
+    /// inverse — starts from its stored window (rows and path values from the stored state) and prints what `watch` of
+    /// the same view ad hoc prints, move after move: members joining and leaving, related objects renamed.
+    @Test func watchOfAStoredWindowOverKeyPathsPrintsWhatTheViewBuiltInMemoryPrints() throws {
+        let box = try Sandbox()
+        _ = try box.write("company.json", """
+            {"entities": {
+              "Department": {"id": "int", "attributes": {"name": {"type": "string"}}},
+              "Employee": {"id": "int", "attributes": {"name": {"type": "string"}, "height": {"type": "int", "optional": true}},
+                "relationships": {"department": {"to": "Department", "optional": true, "inverse": "employees"}}}},
+             "views": {"byDepartment": {"entity": "Employee", "sort": "department.name, name", "limit": 3, "offset": 1},
+                       "headcount": {"entity": "Department", "where": "ANY employees.height > 150",
+                                     "sort": "employees.@count desc, employees.@max.height, name", "limit": 2}}}
+            """)
+        try #require(try box.run(["init", "s", "--schema", "company.json"]).status == 0)
+        let setup = (1...4).map { #"{"insert": "Department", "id": \#($0), "values": {"name": "d\#($0)"}}"# }
+            + (1...9).map { #"{"insert": "Employee", "id": \#($0), "values": {"name": "e\#($0)", "height": \#(140 + 5 * $0), "department": \#($0 % 4 + 1)}}"# }
+        try #require(try box.run(["append", "s"], input: setup.joined(separator: "\n") + "\n").status == 0)
+        let adHoc = ["byDepartment": ["--entity", "Employee", "--sort", "department.name, name", "--limit", "3", "--offset", "1"],
+                     "headcount": ["--entity", "Department", "--where", "ANY employees.height > 150",
+                                   "--sort", "employees.@count desc, employees.@max.height, name", "--limit", "2"]]
+        // Members move between departments, a department is renamed, a tall member leaves: each step moves a window.
+        let steps = [#"{"update": "Employee", "id": 4, "values": {"department": 2}}"#, #"{"update": "Department", "id": 2, "values": {"name": "a"}}"#,
+                     #"{"update": "Employee", "id": 8, "values": {"height": 120}}"#, #"{"delete": "Employee", "id": 3}"#,
+                     #"{"update": "Employee", "id": 1, "values": {"department": null}}"#]
+        for view in ["byDepartment", "headcount"] {
+            for json in [true, false] {
+                let flag = json ? ["--json"] : []
+                let stored = try box.start(["watch", "s", view] + flag)
+                let memory = try box.start(["watch", "s"] + adHoc[view]! + flag)
+                defer { stored.process.terminate(); memory.process.terminate() }
+                func lines(_ r: RunningCLI) -> Int { r.stdoutSoFar.reduce(0) { $0 + ($1 == "\n" ? 1 : 0) } }
+                try stored.waitForLines(1)
+                try memory.waitForLines(1)
+                for step in steps {
+                    try #require(try box.run(["append", "s"], input: step + "\n").status == 0)
+                    usleep(150_000)
+                }
+                // Not every step changes every window: wait until both have printed the same, and nothing more comes.
+                var same = 0
+                for _ in 0..<100 where same < 3 {  // bounded: 10 s
+                    usleep(100_000)
+                    same = lines(stored) == lines(memory) && lines(stored) > 1 ? same + 1 : 0
+                }
+                #expect(Normalise.times(stored.stdoutSoFar) == Normalise.times(memory.stdoutSoFar), "\(view) json \(json)")
+                #expect(lines(stored) > 2, "\(view): the steps moved its window")
+                // Put the store back for the next round.
+                try #require(try box.run(["append", "s"], input: [
+                    #"{"update": "Employee", "id": 4, "values": {"department": 1}}"#, #"{"update": "Department", "id": 2, "values": {"name": "d2"}}"#,
+                    #"{"update": "Employee", "id": 8, "values": {"height": 180}}"#,
+                    #"{"insert": "Employee", "id": 3, "values": {"name": "e3", "height": 155, "department": 4}}"#,
+                    #"{"update": "Employee", "id": 1, "values": {"department": 2}}"#,
+                ].joined(separator: "\n") + "\n").status == 0)
+            }
+        }
+    }
 }

@@ -61,7 +61,7 @@ public final class ResultsController {
     /// Set for a controller of a view over key paths that holds only the head of its stored view (DESIGN §10, §11,
     /// ``Context/makeStoredPathWindowController(view:_:)``): its first move first takes, unreported, the whole view as
     /// it was at the move's start (from the context's objects), then follows as any view over key paths does.
-    var holdsStoredPathWindow = false
+    @_spi(Engine) public internal(set) var holdsStoredPathWindow = false
     @exclusivity(unchecked) var rows: OrderedRows
     var membership: Membership
     /// Working memory of ``apply(_:)``, reused from batch to batch.
