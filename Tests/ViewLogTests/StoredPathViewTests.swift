@@ -20,7 +20,7 @@ struct StoredPathViewTests {
         // Aggregates and quantifiers of to-many inverses: their targets' state is stored.
         "heights": #"{"entity": "Department", "where": "ANY employees.height > 180 OR NONE employees.salary < 10.5", "sort": "employees.@max.height desc, employees.@min.name", "section": "employees.@count"}"#,
         "pay": #"{"entity": "Department", "where": "ALL employees.height >= 150", "sort": "employees.@avg.salary, employees.@sum.salary, employees.@sum.height, employees.@avg.height, name"}"#,
-        "colleagues": #"{"entity": "Employee", "sort": "department.employees.@count desc, department.employees.@max.salary, name"}"#,
+        "colleagues": #"{"entity": "Employee", "sort": "department.employees.@count desc, department.employees.@max.salary, name", "include": "department.name, department.employees.@avg.height, reports.@count"}"#,
         "reports": #"{"entity": "Employee", "where": "reports.@count > 0 OR manager.reports.@min.height > 160", "sort": "reports.@avg.height, name"}"#,
     ]
 

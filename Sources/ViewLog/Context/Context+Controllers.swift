@@ -18,7 +18,7 @@ extension Context {
     /// view comes from the stored rows' keys, already in view order, with no object read. A named view over key paths
     /// with a `limit` opens from its stored window too (at the head, with no unsaved change: the window's rows and
     /// their path values), and takes the whole view, unreported, at the start of its first move that changes
-    /// something. Not stored: views with `$variables` or an `include`.
+    /// something. Not stored: views with `$variables`.
     /// - Throws: ``StoreError/schema(_:)`` for an unknown entity; a ``QueryError`` naming an unknown attribute
     ///   or a type mismatch of the request.
     public func makeResultsController(_ request: FetchRequest) throws -> ResultsController {

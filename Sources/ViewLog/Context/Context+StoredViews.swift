@@ -5,7 +5,6 @@ extension Context {
     /// The named view of the schema that `request` shows (`request` is the view's own, but for its `limit` and
     /// `offset`), whose stored rows can open it; `nil` for any other request.
     func storedViewName(of request: FetchRequest) throws -> String? {
-        guard request.includes.isEmpty else { return nil }
         var whole = request
         whole.limit = nil
         whole.offset = 0
@@ -19,11 +18,12 @@ extension Context {
     }
 
     /// The window, entity and schema of `request` when a window of its stored view could serve it: it has a `limit`,
-    /// no `include`, no key path (those rows need path values), and the context no unsaved change of its entity
+    /// no key path (those rows need path values: see ``makeStoredPathWindowController(view:_:)``), and the context no
+    /// unsaved change of its entity
     /// (processed first). `nil` otherwise.
     private func storedWindowRequest(_ request: FetchRequest) throws -> (limit: Int, entity: EntityDescription, schema: Schema)? {
         try processPendingChanges()
-        guard let limit = request.limit, request.includes.isEmpty else { return nil }
+        guard let limit = request.limit else { return nil }
         let entity = try self.entity(of: request)
         guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
         let schema = try self.schema
@@ -251,12 +251,12 @@ extension Context {
     /// At most `count` rows of the stored view `name` over key paths from rank `offset` on, read at the head in one
     /// transaction: their objects, and their values with path values added, which `relational` keeps. `nil` unless
     /// the context is at the head with no unsaved change (any may change a path value), `request` (the view's own,
-    /// any window) has no `include`, and the store holds the view's rows for its definition.
+    /// any window) is its named view's, and the store holds the view's rows for its definition.
     private func storedPathRows(view name: String, _ request: FetchRequest, from offset: Int, count: Int) throws
         -> (entity: EntityDescription, relational: RelationalView, objects: [(id: ObjectID, values: ObjectValues)],
             rows: [(ObjectID, ObjectValues)])? {
         try processPendingChanges()
-        guard request.includes.isEmpty, processed.isEmpty else { return nil }
+        guard processed.isEmpty else { return nil }
         let schema = try self.schema
         let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
         guard !paths.isEmpty || !quantified.isEmpty else { return nil }

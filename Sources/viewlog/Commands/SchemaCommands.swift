@@ -60,7 +60,7 @@ struct ViewsCommand: ParsableCommand {
         discussion: """
         The named views are stored: each has its rows at the head in the store, updated by every write \
         (DESIGN §11), views over key paths and aggregates too. --storage adds each view's stored rows and \
-        bytes; a view with $variables or an include is not stored (it builds in memory when read).
+        bytes; a view with $variables is not stored (it builds in memory when read).
 
         Examples:
           viewlog views shop

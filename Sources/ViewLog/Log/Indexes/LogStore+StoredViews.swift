@@ -4,7 +4,7 @@ import LMDB
 public struct StoredViewStatistics: Sendable, Hashable {
     /// The view's name.
     public var name: String
-    /// Whether the store holds the view's rows: `false` for a view with `$variables` or `include` (built in memory
+    /// Whether the store holds the view's rows: `false` for a view with `$variables` (built in memory
     /// when read), one with a row too long to store, and one not built yet (a store opened read-only since it was
     /// made by older code).
     public var isStored: Bool

@@ -13,11 +13,12 @@ import LMDB
 /// rows were built for (entity, predicate, sort, section), so rows of another definition are never read as the
 /// view's. A view's rows are all its rows: its `limit` and `offset` are a window that reads apply.
 ///
-/// Stored: the named views whose predicate needs no `$variables` and that `include` nothing more: over the entity's
-/// own attributes, over to-one key paths (DESIGN §10: `department.name`, up to three hops) and over aggregates and
+/// Stored: the named views whose predicate needs no `$variables`: over the entity's own attributes, over to-one key
+/// paths (DESIGN §10: `department.name`, up to three hops) and over aggregates and
 /// quantifiers of to-many inverses (`employees.@count`, `ANY employees.height > 190`), whose values each row's key
-/// holds; the aggregates' per-target state is stored beside the rows (``StoredAggregates``). A view with variables is
-/// not stored: it builds in memory as before.
+/// holds; the aggregates' per-target state is stored beside the rows (``StoredAggregates``). The paths a view
+/// `include`s are kept like the others (its rows carry them). A view with variables is not stored: it builds in memory
+/// as before.
 struct StoredView {
     let name: String
     /// The entity whose objects are the rows.
@@ -44,7 +45,7 @@ struct StoredView {
     /// The stored view of the schema's view `name`, or `nil` when that view is not stored (key paths, variables).
     init?(name: String, schema: Schema) {
         guard let definition = schema.views[name], let entity = schema.entities[definition.entity],
-              var request = try? FetchRequest(definition), request.includes.isEmpty,
+              var request = try? FetchRequest(definition),
               let (viewEntity, paths, quantified) = try? schema.viewEntity(of: request) else { return nil }
         request.limit = nil
         request.offset = 0
@@ -56,8 +57,10 @@ struct StoredView {
         self.quantified = quantified
         prefix = Self.prefix(name)
         aggregates = StoredAggregates(viewPrefix: prefix, paths: paths, quantified: quantified, schema: schema)
+        // `include` names paths the rows carry (and whose aggregate state is kept) but that order nothing: named only
+        // when present, so that a view without one keeps the signature it had.
         let parts = [Self.signatureVersion, definition.entity, definition.predicate ?? "", definition.sort ?? "",
-                     definition.sectionKey ?? ""]
+                     definition.sectionKey ?? ""] + (request.includes.isEmpty ? [] : [request.includes.joined(separator: ",")])
         signature = Array(parts.joined(separator: "\u{0}").utf8)
     }
 
