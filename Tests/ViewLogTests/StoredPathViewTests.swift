@@ -119,7 +119,19 @@ struct StoredPathViewTests {
             before = windowed.snapshot
         }
         let o2 = memory.observe { if case .changes(let c) = $0 { memorySets.append(c) } }
+        // The whole view (no limit): in its stored order, then followed as any view over key paths.
+        var wholeRequest = request
+        wholeRequest.limit = nil
+        wholeRequest.offset = 0
+        let whole = try context.makeResultsController(wholeRequest)
+        let wholeMemory = try context.makeResultsControllerAndObjects(wholeRequest).controller
+        var wholeSets: [ChangeSet] = [], wholeMemorySets: [ChangeSet] = []
+        let o3 = whole.observe { if case .changes(let c) = $0 { wholeSets.append(c) } }
+        let o4 = wholeMemory.observe { if case .changes(let c) = $0 { wholeMemorySets.append(c) } }
         func compare(_ label: String) {
+            #expect(wholeSets == wholeMemorySets, "whole \(label)")
+            #expect(whole.fetchedObjects == wholeMemory.fetchedObjects, "whole \(label)")
+            for id in whole.fetchedObjects { #expect(whole.pathValues(of: id) == wholeMemory.pathValues(of: id), "whole \(label)") }
             #expect(windowedSets == memorySets, "\(label)")
             #expect(windowed.fetchedObjects == memory.fetchedObjects, "\(label)")
             #expect(windowed.sections.map(\.name) == memory.sections.map(\.name), "\(label)")
@@ -153,7 +165,7 @@ struct StoredPathViewTests {
         }
         #expect(problems.isEmpty, "\(problems)")
         #expect(!windowed.holdsStoredPathWindow, "the whole view since the first move")
-        _ = (o1, o2)
+        _ = (o1, o2, o3, o4)
     }
 
     @Test func viewsOverToOnePathsAndAggregatesAreStored() throws {
@@ -192,6 +204,25 @@ struct StoredPathViewTests {
         #expect(try StoredViewTests.storedRows(store, "counted") == [.int(1)], "the other views are kept")
         try store.append([.update(entity: "Employee", id: "e2", values: ["name": "y"])], author: "t")
         #expect(try store.verify().isOK)
+    }
+
+    @Test func aWholeNamedViewOverKeyPathsComesInItsStoredOrder() throws {
+        let store = try LogStore.create(at: TestScratch.newPath(), schema: try Self.schema(["counted"]))
+        try store.append([.insert(entity: "Department", id: .int(1), values: ["name": "a"]),
+                          .insert(entity: "Department", id: .int(2), values: ["name": "b"]),
+                          .insert(entity: "Employee", id: "e1", values: ["name": "x", "department": .int(2)])], author: "t")
+        // A row taken out of the stored view (as damage would) is missing from the controller made from the stored
+        // rows, and from no controller built from the objects.
+        let counted = try #require(StoredView(name: "counted", schema: try store.schema))
+        try store.perform { txn in
+            var first: [UInt8]?
+            try txn.scan(store.viewsDB!, from: .after(counted.prefix)) { e in first = Array(e.key); return .stop }
+            _ = try txn.delete(store.viewsDB!, key: first!)
+        }
+        let context = try Context(store: store, name: "t")
+        let request = try FetchRequest(try store.schema.views["counted"]!)
+        #expect(try context.makeResultsController(request).fetchedObjects == [.int(2)])
+        #expect(try context.makeResultsControllerAndObjects(request).controller.fetchedObjects == [.int(1), .int(2)])
     }
 
     @Test func aggregateStateOfNoViewIsNamedByVerifyAndDroppedByAnOpenForWriting() throws {

@@ -16,9 +16,10 @@ extension Context {
     /// batch brings into the window, so it stays exact through unsaved changes, saves, merges and moves (a move far
     /// below the head makes it take the whole view then, still reported as one batch); without a `limit`, the whole
     /// view comes from the stored rows' keys, already in view order, with no object read. A named view over key paths
-    /// with a `limit` opens from its stored window too (at the head, with no unsaved change: the window's rows and
-    /// their path values), and takes the whole view, unreported, at the start of its first move that changes
-    /// something. Not stored: views with `$variables`.
+    /// opens from its stored rows too (at the head, with no unsaved change): with a `limit`, from its window (the
+    /// window's rows and their path values), taking the whole view, unreported, at the start of its first move that
+    /// changes something; without one, in the stored order (its path values computed from the objects, no sort).
+    /// Not stored: views with `$variables`.
     /// - Throws: ``StoreError/schema(_:)`` for an unknown entity; a ``QueryError`` naming an unknown attribute
     ///   or a type mismatch of the request.
     public func makeResultsController(_ request: FetchRequest) throws -> ResultsController {
@@ -26,9 +27,18 @@ extension Context {
         let entity = try self.entity(of: request)
         let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
         if !paths.isEmpty || !quantified.isEmpty {
-            if request.limit != nil, let name = try storedViewName(of: request),
-               let controller = try makeStoredPathWindowController(view: name, request) {
-                return adopt(controller)
+            if let name = try storedViewName(of: request) {
+                if request.limit != nil, let controller = try makeStoredPathWindowController(view: name, request) {
+                    return adopt(controller)
+                }
+                // The whole view in its stored order (no sort), its path values and aggregate tables from the objects.
+                if request.limit == nil, processed.isEmpty,
+                   let controller = try storedViewController(view: name, try ViewPlan(request, for: viewEntity), viewEntity) {
+                    let relational = RelationalView(paths: paths, quantified: quantified)
+                    _ = try relationalRows(of: viewEntity.name, relational)
+                    controller.relational = relational
+                    return adopt(controller)
+                }
             }
             return adopt(try makeRelationalController(request, entity: viewEntity, paths: paths, quantified: quantified))
         }
