@@ -133,7 +133,9 @@ step viewlog verify "$company"
 viewlog verify "$company"
 
 step viewlog serve "$store" '&' '  # the same documents over HTTP, and the inspector page'
-viewlog serve "$store" > "$work/serve.out" 2>&1 &
+# The binary itself in the background (not the `viewlog` function: `$!` would be the subshell running it, and
+# killing that left the server running after the demo).
+.build/release/viewlog serve "$store" > "$work/serve.out" 2>&1 &
 server=$!
 for _ in $(seq 200); do grep -q '^listening on ' "$work/serve.out" 2>/dev/null && break; sleep 0.05; done
 url=$(sed -n 's/^listening on //p' "$work/serve.out" | head -1)
