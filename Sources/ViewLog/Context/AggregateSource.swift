@@ -11,6 +11,37 @@ protocol AggregateSource {
     func quantifier(_ q: QuantifiedPath, target: ObjectID) -> Bool
 }
 
+extension KeyPath.Aggregate {
+    /// The aggregate's value by §10's rules, from a target's counts: `members`, and of the aggregated attribute the
+    /// members with a value (`nonNull`), the wrapping sum of the int values, whether the values are ints, and on demand
+    /// the values' sum added in ascending order, the least and the greatest value (`null` when none). `type` is the
+    /// path's type. One rule for the in-memory tables and the stored state, so that both give the same value.
+    func value(type: AttributeType, members: Int64, nonNull: Int64, intSum: Int64, intValued: Bool,
+               ascendingSum: () -> Double, least: () -> Value, greatest: () -> Value) -> Value {
+        switch self {
+        case .count: return .int(members)
+        case .sum: return type == .int ? .int(intSum) : .double(ascendingSum())
+        case .avg:
+            guard nonNull > 0 else { return .null }
+            return .double((intValued ? Double(intSum) : ascendingSum()) / Double(nonNull))
+        case .min: return least()
+        case .max: return greatest()
+        }
+    }
+}
+
+extension QuantifiedPath {
+    /// Whether the quantifier holds over `members` members, `matching` of which satisfy its comparison (§10: over
+    /// the empty set ANY is false, ALL and NONE true).
+    func holds(members: Int64, matching: Int64) -> Bool {
+        switch quantifier {
+        case "ALL": return matching == members
+        case "NONE": return matching == 0
+        default: return matching > 0
+        }
+    }
+}
+
 /// A controller's aggregate tables, one per inverse, as an ``AggregateSource``.
 struct TableAggregates: AggregateSource {
     let tables: [InverseRelationship: AggregateTable]
@@ -21,7 +52,7 @@ struct TableAggregates: AggregateSource {
     }
 
     func quantifier(_ q: QuantifiedPath, target: ObjectID) -> Bool {
-        tables[q.inverse]!.quantifier(q.text, target: target)
+        tables[q.inverse]!.quantifier(q, target: target)
     }
 }
 
@@ -48,7 +79,7 @@ extension RelationalView {
         for q in quantified {
             // Through a null hop a quantifier ranges over the empty set: ANY false, ALL and NONE true.
             guard let (_, key) = KeyPath.reach(q.hops, from: values, id: id, entity: entity, lookup: lookup) else {
-                out.append(.bool(!q.text.hasPrefix("ANY ")))
+                out.append(.bool(q.holds(members: 0, matching: 0)))
                 continue
             }
             out.append(.bool(q.member == nil ? false : aggregates.quantifier(q, target: key.id)))

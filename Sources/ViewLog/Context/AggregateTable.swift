@@ -53,28 +53,17 @@ final class AggregateTable {
 
     /// The value of `function` of `attribute` over the members of `target`, by §10's rules.
     func aggregate(_ function: KeyPath.Aggregate, of attribute: String?, type: AttributeType, target: ObjectID) -> Value {
-        if function == .count { return .int(Int64(members[target] ?? 0)) }
-        let bag = bags[attribute!]?[target] ?? Bag()
-        switch function {
-        case .count: return .int(Int64(members[target] ?? 0))
-        case .sum:
-            return type == .int ? .int(bag.intSum) : .double(Self.orderedSum(bag))
-        case .avg:
-            guard bag.nonNull > 0 else { return .null }
-            let total = bag.counts.keys.allSatisfy({ if case .int = $0 { return true }; return false })
-                ? Double(bag.intSum) : Self.orderedSum(bag)
-            return .double(total / Double(bag.nonNull))
-        case .min: return bag.counts.keys.min { Value.compare($0, $1) < 0 } ?? .null
-        case .max: return bag.counts.keys.max { Value.compare($0, $1) < 0 } ?? .null
-        }
+        let bag = attribute.flatMap { bags[$0]?[target] } ?? Bag()
+        return function.value(type: type, members: Int64(members[target] ?? 0), nonNull: Int64(bag.nonNull), intSum: bag.intSum,
+                              intValued: bag.counts.keys.allSatisfy { if case .int = $0 { return true }; return false },
+                              ascendingSum: { Self.orderedSum(bag) },
+                              least: { bag.counts.keys.min { Value.compare($0, $1) < 0 } ?? .null },
+                              greatest: { bag.counts.keys.max { Value.compare($0, $1) < 0 } ?? .null })
     }
 
-    /// Whether quantifier `text` (`ANY`, `ALL`, `NONE`) holds over the members of `target`.
-    func quantifier(_ text: String, target: ObjectID) -> Bool {
-        let n = members[target] ?? 0, m = matching[text]?[target] ?? 0
-        if text.hasPrefix("ALL ") { return m == n }
-        if text.hasPrefix("NONE ") { return m == 0 }
-        return m > 0
+    /// Whether quantifier `q` holds over the members of `target`.
+    func quantifier(_ q: QuantifiedPath, target: ObjectID) -> Bool {
+        q.holds(members: Int64(members[target] ?? 0), matching: Int64(matching[q.text]?[target] ?? 0))
     }
 
     /// The sum of a bag's values, added one by one in ascending order.

@@ -35,7 +35,7 @@ extension Context {
                 if request.limit == nil, processed.isEmpty,
                    let controller = try storedViewController(view: name, try ViewPlan(request, for: viewEntity), viewEntity) {
                     let relational = RelationalView(paths: paths, quantified: quantified)
-                    _ = try relationalRows(of: viewEntity.name, relational)
+                    try relationalRows(of: viewEntity.name, relational, keepingRows: false)
                     controller.relational = relational
                     return adopt(controller)
                 }

@@ -19,8 +19,7 @@ extension Context {
 
     /// The window, entity and schema of `request` when a window of its stored view could serve it: it has a `limit`,
     /// no key path (those rows need path values: see ``makeStoredPathWindowController(view:_:)``), and the context no
-    /// unsaved change of its entity
-    /// (processed first). `nil` otherwise.
+    /// unsaved change of its entity (processed first). `nil` otherwise.
     private func storedWindowRequest(_ request: FetchRequest) throws -> (limit: Int, entity: EntityDescription, schema: Schema)? {
         try processPendingChanges()
         guard let limit = request.limit else { return nil }
@@ -60,18 +59,19 @@ extension ResultsController {
         if let rows = try? refill(delta, context), addRowsPastWindow(rows) { return true }
         self.refill = nil
         guard let whole = try? context.objectsBefore(delta, of: entity.name) else { return false }
-        return addRowsPastWindow(whole)
+        return addRowsPastWindow(whole.map { ($0.id, $0.values) })
     }
 }
 
 extension Context {
     /// Every object of `entity` as it was at the start of `delta`, a move this context is delivering: its objects now
-    /// (position and processed changes), those the move changed as they were before it.
-    fileprivate func objectsBefore(_ delta: Delta, of entity: String) throws -> [(ObjectID, ObjectValues)] {
-        var byID: [ObjectID: ObjectValues] = [:]
-        for (id, values) in try objects(of: entity, staged: processed) { byID[id] = values }
+    /// (position and processed changes), those the move changed as they were before it (in no particular order).
+    func objectsBefore(_ delta: Delta, of entity: String) throws -> [(id: ObjectID, values: ObjectValues)] {
+        let now = try objects(of: entity, staged: processed)
+        guard delta.objects.contains(where: { $0.key.entity == entity }) else { return now }
+        var byID = Dictionary(now.map { ($0.id, $0.values) }, uniquingKeysWith: { a, _ in a })
         for d in delta.objects where d.key.entity == entity { byID[d.key.id] = d.before }
-        return Array(byID)
+        return byID.map { (id: $0.key, values: $0.value) }
     }
 
     /// The values in this context of the objects of `entity` its processed unsaved changes touch (`nil`: deleted).
@@ -262,7 +262,7 @@ extension Context {
         guard !paths.isEmpty || !quantified.isEmpty else { return nil }
         let position = self.position
         return try store.perform(read: true) { txn in
-            guard try store.head(in: txn) == position,
+            guard try store.head(in: txn) == position, let db = store.viewsDB,
                   let view = try store.storedView(named: name, schema: schema, showing: request, in: txn) else { return nil }
             let ids = try store.storedRowIDs(of: view, offset: offset, limit: count, in: txn)
             let what = "the stored view '\(name)'"
@@ -270,8 +270,7 @@ extension Context {
             let lookup = try store.headPathLookup(viewEntity: view.entity.name, in: txn)
             let relational = RelationalView(paths: paths, quantified: quantified)
             // Aggregates and quantifiers read their targets' stored state, never the members.
-            let stored = view.aggregates.flatMap { a in store.viewsDB.map { StoredAggregateReader(a, db: $0, txn: txn) } }
-            let aggregates: any AggregateSource = stored ?? TableAggregates(tables: [:])
+            let aggregates = StoredAggregateReader(view.aggregates, db: db, txn: txn)
             var objects: [(id: ObjectID, values: ObjectValues)] = [], rows: [(ObjectID, ObjectValues)] = []
             for id in ids {
                 let key = ObjectKey(entity: view.entity.name, id: id)
@@ -280,7 +279,7 @@ extension Context {
                 }
                 let pathValues = RelationalView.pathValues(paths: paths, quantified: quantified, of: values, id: id,
                                                            entity: key.entity, lookup: lookup, aggregates: aggregates)
-                if let failure = lookup.failure() ?? stored?.failure { throw failure }
+                if let failure = lookup.failure() ?? aggregates.failure { throw failure }
                 relational.pathValues[id] = pathValues
                 objects.append((id, values))
                 rows.append((id, relational.adding(pathValues, to: values)))

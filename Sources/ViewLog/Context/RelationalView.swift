@@ -178,17 +178,14 @@ extension Context {
 
     /// Every object of `entity` in this context with its path values added, which `relational` keeps (with its
     /// aggregate tables, filled here). With `delta`, a move this context is delivering, every object as it was at the
-    /// move's start: its objects now, those the move changed as they were before it.
-    func relationalRows(of entity: String, _ relational: RelationalView, before delta: Delta? = nil) throws -> [(ObjectID, ObjectValues)] {
+    /// move's start (``objectsBefore(_:of:)``). Without `keepingRows`, only `relational` is filled (no row made).
+    @discardableResult
+    func relationalRows(of entity: String, _ relational: RelationalView, before delta: Delta? = nil,
+                        keepingRows: Bool = true) throws -> [(ObjectID, ObjectValues)] {
         var cache: [String: [(id: ObjectID, values: ObjectValues)]] = [:]
         func objects(_ name: String) throws -> [(id: ObjectID, values: ObjectValues)] {
             if let known = cache[name] { return known }
-            var all = try self.objects(of: name, staged: processed)
-            if let delta, delta.objects.contains(where: { $0.key.entity == name }) {
-                var byID = Dictionary(all.map { ($0.id, $0.values) }, uniquingKeysWith: { a, _ in a })
-                for d in delta.objects where d.key.entity == name { byID[d.key.id] = d.before }
-                all = byID.map { (id: $0.key, values: $0.value) }.sorted { $0.id < $1.id }
-            }
+            let all = try delta.map { try objectsBefore($0, of: name) } ?? self.objects(of: name, staged: processed)
             cache[name] = all
             return all
         }
@@ -196,13 +193,13 @@ extension Context {
         try relational.fillTables(objects)
         let lookup = try pathLookup(entities: relational.entitiesLooked, objects)
         var rows: [(ObjectID, ObjectValues)] = []
-        rows.reserveCapacity(own.count)
+        if keepingRows { rows.reserveCapacity(own.count) }
         relational.pathValues = [:]
         relational.pathValues.reserveCapacity(own.count)  // growing it was ~16 % of a fetch (bench/RESULTS-notes.md)
         for (id, values) in own {
             let pathValues = relational.pathValues(of: values, id: id, entity: entity, lookup: lookup)
             relational.pathValues[id] = pathValues
-            rows.append((id, relational.adding(pathValues, to: values)))
+            if keepingRows { rows.append((id, relational.adding(pathValues, to: values))) }
         }
         return rows
     }

@@ -31,6 +31,13 @@ final class FetchedValues: AttributeValues {
         slots = Array(repeating: .null, count: attributes.count)
     }
 
+    /// The values as a dictionary, by attribute name (`null` for those the record lacks).
+    var objectValues: ObjectValues {
+        var out = ObjectValues(minimumCapacity: attributes.count)
+        for (a, v) in zip(attributes, slots) { out[a.name] = v }
+        return out
+    }
+
     @inline(__always)
     func value(of name: String) -> Value? {
         var i = 0

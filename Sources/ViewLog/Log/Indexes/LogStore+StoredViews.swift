@@ -67,45 +67,34 @@ extension LogStore {
     /// The prefixes of the views whose aggregate state (``StoredAggregates``) the `views` database holds but that
     /// `views` do not keep one for: one seek per view.
     func aggregateStatePrefixes(in txn: LMDBTransaction, kept views: [StoredView]) throws -> [[UInt8]] {
-        guard let db = viewsDB else { return [] }
         let kept = Set(views.filter { $0.aggregates != nil }.map(\.prefix))
-        let head = StoredAggregates.statePrefixHead
-        var prefixes: [[UInt8]] = []
-        var start: LMDBTransaction.ScanStart = .atLeast(head)
-        while true {  // bounded: each step moves past one view's state
-            var found: [UInt8]?
-            try txn.scan(db, from: start) { e in
-                guard e.key.hasPrefix(head), e.key.count >= head.count + 2 else { return .stop }
-                let n = Int(e.key[head.count]) << 8 | Int(e.key[head.count + 1])
-                found = Array(e.key[head.count..<min(e.key.count, head.count + 2 + n)])
-                return .stop
-            }
-            guard let prefix = found else { return prefixes }
-            if !kept.contains(prefix) { prefixes.append(prefix) }
-            guard let next = Self.successor(of: head + prefix) else { return prefixes }
-            start = .atLeast(next)
-        }
+        return try viewPrefixes(under: StoredAggregates.statePrefixHead, in: txn).filter { !kept.contains($0) }
     }
 
     /// The prefixes of the views that have entries in the `views` database, in key order: one seek per view.
     func storedViewPrefixes(in txn: LMDBTransaction) throws -> [[UInt8]] {
+        // The records under `00 00` (maintained records, aggregate state) read as one prefix of a name of no bytes.
+        try viewPrefixes(under: [], in: txn).filter { $0 != StoredView.maintainedKey }
+    }
+
+    /// The view prefixes (`u16` n, n bytes of name) that follow `head` in the keys of the `views` database that start
+    /// with it, in key order: one seek per prefix.
+    private func viewPrefixes(under head: [UInt8], in txn: LMDBTransaction) throws -> [[UInt8]] {
         guard let db = viewsDB else { return [] }
         var prefixes: [[UInt8]] = []
-        var start: LMDBTransaction.ScanStart = .first
-        while true {  // bounded: each step moves past one view's entries
+        var start: LMDBTransaction.ScanStart = head.isEmpty ? .first : .atLeast(head)
+        while true {  // bounded: each step moves past one prefix's entries
             var found: [UInt8]?
             try txn.scan(db, from: start) { e in
-                if e.key.count >= 2 {
-                    let n = Int(e.key[0]) << 8 | Int(e.key[1])
-                    found = Array(e.key.prefix(2 + n))
-                } else {
-                    found = Array(e.key)
-                }
+                guard e.key.hasPrefix(head) else { return .stop }
+                let at = head.count
+                let n = e.key.count >= at + 2 ? Int(e.key[at]) << 8 | Int(e.key[at + 1]) : 0
+                found = Array(e.key[at..<min(e.key.count, at + 2 + n)])
                 return .stop
             }
             guard let prefix = found else { return prefixes }
-            if prefix != StoredView.maintainedKey { prefixes.append(prefix) }
-            guard let next = Self.successor(of: prefix) else { return prefixes }
+            prefixes.append(prefix)
+            guard let next = Self.successor(of: head + prefix) else { return prefixes }
             start = .atLeast(next)
         }
     }

@@ -24,6 +24,8 @@ struct StoredAggregates {
     /// One inverse the view reads, and what it keeps per target.
     struct Table {
         let inverse: InverseRelationship
+        /// The entity of its members.
+        let source: EntityDescription
         /// The aggregated attributes of the members.
         let attributes: [Attribute]
         /// Per attribute: whether `@min` or `@max` reads it.
@@ -98,7 +100,7 @@ struct StoredAggregates {
             let source = schema.entities[inverse.source]!
             let names = attributes[inverse]!
             let quantifiers = quantified.filter { $0.inverse == inverse }
-            return Table(inverse: inverse, attributes: names.map { source.attribute(named: $0)! },
+            return Table(inverse: inverse, source: source, attributes: names.map { source.attribute(named: $0)! },
                          minMax: names.map { minMax[inverse]?.contains($0) ?? false },
                          orderedSum: names.map { ordered[inverse]?.contains($0) ?? false },
                          quantifiers: quantifiers,
@@ -257,25 +259,11 @@ struct StoredAggregates {
     /// The value of `function` of attribute `a` of table `t` (`nil`: `@count`) from a target's state, by §10's rules,
     /// as ``AggregateTable/aggregate(_:of:type:target:)`` gives it.
     func aggregate(_ function: KeyPath.Aggregate, table t: Int, attribute a: Int?, type: AttributeType, _ s: TargetState) -> Value {
-        guard let a else { return .int(s.members) }
-        switch function {
-        case .count: return .int(s.members)
-        case .sum: return type == .int ? .int(s.intSum[a]) : .double(s.sum[a])
-        case .avg:
-            guard s.nonNull[a] > 0 else { return .null }
-            let total = tables[t].attributes[a].type == .int ? Double(s.intSum[a]) : s.sum[a]
-            return .double(total / Double(s.nonNull[a]))
-        case .min: return s.min[a]
-        case .max: return s.max[a]
-        }
-    }
-
-    /// Whether quantifier `q` of table `t` holds over a target with state `s`.
-    func quantifier(_ q: Int, table t: Int, _ s: TargetState) -> Bool {
-        let text = tables[t].quantifiers[q].text, n = s.members, m = s.matching[q]
-        if text.hasPrefix("ALL ") { return m == n }
-        if text.hasPrefix("NONE ") { return m == 0 }
-        return m > 0
+        guard let a else { return function.value(type: type, members: s.members, nonNull: 0, intSum: 0, intValued: true,
+                                                 ascendingSum: { 0 }, least: { .null }, greatest: { .null }) }
+        return function.value(type: type, members: s.members, nonNull: s.nonNull[a], intSum: s.intSum[a],
+                              intValued: tables[t].attributes[a].type == .int,
+                              ascendingSum: { s.sum[a] }, least: { s.min[a] }, greatest: { s.max[a] })
     }
 
     /// A member entry longer than LMDB's key limit (a long string aggregated by `@min`/`@max`): the view is not
@@ -350,13 +338,12 @@ struct StoredAggregates {
     func recomputedEntries(store: LogStore, in txn: LMDBTransaction) throws -> [(key: [UInt8], value: [UInt8])] {
         var out: [(key: [UInt8], value: [UInt8])] = []
         for (t, table) in tables.enumerated() {
-            guard let source = try store.schema(at: UInt64.max, in: txn).entities[table.inverse.source] else { continue }
+            let source = table.source
             let reading = source.attributes.filter { table.read.contains($0.name) }
             var states: [ObjectID: TargetState] = [:]
             var members: [[UInt8]] = []
             try store.forEachHeadObject(of: source.name, reading: reading, in: txn) { id, fetched in
-                var values = ObjectValues(minimumCapacity: reading.count)
-                for a in reading { values[a.name] = fetched.value(of: a.name) ?? .null }
+                let values = fetched.objectValues
                 guard let target = target(of: values, table: t) else { return }
                 count(values, table: t, sign: 1, into: &states[target, default: TargetState(attributes: table.attributes.count, quantifiers: table.quantifiers.count)])
                 for (a, attribute) in table.attributes.enumerated() where table.hasEntries(a) {
@@ -377,23 +364,24 @@ struct StoredAggregates {
 
 /// A stored view's aggregate state read at the head of a write or a read, as an ``AggregateSource``: each target's
 /// state read once; `overrides` (the states before a write) answer first. A record that does not check is kept in
-/// ``failure`` (the values since are not to be used), as ``PathLookup`` keeps a damaged object.
+/// ``failure`` (the values since are not to be used), as ``PathLookup`` keeps a damaged object. For a view that
+/// reads no inverse (`aggregates` `nil`) it is never asked.
 final class StoredAggregateReader: AggregateSource {
-    let aggregates: StoredAggregates
+    let aggregates: StoredAggregates?
     private let db: LMDBDatabase
     private let txn: LMDBTransaction
     private var states: [[ObjectID: StoredAggregates.TargetState]]
     private(set) var failure: (any Error)?
 
-    init(_ aggregates: StoredAggregates, db: LMDBDatabase, txn: LMDBTransaction,
+    init(_ aggregates: StoredAggregates?, db: LMDBDatabase, txn: LMDBTransaction,
          overrides: [[ObjectID: StoredAggregates.TargetState]]? = nil) {
         self.aggregates = aggregates
         self.db = db
         self.txn = txn
-        states = overrides ?? Array(repeating: [:], count: aggregates.tables.count)
+        states = overrides ?? Array(repeating: [:], count: aggregates?.tables.count ?? 0)
     }
 
-    private func state(_ t: Int, _ target: ObjectID) -> StoredAggregates.TargetState? {
+    private func state(_ aggregates: StoredAggregates, _ t: Int, _ target: ObjectID) -> StoredAggregates.TargetState? {
         if let known = states[t][target] { return known }
         do {
             let s = try aggregates.state(t, target, db: db, in: txn)
@@ -407,15 +395,16 @@ final class StoredAggregateReader: AggregateSource {
 
     func aggregate(_ function: KeyPath.Aggregate, of attribute: String?, type: AttributeType,
                    inverse: InverseRelationship, target: ObjectID) -> Value {
-        guard let t = aggregates.tables.firstIndex(where: { $0.inverse == inverse }), let s = state(t, target) else { return .null }
+        guard let aggregates, let t = aggregates.tables.firstIndex(where: { $0.inverse == inverse }),
+              let s = state(aggregates, t, target) else { return .null }
         let a = attribute.flatMap { name in aggregates.tables[t].attributes.firstIndex { $0.name == name } }
         return aggregates.aggregate(function, table: t, attribute: function == .count ? nil : a, type: type, s)
     }
 
     func quantifier(_ q: QuantifiedPath, target: ObjectID) -> Bool {
-        guard let t = aggregates.tables.firstIndex(where: { $0.inverse == q.inverse }),
+        guard let aggregates, let t = aggregates.tables.firstIndex(where: { $0.inverse == q.inverse }),
               let i = aggregates.tables[t].quantifiers.firstIndex(where: { $0.text == q.text }),
-              let s = state(t, target) else { return false }
-        return aggregates.quantifier(i, table: t, s)
+              let s = state(aggregates, t, target) else { return false }
+        return aggregates.tables[t].quantifiers[i].holds(members: s.members, matching: s.matching[i])
     }
 }

@@ -40,17 +40,15 @@ extension StoredViewWrite {
             }, failure: after.failure)
             // The aggregates' state moves first: the targets the members leave and join, their states before kept
             // for the rows' keys before the write.
-            var aggregatesBefore: StoredAggregateReader?, aggregatesAfter: StoredAggregateReader?
+            var states: [[ObjectID: StoredAggregates.TargetState]]?
             if let aggregates = view.aggregates {
-                let states: [[ObjectID: StoredAggregates.TargetState]]
                 do { states = try aggregates.apply(delta.objects, db: db, in: txn) } catch is StoredAggregates.KeyTooLong {
                     try store.markUnstored(view, in: txn)  // an entry LMDB cannot store: read in memory from now on
                     continue
                 }
-                aggregatesBefore = StoredAggregateReader(aggregates, db: db, txn: txn, overrides: states)
-                aggregatesAfter = StoredAggregateReader(aggregates, db: db, txn: txn)
             }
-            let noTables = TableAggregates(tables: [:])  // a view without aggregates reads none
+            let aggregatesBefore = StoredAggregateReader(view.aggregates, db: db, txn: txn, overrides: states)
+            let aggregatesAfter = StoredAggregateReader(view.aggregates, db: db, txn: txn)
             var rows = try RelationalView(paths: view.paths, quantified: view.quantified)
                 .rowsReached(by: delta, entity: view.entity.name, store: store, refs: refs, in: txn)
             // The objects of the view's entity the write touched (the filter above may have left them out).
@@ -64,14 +62,14 @@ extension StoredViewWrite {
                 let valuesAfter = own.map { $0.after } ?? after.object(key)
                 let valuesBefore = own.map { $0.before } ?? valuesAfter
                 let oldStart = keys.count
-                func rowValues(_ values: ObjectValues, _ lookup: PathLookup, _ aggregates: StoredAggregateReader?) -> ObjectValues {
-                    if let aggregates { return view.rowValues(id: id, values: values, lookup: lookup, aggregates: aggregates) }
-                    return view.rowValues(id: id, values: values, lookup: lookup, aggregates: noTables)
-                }
-                let wasRow = valuesBefore.map { view.appendKey(id: id, values: rowValues($0, before, aggregatesBefore), to: &keys) } ?? false
+                let wasRow = valuesBefore.map {
+                    view.appendKey(id: id, values: view.rowValues(id: id, values: $0, lookup: before, aggregates: aggregatesBefore), to: &keys)
+                } ?? false
                 let newStart = keys.count
-                let isRow = valuesAfter.map { view.appendKey(id: id, values: rowValues($0, after, aggregatesAfter), to: &keys) } ?? false
-                if let failure = after.failure() ?? aggregatesBefore?.failure ?? aggregatesAfter?.failure { throw failure }
+                let isRow = valuesAfter.map {
+                    view.appendKey(id: id, values: view.rowValues(id: id, values: $0, lookup: after, aggregates: aggregatesAfter), to: &keys)
+                } ?? false
+                if let failure = after.failure() ?? aggregatesBefore.failure ?? aggregatesAfter.failure { throw failure }
                 let old = oldStart..<newStart, new = newStart..<keys.count
                 if wasRow, isRow, keys.withBytes(0..<keys.count, { compareBytes(UnsafeRawBufferPointer(rebasing: $0[old]), UnsafeRawBufferPointer(rebasing: $0[new])) }) == 0 {
                     keys.truncate(to: oldStart)  // the row stays where it is
@@ -116,20 +114,13 @@ extension LogStore {
         // Aggregates from tables recomputed from the members (not from the stored state: `verify` compares the two).
         let relational = RelationalView(paths: view.paths, quantified: view.quantified)
         try relational.fillTables { entity in
-            guard let source = try schema(at: UInt64.max, in: txn).entities[entity] else { return [] }
-            var members: [(id: ObjectID, values: ObjectValues)] = []
-            try forEachHeadObject(of: entity, reading: source.attributes, in: txn) { id, fetched in
-                var values = ObjectValues(minimumCapacity: source.attributes.count)
-                for a in source.attributes { values[a.name] = fetched.value(of: a.name) ?? .null }
-                members.append((id, values))
-            }
-            return members
+            guard let source = view.aggregates?.tables.first(where: { $0.inverse.source == entity })?.source else { return [] }
+            return try headObjects(of: entity, in: txn, canonicalFor: source.attributes)
         }
         let tables = TableAggregates(tables: relational.tables)
         var failure: (any Error)?
         try forEachHeadObject(of: view.entity.name, reading: attributes, in: txn) { id, fetched in
-            var values = ObjectValues(minimumCapacity: attributes.count + view.paths.count)
-            for a in attributes { values[a.name] = fetched.value(of: a.name) ?? .null }
+            let values = fetched.objectValues
             let start = keys.count
             if view.appendKey(id: id, values: view.rowValues(id: id, values: values, lookup: lookup, aggregates: tables), to: &keys) {
                 rows.append(start..<keys.count)
