@@ -62,8 +62,10 @@ package final class MaterializedView: ContextObserver {
 
     /// A windowed named view at `position`, made from its stored rows at the head and the objects changed after
     /// `position` (`Context.makeStoredWindowController(view:_:transactionsMax:following:)`): exact when moved to any
-    /// position from `position` to the head, and with `following` past it too. `nil` when that does not apply (then
-    /// use the other initializer).
+    /// position from `position` to the head, and with `following` past it too. A view over key paths without
+    /// `following` is made so too, its path values read from the stored state
+    /// (`Context.makeStoredPathRangeController(view:_:transactionsMax:)`). `nil` when that does not apply (then use
+    /// the other initializer).
     package init?(storedWindowOf store: LogStore, selection: ViewSelection, at position: UInt64, following: Bool = false) throws {
         guard let name = selection.view, try store.head >= position else { return nil }
         let schema = try store.schema(at: position)
@@ -71,7 +73,9 @@ package final class MaterializedView: ContextObserver {
         guard request.limit != nil else { return nil }
         context = try Context(store: store, name: "viewlog", at: position)
         self.entity = entity
-        guard let (controller, values) = try context.makeStoredWindowController(view: name, request, following: following) else { return nil }
+        let made = try context.makeStoredWindowController(view: name, request, following: following)
+            ?? (following ? nil : try context.makeStoredPathRangeController(view: name, request))
+        guard let (controller, values) = made else { return nil }
         self.controller = controller
         self.values = values
         records = nil

@@ -22,6 +22,7 @@ struct StoredPathViewTests {
         "pay": #"{"entity": "Department", "where": "ALL employees.height >= 150", "sort": "employees.@avg.salary, employees.@sum.salary, employees.@sum.height, employees.@avg.height, name"}"#,
         "colleagues": #"{"entity": "Employee", "sort": "department.employees.@count desc, department.employees.@max.salary, name", "include": "department.name, department.employees.@avg.height, reports.@count"}"#,
         "reports": #"{"entity": "Employee", "where": "reports.@count > 0 OR manager.reports.@min.height > 160", "sort": "reports.@avg.height, name"}"#,
+        "rich": #"{"entity": "Department", "where": "ANY employees.salary > 5000", "sort": "name"}"#,
     ]
 
     /// The relationships test's graph, with a double `salary` of employees (for the ordered sums of `@sum`, `@avg`).
@@ -241,6 +242,120 @@ struct StoredPathViewTests {
         #expect(try store.verify().problems == ["stored views: aggregate state of 'gone', which the schema does not keep"])
         try store.buildStoredViews()
         #expect(try store.verify().problems == [])
+    }
+
+    /// `diff` of a windowed named view over key paths between positions near the head (DESIGN §11): a controller made
+    /// at p from the stored window and the rows touched since p, their path values read from the stored state at the
+    /// head with the delta to p undone, reports for moves between positions from p to the head exactly what the view
+    /// built in memory reports — change sets with their seqs (checked by the UITableView rules too), rows, sections,
+    /// path values — and a move below p takes the whole view and stays exact.
+    @Test(arguments: 0..<3)
+    func aRangeControllerOverKeyPathsMovesBelowTheHeadAsTheViewInMemory(stream: UInt64) throws {
+        var g = SeededGenerator(stream: 2870 + stream)
+        let store = try LogStore.create(at: TestScratch.newPath(), schema: try Self.schema(Array(Self.views.keys)))
+        for _ in 0..<40 { _ = try? store.append(try Self.randomBatch({ try store.objects(of: $0).map(\.id) }, using: &g), author: "t") }
+        var problems: [ChangeSetProblem] = []
+        var wholeAfterwards = 0
+        for name in Self.views.keys.sorted() {
+            for round in 0..<12 {
+                // A few more writes between rounds: ranges end at different heads.
+                if round % 3 == 0 { _ = try? store.append(try Self.randomBatch({ try store.objects(of: $0).map(\.id) }, using: &g), author: "t") }
+                let head = try store.head
+                var request = try FetchRequest(try store.schema.views[name]!)
+                request.limit = Int.random(in: 1...3, using: &g)
+                request.offset = Int.random(in: 0...2, using: &g)
+                // Narrow ranges too, where most rows are untouched and read from the stored window.
+                let width = [1, 2, 3, 10][round % 4] as UInt64
+                let a = UInt64.random(in: (head - width)...head, using: &g), b = UInt64.random(in: (head - width)...head, using: &g)
+                let label = "view \(name) round \(round) \(a)→\(b) window \(request.offset)+\(request.limit!), \(g.rerunHint)"
+                let context = try Context(store: store, name: "range", at: min(a, b))
+                let range = try #require(try context.makeStoredPathRangeController(view: name, request), "\(label)").controller
+                let touched = try #require(range.relational?.storedRange).touched
+                #expect(range.rows.count <= request.offset + request.limit! + touched.count, "\(label)")
+                if a > b { try context.move(to: a) }
+                let memoryContext = try Context(store: store, name: "memory", at: a)
+                let memory = try memoryContext.makeResultsControllerAndObjects(request).controller
+                var rangeSets: [ChangeSet] = [], memorySets: [ChangeSet] = [], before = range.snapshot
+                let o1 = range.observe { event in
+                    guard case .changes(let c) = event else { return }
+                    rangeSets.append(c)
+                    problems += ChangeSetValidator.validate(c, from: before, to: range.snapshot)
+                    before = range.snapshot
+                }
+                let o2 = memory.observe { if case .changes(let c) = $0 { memorySets.append(c) } }
+                func compare(_ what: String) {
+                    #expect(rangeSets == memorySets, "\(what) \(label)")
+                    #expect(range.fetchedObjects == memory.fetchedObjects, "\(what) \(label)")
+                    #expect(range.sections.map(\.name) == memory.sections.map(\.name), "\(what) \(label)")
+                    #expect(range.sections.map(\.numberOfObjects) == memory.sections.map(\.numberOfObjects), "\(what) \(label)")
+                    for id in range.fetchedObjects { #expect(range.pathValues(of: id) == memory.pathValues(of: id), "\(what) \(label)") }
+                }
+                compare("at a")
+                before = range.snapshot
+                try context.move(to: b)
+                try memoryContext.move(to: b)
+                compare("at b")
+                #expect(range.relational?.storedRange != nil, "moves within the range read the stored state: \(label)")
+                // Out of the range: the whole view at the move's start, then as in memory.
+                let below = min(a, b) - 1 - UInt64.random(in: 0...3, using: &g)
+                try context.move(to: below)
+                try memoryContext.move(to: below)
+                compare("below")
+                if range.relational?.storedRange == nil { wholeAfterwards += 1 }  // unless the move changed nothing
+                try context.move(to: head)
+                try memoryContext.move(to: head)
+                compare("back at the head")
+                range.checkInvariants()
+                _ = (o1, o2)
+            }
+        }
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(wholeAfterwards >= 40, "most moves below the range take the whole view: \(wholeAfterwards) of 96")
+    }
+
+    /// A range controller holds the window and the rows the changes since its position reach — not the view: a salary
+    /// changed in one department of twenty reaches that department's employees (their `department.employees.@max`)
+    /// and that department (`ANY employees.salary`), a department renamed reaches its own row and its employees, and
+    /// an employee moved reaches both departments
+    /// (the one it left is read from the change's previous values), while a change of an attribute no aggregate reads
+    /// reaches no row through the inverse — and reports what the view in memory reports.
+    @Test func aRangeControllerHoldsTheWindowAndTheRowsTheChangesReach() throws {
+        let store = try LogStore.create(at: TestScratch.newPath(), schema: try Self.schema(["colleagues", "heights", "counted", "byDepartment", "rich"]))
+        var batch: [ChangeRequest] = (1...20).map { .insert(entity: "Department", id: .int($0), values: ["name": .string("d\($0)")]) }
+        for e in 0..<200 {
+            batch.append(.insert(entity: "Employee", id: .string("e\(e)"), values: [
+                "name": .string("n\(e % 7)"), "department": .int(Int64(e % 20 + 1)), "height": .int(Int64(140 + e % 50)),
+                "salary": .double(Double(e) * 10.5)]))
+        }
+        try store.append(batch, author: "t")
+        try store.append([.update(entity: "Employee", id: .string("e3"), values: ["salary": .double(99_999)])], author: "t")
+        // Department 1's employees are the first rows of `byDepartment` (by department name): renamed, they leave.
+        try store.append([.update(entity: "Department", id: .int(1), values: ["name": "renamed"])], author: "t")
+        // Department 1 (the employees e0, e20, …) is left with the fewest: first in `counted`.
+        try store.append([.update(entity: "Employee", id: .string("e0"), values: ["department": 2])], author: "t")
+        let head = try store.head
+        for (name, most) in [("colleagues", 3 + 10 + 10 + 11), ("heights", 3 + 3), ("counted", 3 + 2), ("byDepartment", 3 + 12),
+                             ("rich", 3 + 3)] {
+            var request = try FetchRequest(try store.schema.views[name]!)
+            request.limit = 3
+            let context = try Context(store: store, name: "range", at: head - 3)
+            let range = try #require(try context.makeStoredPathRangeController(view: name, request)).controller
+            #expect(range.rows.count <= most, "\(name): \(range.rows.count) rows held")
+            let memoryContext = try Context(store: store, name: "memory", at: head - 3)
+            let memory = try memoryContext.makeResultsControllerAndObjects(request).controller
+            #expect(range.fetchedObjects == memory.fetchedObjects)
+            var rangeSets: [ChangeSet] = [], memorySets: [ChangeSet] = []
+            let o1 = range.observe { if case .changes(let c) = $0 { rangeSets.append(c) } }
+            let o2 = memory.observe { if case .changes(let c) = $0 { memorySets.append(c) } }
+            try context.move(to: head)
+            try memoryContext.move(to: head)
+            #expect(rangeSets == memorySets, "\(name)")
+            #expect(range.relational?.storedRange != nil)
+            let atHead = try Context(store: store, name: "memory").makeResultsControllerAndObjects(request).controller
+            #expect(range.fetchedObjects == atHead.fetchedObjects, "\(name)")
+            for id in range.fetchedObjects { #expect(range.pathValues(of: id) == atHead.pathValues(of: id), "\(name)") }
+            _ = (o1, o2)
+        }
     }
 
     @Test(arguments: 0..<4)

@@ -75,10 +75,10 @@ import TestSupport
         }
     }
 
-    /// A windowed named view over to-one key paths (DESIGN §10) reads its stored rows too, each row's path values
-    /// computed for the window alone: `query` prints what the same view ad hoc prints, after renames of related
+    /// A windowed named view over key paths (DESIGN §10) reads its stored rows too, each row's path values computed
+    /// for the window alone: `query` and `diff` print what the same view ad hoc prints, after renames of related
     /// objects, re-pointed relationships and deletes with their nullify consequences.
-    @Test func queryOfAStoredWindowOverKeyPathsPrintsWhatTheViewBuiltInMemoryPrints() throws {
+    @Test func queryAndDiffOfAStoredWindowOverKeyPathsPrintWhatTheViewBuiltInMemoryPrints() throws {
         let seed = SeededGenerator.seed(default: 2831)
         var g = SeededGenerator(seed: seed)
         let box = try Sandbox()
@@ -98,6 +98,7 @@ import TestSupport
                      "headcount": ["--entity", "Department", "--where", "ANY employees.name != 'n2' OR employees.@count == 0",
                                    "--sort", "employees.@count desc, employees.@max.name, name", "--section", "employees.@min.name"]]
         var departments = Set<Int>(), employees = Set<Int>()
+        var head = 0
         for step in 0..<30 {
             var changes: [String] = []
             let d = Int.random(in: 1...4, using: &g), e = Int.random(in: 1...12, using: &g)
@@ -125,6 +126,7 @@ import TestSupport
             guard !changes.isEmpty else { continue }
             let r = try box.run(["append", "s"], input: #"{"changes": [\#(changes.joined(separator: ", "))]}"# + "\n")
             try #require(r.status == 0, "seed \(seed): \(r.stderr)")
+            head += 1
             if step % 5 == 4 {
                 for (view, options) in adHoc {
                     for window in [[], ["--limit", "2", "--offset", "1"]] {
@@ -132,6 +134,15 @@ import TestSupport
                             let stored = try box.run(["query", "s", view] + window + flag)
                             let memory = try box.run(["query", "s"] + options + window + flag)
                             #expect(stored.status == 0 && stored.stdout == memory.stdout, "seed \(seed) step \(step) \(view) \(window): \(stored.stdout) \(stored.stderr) vs \(memory.stdout)")
+                        }
+                        // `diff` between positions near the head: the stored window, the rows the changes reach and
+                        // their path values from the stored state; every line as the view in memory prints it.
+                        for flag in [["--json", "--seq"], []] {
+                            let a = Int.random(in: max(0, head - 6)...head, using: &g), b = Int.random(in: max(0, head - 6)...head, using: &g)
+                            let positions = ["--from", String(a), "--to", String(b)]
+                            let stored = try box.run(["diff", "s", view] + window + positions + flag)
+                            let memory = try box.run(["diff", "s"] + options + window + positions + flag)
+                            #expect(stored.status == 0 && stored.stdout == memory.stdout, "seed \(seed) step \(step) diff \(view) \(window) \(a)→\(b): \(stored.stdout) \(stored.stderr) vs \(memory.stdout)")
                         }
                     }
                 }

@@ -155,6 +155,7 @@ extension Context {
         try processPendingChanges()
         controller.refill = nil  // the whole view from now on
         controller.holdsStoredPathWindow = false
+        controller.relational?.storedRange = nil
         let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
         if !paths.isEmpty || !quantified.isEmpty {
             let relational = RelationalView(paths: paths, quantified: quantified)
@@ -236,7 +237,19 @@ extension Context {
             return
         }
         do {
-            if holdsStoredPathWindow, !delta.objects.isEmpty || delta.schemaChange != nil {
+            let changes = !delta.objects.isEmpty || delta.schemaChange != nil
+            if let range = relational.storedRange, changes {
+                // Within its range, the rows held and the stored state answer; out of it (or when the store no longer
+                // holds the view), the whole view is taken below.
+                if range.covers(delta, context: context), let result = try range.augmented(delta, relational: relational) {
+                    _ = apply(result)
+                    return
+                }
+                relational.storedRange = nil
+                relational.pathValues = [:]
+                holdsStoredPathWindow = true
+            }
+            if holdsStoredPathWindow, changes {
                 // The whole view at the move's start, unreported: the window's rows are its first rows. (A move that
                 // changes nothing — `processPendingChanges` with nothing staged, as every controller made does —
                 // leaves the window as it is.)

@@ -25,6 +25,10 @@ final class RelationalView {
     /// How many times path values were computed for a row (tests check that a move touches only the rows it
     /// reaches).
     private(set) var rowsEvaluated = 0
+    /// Set while the controller holds only the rows a move within a range of positions below the head can show
+    /// (``StoredPathRange``): its moves in that range read path values from the stored view, not from ``tables``
+    /// (empty then) nor from every object.
+    var storedRange: StoredPathRange?
 
     init(paths: [KeyPath], quantified: [QuantifiedPath]) {
         self.paths = paths
@@ -91,7 +95,8 @@ final class RelationalView {
                 guard try context.store.head(in: txn) == delta.to else { return nil }
                 let lookup = try context.store.headPathLookup(viewEntity: entity, in: txn)
                 let reached = touchesPaths ? try rowsReached(by: delta, entity: entity, store: context.store, refs: refs, in: txn) : []
-                let result = augmented(delta, own: own, reached: reached, entity: entity, lookup: lookup)
+                let result = augmented(delta, own: own, reached: reached, entity: entity, lookup: lookup,
+                                       aggregates: TableAggregates(tables: tables))
                 if let failure = lookup.failure() { throw failure }
                 return result
             }
@@ -107,7 +112,8 @@ final class RelationalView {
             }
         }
         let combined = PathLookup(object: { key in key.entity == entity ? all[key.id] ?? lookup.object(key) : lookup.object(key) })
-        return augmented(delta, own: own, reached: reached, entity: entity, lookup: combined)
+        return augmented(delta, own: own, reached: reached, entity: entity, lookup: combined,
+                         aggregates: TableAggregates(tables: tables))
     }
 
     /// `values` with `paths` added (a row's own values and its path values), in a dictionary sized for both at once:
@@ -119,17 +125,23 @@ final class RelationalView {
         return out
     }
 
-    /// `delta` with path values, from `lookup`: the objects of `own` (the view entity's, touched) and the rows
-    /// `reached` (ids whose path values may have changed; those that did not change are left out).
-    private func augmented(_ delta: Delta, own: [ObjectDelta], reached: Set<ObjectID>, entity: String,
-                           lookup: PathLookup) -> Delta {
+    /// `delta` with path values at its end, from `lookup` and `aggregates`: the objects of `own` (the view entity's,
+    /// touched) and the rows `reached` (ids whose path values may have changed; those that did not change are left
+    /// out).
+    func augmented<A: AggregateSource>(_ delta: Delta, own: [ObjectDelta], reached: Set<ObjectID>, entity: String,
+                                       lookup: PathLookup, aggregates: A) -> Delta {
+        func pathValues(of values: ObjectValues, id: ObjectID) -> [Value] {
+            rowsEvaluated += 1
+            return Self.pathValues(paths: paths, quantified: quantified, of: values, id: id, entity: entity,
+                                   lookup: lookup, aggregates: aggregates)
+        }
         var result: [ObjectDelta] = []
         var changedOwn = Set<ObjectID>()
         for d in own {
             changedOwn.insert(d.key.id)
-            let before = pathValues[d.key.id] ?? []
-            let after = d.after.map { pathValues(of: $0, id: d.key.id, entity: entity, lookup: lookup) }
-            pathValues[d.key.id] = after
+            let before = self.pathValues[d.key.id] ?? []
+            let after = d.after.map { pathValues(of: $0, id: d.key.id) }
+            self.pathValues[d.key.id] = after
             result.append(ObjectDelta(key: d.key, before: d.before.map { adding(before, to: $0) },
                                       after: d.after.map { adding(after ?? [], to: $0) }, seq: d.seq))
         }
@@ -139,10 +151,10 @@ final class RelationalView {
         for id in reached.sorted() where !changedOwn.contains(id) {
             let key = ObjectKey(entity: entity, id: id)
             guard let values = lookup.object(key) else { continue }
-            let after = pathValues(of: values, id: id, entity: entity, lookup: lookup)
-            let before = pathValues[id] ?? []
+            let after = pathValues(of: values, id: id)
+            let before = self.pathValues[id] ?? []
             guard after != before else { continue }
-            pathValues[id] = after
+            self.pathValues[id] = after
             result.append(ObjectDelta(key: key, before: adding(before, to: values),
                                       after: adding(after, to: values), seq: seq))
         }

@@ -198,62 +198,101 @@ struct StoredAggregates {
 
     // MARK: - Reading
 
-    /// The state of `target` in table `t` at the head in `txn`: its record (zero counts without one) and, for the
-    /// attributes with member entries, their least, greatest and ascending sum.
+    /// The state of the target `named` in table `t` at the head in `txn`, or at a position below it: its record (zero counts
+    /// without one) and, for the attributes with member entries, their least, greatest and ascending sum. `moved` are
+    /// the members of the table's entity that differ between the head (`before`) and that position (`after`), from a
+    /// delta from the head (empty: the head itself): each leaves the counts and entries it has at the head and joins
+    /// with its values there, as ``apply(_:db:in:)`` would have written them — a walk of `moved` and of at most
+    /// `moved.count + 1` entries per end for `@min`/`@max`, not of the target's members.
     /// - Throws: ``StoreError/corrupt(seq:reason:)`` for a record or entry that does not check.
-    func state(_ t: Int, _ target: ObjectID, db: LMDBDatabase, in txn: LMDBTransaction) throws -> TargetState {
+    func state(_ t: Int, _ named: ObjectID, db: LMDBDatabase, in txn: LMDBTransaction,
+               moved: [ObjectDelta] = []) throws -> TargetState {
         let table = tables[t]
         var s = TargetState(attributes: table.attributes.count, quantifiers: table.quantifiers.count)
-        let key = stateKey(t, target)
+        let key = stateKey(t, named)
         if let value = try key.withUnsafeBytes({ try txn.value(db, for: $0) }) {
-            guard readState(value, key: key, table: t, into: &s) else { throw damaged("the state of \(target.json.text)") }
+            guard readState(value, key: key, table: t, into: &s) else { throw damaged("the state of \(named.json.text)") }
         }
+        for d in moved {  // bounded: the members moved
+            if target(of: d.before, table: t) == named, let values = d.before { count(values, table: t, sign: -1, into: &s) }
+            if target(of: d.after, table: t) == named, let values = d.after { count(values, table: t, sign: 1, into: &s) }
+        }
+        guard s.members >= 0 else { throw damaged("the state of \(named.json.text)") }
         for (a, attribute) in table.attributes.enumerated() where table.hasEntries(a) {
-            let members = memberPrefix(t, a, target)
-            func value(_ e: LMDBCursor.Entry) throws -> Value {
-                guard e.key.count > members.count, StoredView.isIntactRow(key: e.key, value: e.value),
-                      let end = KeyEncoding.checkedComponentEnd(e.key, from: members.count, ascending: true),
-                      KeyEncoding.checkedIDEnd(e.key, from: end) == e.key.count else {
-                    throw damaged("a member entry of \(target.json.text)")
+            // The moved members' entries at the head are skipped; their values at the position are merged in.
+            var skipped = Set<[UInt8]>()
+            var joined: [Value] = []
+            for d in moved {
+                if target(of: d.before, table: t) == named, let v = d.before?[attribute.name], !v.isNull {
+                    skipped.insert(memberKey(t, a, named, v, d.key.id))
                 }
-                return KeyEncoding.value(e.key, at: members.count, ascending: true, type: attribute.type)
+                if target(of: d.after, table: t) == named, let v = d.after?[attribute.name], !v.isNull { joined.append(v) }
             }
-            if table.orderedSum[a] {
-                // Ascending, one by one: the sum ``AggregateTable`` makes. Bounded by the target's members.
-                var total = 0.0, first: Value?, last: Value = .null
-                try txn.scan(db, prefix: members) { e in
-                    let v = try value(e)
-                    switch v {
-                    case .int(let i): total += Double(i)
-                    case .double(let d): total += d
-                    default: break
-                    }
-                    if first == nil { first = v }
-                    last = v
-                    return .next
-                }
-                s.sum[a] = total
-                s.min[a] = first ?? .null
-                s.max[a] = last
-            } else {
-                try txn.scan(db, from: .after(members)) { e in
-                    if e.key.hasPrefix(members) { s.min[a] = try value(e) }
-                    return .stop
-                }
-                if let end = LogStore.successor(of: members) {
-                    try txn.scan(db, from: .below(end)) { e in
-                        if e.key.hasPrefix(members) { s.max[a] = try value(e) }
-                        return .stop
-                    }
-                } else {
-                    try txn.scan(db, from: .last) { e in
-                        if e.key.hasPrefix(members) { s.max[a] = try value(e) }
-                        return .stop
-                    }
-                }
-            }
+            joined.sort { Value.compare($0, $1) < 0 }
+            try entries(t, a, attribute, named, skipping: skipped, joining: joined, db: db, in: txn, into: &s)
         }
         return s
+    }
+
+    /// The least, greatest and (for a double `@sum`/`@avg`) ascending sum of attribute `a` of `target`'s members:
+    /// its member entries but `skipped`, and the values `joined` (ascending).
+    private func entries(_ t: Int, _ a: Int, _ attribute: Attribute, _ target: ObjectID, skipping skipped: Set<[UInt8]>,
+                         joining joined: [Value], db: LMDBDatabase, in txn: LMDBTransaction,
+                         into s: inout TargetState) throws {
+        let members = memberPrefix(t, a, target)
+        func value(_ e: LMDBCursor.Entry) throws -> Value {
+            guard e.key.count > members.count, StoredView.isIntactRow(key: e.key, value: e.value),
+                  let end = KeyEncoding.checkedComponentEnd(e.key, from: members.count, ascending: true),
+                  KeyEncoding.checkedIDEnd(e.key, from: end) == e.key.count else {
+                throw damaged("a member entry of \(target.json.text)")
+            }
+            return KeyEncoding.value(e.key, at: members.count, ascending: true, type: attribute.type)
+        }
+        func isSkipped(_ e: LMDBCursor.Entry) -> Bool { !skipped.isEmpty && skipped.contains(Array(e.key)) }
+        let less = { (x: Value, y: Value) in Value.compare(x, y) < 0 }
+        if tables[t].orderedSum[a] {
+            // Ascending, one by one: the sum ``AggregateTable`` makes. Bounded by the target's members.
+            var total = 0.0, first: Value?, last: Value = .null, next = 0
+            func add(_ v: Value) {
+                switch v {
+                case .int(let i): total += Double(i)
+                case .double(let d): total += d
+                default: break
+                }
+                if first == nil { first = v }
+                last = v
+            }
+            try txn.scan(db, prefix: members) { e in
+                guard !isSkipped(e) else { return .next }
+                let v = try value(e)
+                while next < joined.count, less(joined[next], v) { add(joined[next]); next += 1 }
+                add(v)
+                return .next
+            }
+            while next < joined.count { add(joined[next]); next += 1 }
+            s.sum[a] = total
+            s.min[a] = first ?? .null
+            s.max[a] = last
+            return
+        }
+        // The first entry not skipped from each end: at most `skipped.count + 1` entries read per end.
+        var least: Value = .null, greatest: Value = .null
+        try txn.scan(db, from: .after(members)) { e in
+            guard e.key.hasPrefix(members) else { return .stop }
+            guard !isSkipped(e) else { return .next }
+            least = try value(e)
+            return .stop
+        }
+        try txn.scan(db, from: LogStore.successor(of: members).map { .below($0) } ?? .last) { e in
+            guard e.key.hasPrefix(members) else { return .stop }
+            guard !isSkipped(e) else { return .next }
+            greatest = try value(e)
+            return .stop
+        }
+        if let j = joined.first, least.isNull || less(j, least) { least = j }
+        if let j = joined.last, greatest.isNull || less(greatest, j) { greatest = j }
+        s.min[a] = least
+        s.max[a] = greatest
     }
 
     /// The value of `function` of attribute `a` of table `t` (`nil`: `@count`) from a target's state, by §10's rules,
@@ -366,25 +405,40 @@ struct StoredAggregates {
 /// state read once; `overrides` (the states before a write) answer first. A record that does not check is kept in
 /// ``failure`` (the values since are not to be used), as ``PathLookup`` keeps a damaged object. For a view that
 /// reads no inverse (`aggregates` `nil`) it is never asked.
+///
+/// With `moved` (a delta from the head to a position below it), it gives the state at that position instead: a
+/// target some moved member named at either end is read with those members' contributions moved
+/// (``StoredAggregates/state(_:_:db:in:moved:)``); any other target's state is the same at both.
 final class StoredAggregateReader: AggregateSource {
     let aggregates: StoredAggregates?
     private let db: LMDBDatabase
     private let txn: LMDBTransaction
     private var states: [[ObjectID: StoredAggregates.TargetState]]
+    /// Per table, the moved members of each target they name at either end.
+    private var moved: [[ObjectID: [ObjectDelta]]]
     private(set) var failure: (any Error)?
 
     init(_ aggregates: StoredAggregates?, db: LMDBDatabase, txn: LMDBTransaction,
-         overrides: [[ObjectID: StoredAggregates.TargetState]]? = nil) {
+         overrides: [[ObjectID: StoredAggregates.TargetState]]? = nil, moved delta: [ObjectDelta] = []) {
         self.aggregates = aggregates
         self.db = db
         self.txn = txn
-        states = overrides ?? Array(repeating: [:], count: aggregates?.tables.count ?? 0)
+        let tables = aggregates?.tables.count ?? 0
+        states = overrides ?? Array(repeating: [:], count: tables)
+        moved = Array(repeating: [:], count: tables)
+        guard let aggregates, !delta.isEmpty else { return }
+        for (t, table) in aggregates.tables.enumerated() {
+            for d in delta where d.key.entity == table.inverse.source {  // bounded: the delta
+                let targets = Set([aggregates.target(of: d.before, table: t), aggregates.target(of: d.after, table: t)].compactMap { $0 })
+                for target in targets { moved[t][target, default: []].append(d) }
+            }
+        }
     }
 
     private func state(_ aggregates: StoredAggregates, _ t: Int, _ target: ObjectID) -> StoredAggregates.TargetState? {
         if let known = states[t][target] { return known }
         do {
-            let s = try aggregates.state(t, target, db: db, in: txn)
+            let s = try aggregates.state(t, target, db: db, in: txn, moved: moved[t][target] ?? [])
             states[t][target] = s
             return s
         } catch {

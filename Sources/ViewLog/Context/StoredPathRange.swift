@@ -1,0 +1,207 @@
+import LMDB
+
+/// A windowed named view over key paths held between positions close below the head (DESIGN §10, §11): the rows
+/// that any position from `low` to `high` (the head when it was made) can show in its window, and how to read their
+/// path values at any of those positions from the view's stored state — so `diff VIEW` between positions near the
+/// head reads the stored window and the changed rows, not the whole view, and computes no aggregate from members.
+///
+/// Why the rows held are enough: a row whose values (own or path) differ between two positions of the range is
+/// `touched` — its object changed after `low`, or the relationships index at the head reaches it from an object the
+/// paths read that changed after `low` (the argument of `RelationalView+Head.swift`, with every value a changed
+/// member's relationship had in the range). Every other row is the same at each position of the range, so its rank
+/// among the untouched rows is its stored rank at the head: the first `offset + limit` stored rows of untouched
+/// objects and the touched rows hold each position's window, with every row before it.
+///
+/// Why the values are right at a position p of the range: an object there is its head value or, when changed after
+/// p, its value in the delta from the head to p; a target's aggregate state is its stored state with the members that
+/// delta moved taken out as they are at the head and put back as they are at p
+/// (``StoredAggregates/state(_:_:db:in:moved:)``).
+final class StoredPathRange {
+    let store: LogStore
+    let name: String
+    let request: FetchRequest
+    let schema: Schema
+    /// The view's entity (with its path attributes).
+    let entity: EntityDescription
+    /// The entities whose objects the rows' values read: the view's and those its paths read.
+    let entities: Set<String>
+    /// The positions the controller is exact at.
+    let low: UInt64, high: UInt64
+    /// The rows whose values may differ between two positions of the range.
+    let touched: Set<ObjectID>
+
+    init(store: LogStore, name: String, request: FetchRequest, schema: Schema, entity: EntityDescription,
+         entities: Set<String>, low: UInt64, high: UInt64, touched: Set<ObjectID>) {
+        self.store = store
+        self.name = name
+        self.request = request
+        self.schema = schema
+        self.entity = entity
+        self.entities = entities
+        self.low = low
+        self.high = high
+        self.touched = touched
+    }
+
+    /// Whether `delta`, a move of `context`, stays in the range with no unsaved change (which the store does not
+    /// hold).
+    func covers(_ delta: Delta, context: Context) -> Bool {
+        let range = low...high
+        return range.contains(delta.from) && range.contains(delta.to) && delta.schemaChange == nil
+            && context.processed.isEmpty
+    }
+
+    /// The objects and aggregate states at `position` (in the range), read in `txn` from the head and the view's stored
+    /// state; `nil` when the store no longer holds the view for the schema (a schema change, the view dropped or
+    /// stale).
+    func source(at position: UInt64, in txn: LMDBTransaction) throws -> (lookup: PathLookup, aggregates: StoredAggregateReader)? {
+        let head = try store.head(in: txn)
+        guard head >= high, let db = store.viewsDB, try store.schema(at: UInt64.max, in: txn) == schema,
+              let view = try store.storedView(named: name, schema: schema, showing: request, in: txn) else { return nil }
+        let delta = try store.delta(from: head, to: position, entities: entities, in: txn)
+        var there: [ObjectKey: ObjectValues?] = [:]
+        for d in delta.objects { there[d.key] = .some(d.after) }
+        let atHead = try store.headPathLookup(viewEntity: entity.name, in: txn)
+        let lookup = PathLookup(object: { key in there[key] ?? atHead.object(key) }, failure: atHead.failure)
+        return (lookup, StoredAggregateReader(view.aggregates, db: db, txn: txn, moved: delta.objects))
+    }
+
+    /// `delta` (covered: ``covers(_:context:)``) with path values, as ``RelationalView/augmented(_:entity:context:)``
+    /// makes it from every object, for the rows held: `nil` (nothing changed) when the store no longer holds the view.
+    func augmented(_ delta: Delta, relational: RelationalView) throws -> Delta? {
+        try store.perform(read: true) { txn -> Delta? in
+            guard let (lookup, aggregates) = try source(at: delta.to, in: txn) else { return nil }
+            let own = delta.objects.filter { $0.key.entity == entity.name }
+            // Read first, then kept: a failure leaves the controller to start again from what the context holds.
+            let result = relational.augmented(delta, own: own, reached: touched, entity: entity.name, lookup: lookup,
+                                              aggregates: aggregates)
+            if let failure = lookup.failure() ?? aggregates.failure { throw failure }
+            return result
+        }
+    }
+}
+
+extension Context {
+    /// A live controller of a windowed named view over key paths at this context's position p, close below the head
+    /// (DESIGN §10, §11), holding only the rows the window can show at any position from p to the head
+    /// (``StoredPathRange``): the first `offset + limit` stored rows of objects untouched since p and every row
+    /// touched since — their values and path values at p read from the head and the view's stored state. Its moves
+    /// within that range read the same; a move out of it (or one that shows unsaved changes) takes the whole view at
+    /// its start, unreported, and follows in memory from there. The CLI's `diff` uses it: O(log n + offset + limit +
+    /// the rows the changes reach), not the view's entity.
+    ///
+    /// `nil` (nothing made) unless the context is at or below the head by at most `transactionsMax` transactions,
+    /// with no unsaved change and no schema change after it, the request has a `limit` and key paths, and the store
+    /// holds the view's rows.
+    /// - Returns: the controller (adopted by this context) and its rows' own values at p.
+    @_spi(Engine) public func makeStoredPathRangeController(view name: String, _ request: FetchRequest,
+                                                            transactionsMax: UInt64 = 65_536) throws
+        -> (controller: ResultsController, values: [ObjectID: ObjectValues])? {
+        try processPendingChanges()
+        guard let limit = request.limit, processed.isEmpty else { return nil }
+        let schema = try self.schema
+        let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
+        guard !paths.isEmpty || !quantified.isEmpty else { return nil }
+        let position = self.position
+        let relational = RelationalView(paths: paths, quantified: quantified)
+        let entities = relational.entitiesRead.union([viewEntity.name])
+        let made = try store.perform(read: true) { txn -> (StoredPathRange, [(ObjectID, ObjectValues)], [ObjectID: ObjectValues])? in
+            let head = try store.head(in: txn)
+            guard head >= position, head - position <= transactionsMax, let refs = store.refsDB,
+                  try store.schema(at: UInt64.max, in: txn) == schema,
+                  let view = try store.storedView(named: name, schema: schema, showing: request, in: txn) else { return nil }
+            guard let touched = try touchedRows(after: position, through: head, relational: relational, entity: viewEntity.name,
+                                                entities: entities, refs: refs, in: txn) else { return nil }
+            let range = StoredPathRange(store: store, name: name, request: request, schema: schema, entity: viewEntity,
+                                        entities: entities, low: position, high: head, touched: touched)
+            var ids: [ObjectID] = []
+            let wanted = request.offset + limit
+            if wanted > 0 {
+                try store.forEachStoredRow(of: view, from: 0, in: txn) { id in
+                    if !touched.contains(id) { ids.append(id) }
+                    return ids.count < wanted
+                }
+            }
+            guard let (lookup, aggregates) = try range.source(at: position, in: txn) else { return nil }
+            var rows: [(ObjectID, ObjectValues)] = [], values: [ObjectID: ObjectValues] = [:]
+            rows.reserveCapacity(ids.count + touched.count)
+            for id in ids + touched.sorted() {
+                guard let own = lookup.object(ObjectKey(entity: viewEntity.name, id: id)) else {
+                    if touched.contains(id) { continue }  // none at p
+                    throw StoreError.corrupt(seq: nil, reason: "the stored view '\(name)' names \(viewEntity.name) \(id.json.text), which does not exist: run 'viewlog verify'")
+                }
+                let pathValues = RelationalView.pathValues(paths: paths, quantified: quantified, of: own, id: id,
+                                                           entity: viewEntity.name, lookup: lookup, aggregates: aggregates)
+                relational.pathValues[id] = pathValues
+                rows.append((id, relational.adding(pathValues, to: own)))
+                values[id] = own
+            }
+            if let failure = lookup.failure() ?? aggregates.failure { throw failure }
+            return (range, rows, values)
+        }
+        guard let (range, rows, values) = made else { return nil }
+        let controller = ResultsController(plan: try ViewPlan(request, for: viewEntity), entity: viewEntity, objects: rows,
+                                           position: position)
+        relational.storedRange = range
+        controller.relational = relational
+        return (adopt(controller), values)
+    }
+
+    /// The rows of `entity` whose values may differ between two positions from `position` to `head`: the objects of
+    /// `entity` changed after `position`, and the rows the relationships index reaches from every object of
+    /// `entities` changed after it — for a member, from each object its relationships named in any version of the
+    /// range. `nil` when a schema change lies in the range.
+    private func touchedRows(after position: UInt64, through head: UInt64, relational: RelationalView, entity: String,
+                             entities: Set<String>, refs: LMDBDatabase, in txn: LMDBTransaction) throws -> Set<ObjectID>? {
+        var rows = Set<ObjectID>()
+        // Per member entity, each inverse's relationship and the members' attributes its aggregates and quantifiers
+        // read: an update that sets none of them changes no target's state, and reaches no row through the inverse.
+        var inverses: [String: [(relationship: String, read: Set<String>)]] = [:]
+        for (inverse, table) in relational.tables {
+            let read = Set([inverse.relationship] + table.attributes)
+                .union(relational.quantified.filter { $0.inverse == inverse }.flatMap(\.memberAttributes))
+            inverses[inverse.source, default: []].append((inverse.relationship, read))
+        }
+        // Per changed object, the values its relationships took while a change set what an inverse reads: every
+        // change's values and previous values hold a relationship's value before and after each change of it, and
+        // the head holds the last.
+        var versions: [ObjectKey: Set<ObjectValues>] = [:]
+        var reaching: [ObjectKey: Set<String>] = [:]
+        for t in try store.readTransactions(txn, from: position + 1, through: head) {  // bounded: transactionsMax
+            for change in t.changes {
+                guard let key = change.key else { return nil }  // a schema change: the view may differ
+                guard entities.contains(key.entity) else { continue }
+                if key.entity == entity { rows.insert(key.id) }
+                var seen = versions[key] ?? []
+                for (relationship, read) in inverses[key.entity] ?? [] {
+                    switch change {
+                    case let .insert(_, values): seen.insert(values.filter { $0.key == relationship })
+                    case let .update(_, values, previous):
+                        guard values.keys.contains(where: read.contains) else { continue }
+                        seen.insert(values.filter { $0.key == relationship })
+                        seen.insert(previous.filter { $0.key == relationship })
+                    case let .delete(_, previous): seen.insert(previous.filter { $0.key == relationship })
+                    case .schema: continue
+                    }
+                    reaching[key, default: []].insert(relationship)
+                }
+                versions[key] = seen
+            }
+        }
+        let format = try store.format(in: txn)
+        var changed: [ObjectDelta] = []
+        for (key, var seen) in versions.sorted(by: { $0.key < $1.key }) {
+            if let names = reaching[key],
+               let values = try store.objectRecord(ObjectRecordCodec.key(key), of: key, format: format, in: txn)?.values {
+                seen.insert(values.filter { names.contains($0.key) })
+            }
+            seen.remove([:])
+            // The object itself (the hops that lead to it), then each version's relationships (the inverses).
+            changed.append(ObjectDelta(key: key, before: nil, after: nil, seq: head))
+            for values in seen { changed.append(ObjectDelta(key: key, before: nil, after: values, seq: head)) }
+        }
+        rows.formUnion(try relational.rowsReached(by: Delta(from: position, to: head, objects: changed), entity: entity,
+                                                  store: store, refs: refs, in: txn))
+        return rows
+    }
+}
