@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 /// What the CLI's start-up leaves out (bench/RESULTS-notes.md, "Session 15: start-up"): the binary does not need the
-/// NATS client or OpenSSL (ViewLogReplication loads them on its first connection, Sources/CNATS), and `get` and
-/// `query` in their plain spellings, which skip ArgumentParser, print what ArgumentParser's parse of the same
+/// NATS client or OpenSSL (ViewLogReplication loads them on its first connection, Sources/CNATS), and `get`, `query`
+/// and `diff` in their plain spellings, which skip ArgumentParser, print what ArgumentParser's parse of the same
 /// arguments prints.
 @Suite("Start-up")
 struct StartupTests {
@@ -33,7 +33,7 @@ struct StartupTests {
         }
     }
 
-    /// `--at=N` and `--limit=N` are not plain spellings: ArgumentParser parses them, to the same values.
+    /// `--at=N`, `--limit=N` and `--from=N` are not plain spellings: ArgumentParser parses them, to the same values.
     @Test func plainSpellingsPrintWhatArgumentParserPrints() throws {
         let box = try Sandbox()
         try box.exampleSchema("employees.json")
@@ -47,6 +47,10 @@ struct StartupTests {
             (["query", "s", "tall", "--limit", "1", "--json"], ["query", "s", "tall", "--limit=1", "--json"]),
             (["query", "s", "tall", "--offset", "1", "--at", "2"], ["query", "s", "tall", "--offset=1", "--at=2"]),
             (["query", "s", "nosuch", "--json"], ["query", "s", "nosuch", "--json", "--limit=5"]),
+            (["diff", "s", "tall", "--from", "0", "--to", "2", "--json", "--seq"], ["diff", "s", "tall", "--from=0", "--to=2", "--json", "--seq"]),
+            (["diff", "--seq", "s", "--to", "1", "tall", "--from", "2", "--limit", "1"], ["diff", "s", "tall", "--from=2", "--to=1", "--limit=1", "--seq"]),
+            (["diff", "s", "tall", "--from", "2", "--to", "0", "--offset", "1"], ["diff", "s", "tall", "--from=2", "--to=0", "--offset=1"]),
+            (["diff", "s", "tall", "--from", "9", "--to", "1"], ["diff", "s", "tall", "--from=9", "--to=1"]),
         ]
         for (plain, parsed) in pairs {
             let a = try box.run(plain), b = try box.run(parsed)

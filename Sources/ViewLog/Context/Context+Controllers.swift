@@ -16,9 +16,11 @@ extension Context {
     /// batch brings into the window, so it stays exact through unsaved changes, saves, merges and moves (a move far
     /// below the head makes it take the whole view then, still reported as one batch); without a `limit`, the whole
     /// view comes from the stored rows' keys, already in view order, with no object read. A named view over key paths
-    /// opens from its stored rows too (at the head, with no unsaved change): with a `limit`, from its window (the
+    /// opens from its stored rows too (with no unsaved change): with a `limit`, at the head from its window (the
     /// window's rows and their path values), taking the whole view, unreported, at the start of its first move that
-    /// changes something; without one, in the stored order (its path values computed from the objects, no sort).
+    /// changes something; close below the head from the window and the rows changed since, their path values read
+    /// from the stored state, exact for moves up to the head (a move out of that range takes the whole view then);
+    /// without a `limit`, at the head in the stored order (its path values computed from the objects, no sort).
     /// Not stored: views with `$variables`.
     /// - Throws: ``StoreError/schema(_:)`` for an unknown entity; a ``QueryError`` naming an unknown attribute
     ///   or a type mismatch of the request.
@@ -30,6 +32,10 @@ extension Context {
             if let name = try storedViewName(of: request) {
                 if request.limit != nil, let controller = try makeStoredPathWindowController(view: name, request) {
                     return adopt(controller)
+                }
+                // Below the head: the window and the rows changed since, exact up to the head.
+                if request.limit != nil, let (controller, _) = try makeStoredPathRangeController(view: name, request) {
+                    return controller
                 }
                 // The whole view in its stored order (no sort), its path values and aggregate tables from the objects.
                 if request.limit == nil, processed.isEmpty,

@@ -61,20 +61,25 @@ struct DiffCommand: ParsableCommand {
     @OptionGroup var format: JSONFlag
 
     func run() throws {
-        let store = try storeArgument.open(readOnly: true)
+        try Self.run(store: storeArgument.store, selection: view.selection, from: from, to: to, seq: seq, json: format.json)
+    }
+
+    /// The command on plain values: `run()`, and `viewlog diff` parsed by ``PlainInvocation``.
+    static func run(store path: String, selection: ViewSelection, from: UInt64, to: UInt64, seq: Bool, json: Bool) throws {
+        let store = try StoreArgument.open(path, readOnly: true)
         _ = try store.checkedPosition(from)
         _ = try store.checkedPosition(to)
         let materialized: MaterializedView
         // A windowed named view near the head: the stored window and the changed rows, not the whole view. It is
         // made at the lower position and is exact up to the head.
-        if let stored = try MaterializedView(storedWindowOf: store, selection: view.selection, at: min(from, to)) {
+        if let stored = try MaterializedView(storedWindowOf: store, selection: selection, at: min(from, to)) {
             materialized = stored
             if from > to { _ = try materialized.move(to: from) }
         } else {
-            materialized = try MaterializedView(store: store, selection: view.selection, at: from)
+            materialized = try MaterializedView(store: store, selection: selection, at: from)
         }
         let (changes, before) = try materialized.move(to: to)
-        if format.json {
+        if json {
             Output.standard.line(changes.json(includeSeq: seq).text)
         } else {
             for line in DiffText.lines(changes, before: before, after: materialized.valuesWithPaths, entity: materialized.entity) {
