@@ -86,6 +86,25 @@ package final class MaterializedView: ContextObserver {
         }
     }
 
+    /// `diff`'s view and change set (the CLI's and the server's): the change set that takes `selection` at `from` to
+    /// `to` (either direction), the values of its rows before, and the view at `to`. A windowed named view near the
+    /// head is made from its stored window and the rows changed since the lower position
+    /// (``init(storedWindowOf:selection:at:following:)``), not built whole.
+    package static func diff(store: LogStore, selection: ViewSelection, from: UInt64, to: UInt64) throws
+        -> (view: MaterializedView, changes: ChangeSet, before: [ObjectID: ObjectValues]) {
+        _ = try store.checkedPosition(from)
+        _ = try store.checkedPosition(to)
+        let view: MaterializedView
+        if let stored = try MaterializedView(storedWindowOf: store, selection: selection, at: min(from, to)) {
+            view = stored
+            if from > to { _ = try view.move(to: from) }
+        } else {
+            view = try MaterializedView(store: store, selection: selection, at: from)
+        }
+        let (changes, before) = try view.move(to: to)
+        return (view, changes, before)
+    }
+
     package var observedEntity: String? { entity.name }
 
     /// The live controller of `request` when it is over key paths, and the values of its rows: opened from the stored

@@ -82,10 +82,7 @@ extension ViewLogServer {
         let includeSeq = try parameters.flag("seq")
         let store = self.store
         return try await blocking {
-            _ = try store.checkedPosition(from)
-            _ = try store.checkedPosition(to)
-            let view = try MaterializedView(store: store, selection: selection, at: from)
-            let (changes, _) = try view.move(to: to)
+            let changes = try MaterializedView.diff(store: store, selection: selection, from: from, to: to).changes
             return Self.json(changes.json(includeSeq: includeSeq).text)
         }
     }

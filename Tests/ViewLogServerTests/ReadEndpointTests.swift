@@ -155,6 +155,14 @@ import Testing
         ("/v1/query?view=byDepartment&at=2", ["query", "byDepartment", "--at", "2"]),
         ("/v1/diff?view=byDepartment&from=2&to=3", ["diff", "byDepartment", "--from", "2", "--to", "3"]),
         ("/v1/diff?view=byDepartment&from=3&to=2&seq=true", ["diff", "byDepartment", "--from", "3", "--to", "2", "--seq"]),
+        // A window of the stored named view (its stored rows and the rows the rename reaches) against the same view
+        // ad hoc, built in memory.
+        ("/v1/diff?view=byDepartment&limit=2&offset=1&from=2&to=3&seq=true",
+         ["diff", "--entity", "Employee", "--sort", "department.name, name", "--section", "department.name", "--limit", "2",
+          "--offset", "1", "--from", "2", "--to", "3", "--seq"]),
+        ("/v1/diff?view=byDepartment&limit=1&from=3&to=1",
+         ["diff", "--entity", "Employee", "--sort", "department.name, name", "--section", "department.name", "--limit", "1",
+          "--from", "3", "--to", "1"]),
     ])
     func documentsOverRelationshipsAreTheCLIs(uri: String, cli: [String]) async throws {
         let f = try Fixture(schema: "company.json", input: Self.company)

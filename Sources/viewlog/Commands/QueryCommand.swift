@@ -67,18 +67,7 @@ struct DiffCommand: ParsableCommand {
     /// The command on plain values: `run()`, and `viewlog diff` parsed by ``PlainInvocation``.
     static func run(store path: String, selection: ViewSelection, from: UInt64, to: UInt64, seq: Bool, json: Bool) throws {
         let store = try StoreArgument.open(path, readOnly: true)
-        _ = try store.checkedPosition(from)
-        _ = try store.checkedPosition(to)
-        let materialized: MaterializedView
-        // A windowed named view near the head: the stored window and the changed rows, not the whole view. It is
-        // made at the lower position and is exact up to the head.
-        if let stored = try MaterializedView(storedWindowOf: store, selection: selection, at: min(from, to)) {
-            materialized = stored
-            if from > to { _ = try materialized.move(to: from) }
-        } else {
-            materialized = try MaterializedView(store: store, selection: selection, at: from)
-        }
-        let (changes, before) = try materialized.move(to: to)
+        let (materialized, changes, before) = try MaterializedView.diff(store: store, selection: selection, from: from, to: to)
         if json {
             Output.standard.line(changes.json(includeSeq: seq).text)
         } else {
