@@ -357,10 +357,14 @@ if scale_path and os.path.exists(scale_path):
       f"`item_score(score, id)` (WAL, `synchronous=FULL`), whole processes, start-up included, the two sides in turn, "
       f"medians of {scale['reps']}. Slope: log(t at the largest n / t at the smallest) / log(n ratio) — 0 is flat.\n")
     import importlib.util
-    spec = importlib.util.spec_from_file_location("bench_scale", os.path.join(os.path.dirname(__file__), "bench-scale.py"))
-    bench_scale = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench_scale)
-    w(bench_scale.render(scale))
+
+    def tool(name):
+        """The script tools/NAME.py as a module (its `render`)."""
+        spec = importlib.util.spec_from_file_location(name.replace("-", "_"), os.path.join(os.path.dirname(__file__), name + ".py"))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    w(tool("bench-scale").render(scale))
     paths_path = os.environ.get("SCALE_PATHS_JSON")
     if paths_path and os.path.exists(paths_path):
         paths = json.load(open(paths_path))
@@ -370,10 +374,7 @@ if scale_path and os.path.exists(scale_path):
           f"salary and renames a department. The named view (stored window, the rows the change reaches, path values "
           f"from the stored state) against the same view ad hoc (built in memory) and `sqlite3 -json` of the window's "
           f"SELECT (a JOIN over indexes; a GROUP BY), medians of {paths['reps']}.\n\n")
-        spec_p = importlib.util.spec_from_file_location("bench_scale_paths", os.path.join(os.path.dirname(__file__), "bench-scale-paths.py"))
-        bench_scale_paths = importlib.util.module_from_spec(spec_p)
-        spec_p.loader.exec_module(bench_scale_paths)
-        w(bench_scale_paths.render(paths))
+        w(tool("bench-scale-paths").render(paths))
     big = next((x for x in rows_s if x["size"] == 1_000_000), rows_s[-1])  # §8 states them at 1,000,000 rows
     for key, need, label in [("query", 2.0, "`query VIEW --limit 20` against `SELECT … LIMIT 20`"),
                              ("diff", 3.0, "`diff` of one transaction of that windowed view against the same SELECT"),

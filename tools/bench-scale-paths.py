@@ -60,15 +60,8 @@ CHUNK = 10_000
 
 def main():
     viewlog, scratch, out = sys.argv[1], sys.argv[2], sys.argv[3]
-    args = sys.argv[4:]
-    sizes, reps, markdown, keep = [100_000, 1_000_000], 5, None, "--keep" in args
-    for i, a in enumerate(args):
-        if a == "--sizes":
-            sizes = [int(x) for x in args[i + 1].split(",")]
-        elif a == "--reps":
-            reps = int(args[i + 1])
-        elif a == "--markdown":
-            markdown = args[i + 1]
+    sizes, reps, markdown = bench_scale.options(sys.argv[4:])
+    keep = "--keep" in sys.argv[4:]
     os.makedirs(scratch, exist_ok=True)
     schema_path = os.path.join(scratch, "paths-schema.json")
     with open(schema_path, "w") as f:

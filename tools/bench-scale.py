@@ -55,12 +55,10 @@ def interleaved(n, makes):
     return {name: {"median_s": statistics.median(t), "runs_s": t} for name, t in runs.items()}
 
 
-def main():
-    viewlog, scratch, out = sys.argv[1], sys.argv[2], sys.argv[3]
-    args = sys.argv[4:]
-    sizes = [100_000, 1_000_000]
-    reps = 5
-    markdown = None
+def options(args):
+    """`--sizes A,B`, `--reps N` and `--markdown OUT.md` of a scale script's arguments (defaults 100,000 and
+    1,000,000; 5; none)."""
+    sizes, reps, markdown = [100_000, 1_000_000], 5, None
     for i, a in enumerate(args):
         if a == "--sizes":
             sizes = [int(x) for x in args[i + 1].split(",")]
@@ -68,6 +66,12 @@ def main():
             reps = int(args[i + 1])
         elif a == "--markdown":
             markdown = args[i + 1]
+    return sizes, reps, markdown
+
+
+def main():
+    viewlog, scratch, out = sys.argv[1], sys.argv[2], sys.argv[3]
+    sizes, reps, markdown = options(sys.argv[4:])
     os.makedirs(scratch, exist_ok=True)
     schema_path = os.path.join(scratch, "scale-schema.json")
     with open(schema_path, "w") as f:

@@ -160,14 +160,8 @@ extension Context {
             let delta = try store.delta(from: head, to: position, entities: [entity.name], in: txn)
             var atPosition: [ObjectID: ObjectValues?] = [:]
             for d in delta.objects where d.key.entity == entity.name { atPosition[d.key.id] = d.after }
-            var ids: [ObjectID] = []
-            let wanted = request.offset + limit
-            if wanted > 0 {
-                try store.forEachStoredRow(of: view, from: 0, in: txn) { id in
-                    if !touched.contains(id) { ids.append(id) }
-                    return ids.count < wanted
-                }
-            }
+            // The first rows of the window untouched since, in view order.
+            let ids = try store.storedRowIDs(of: view, limit: request.offset + limit, skipping: touched, in: txn)
             var rows: [(ObjectID, ObjectValues)] = []
             rows.reserveCapacity(ids.count + touched.count)
             let format = try store.format(in: txn)

@@ -114,14 +114,8 @@ extension Context {
                                                 entities: entities, refs: refs, in: txn) else { return nil }
             let range = StoredPathRange(store: store, name: name, request: request, schema: schema, entity: viewEntity,
                                         entities: entities, low: position, high: head, touched: touched)
-            var ids: [ObjectID] = []
-            let wanted = request.offset + limit
-            if wanted > 0 {
-                try store.forEachStoredRow(of: view, from: 0, in: txn) { id in
-                    if !touched.contains(id) { ids.append(id) }
-                    return ids.count < wanted
-                }
-            }
+            // The first rows of the window untouched since, in view order.
+            let ids = try store.storedRowIDs(of: view, limit: request.offset + limit, skipping: touched, in: txn)
             guard let (lookup, aggregates) = try range.source(at: position, in: txn) else { return nil }
             var rows: [(ObjectID, ObjectValues)] = [], values: [ObjectID: ObjectValues] = [:]
             rows.reserveCapacity(ids.count + touched.count)

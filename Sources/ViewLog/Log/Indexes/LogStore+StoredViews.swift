@@ -154,13 +154,15 @@ extension LogStore {
         }
     }
 
-    /// The ids of the rows of `view` from rank `offset` on, at most `limit` of them, in view order.
-    func storedRowIDs(of view: StoredView, offset: Int, limit: Int, in txn: LMDBTransaction) throws -> [ObjectID] {
+    /// The ids of the rows of `view` from rank `offset` on, at most `limit` of them, in view order; rows of
+    /// `skipping` are passed over (not counted).
+    func storedRowIDs(of view: StoredView, offset: Int = 0, limit: Int, skipping: Set<ObjectID> = [],
+                      in txn: LMDBTransaction) throws -> [ObjectID] {
         var ids: [ObjectID] = []
         guard limit > 0 else { return ids }
         ids.reserveCapacity(min(limit, 65_536))
         try forEachStoredRow(of: view, from: offset, in: txn) { id in
-            ids.append(id)
+            if !skipping.contains(id) { ids.append(id) }
             return ids.count < limit
         }
         return ids
