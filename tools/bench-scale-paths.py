@@ -27,7 +27,6 @@ import json
 import math
 import os
 import random
-import shutil
 import sys
 
 _spec = importlib.util.spec_from_file_location("bench_scale", os.path.join(os.path.dirname(__file__), "bench-scale.py"))
@@ -72,10 +71,7 @@ def main():
         departments = max(1, n // 100)
         store = os.path.join(scratch, f"paths-{n}")
         db = os.path.join(scratch, f"paths-{n}.sqlite")
-        shutil.rmtree(store, ignore_errors=True)
-        for suffix in ("", "-wal", "-shm"):
-            if os.path.exists(db + suffix):
-                os.remove(db + suffix)
+        bench_scale.remove(store, db)
         names = [f"dept-{rng.randrange(10 ** 9):09d}" for _ in range(departments)]
         staff = [(i + 1, f"emp-{rng.randrange(10 ** 9):09d}", rng.randrange(10 ** 6) / 4, rng.randrange(departments) + 1)
                  for i in range(n)]
@@ -121,17 +117,9 @@ def main():
             print(f"paths: {n:,} employees diff {view}: named {t['named'] * 1e3:.1f} ms, ad hoc {t['adhoc'] * 1e3:.1f} ms,"
                   f" sqlite3 {t['sqlite'] * 1e3:.1f} ms ({t['named'] / t['sqlite']:.2f}× sqlite3)", file=sys.stderr)
         result["rows"].append(row)
-        if keep:
-            continue
-        shutil.rmtree(store, ignore_errors=True)
-        for suffix in ("", "-wal", "-shm"):
-            if os.path.exists(db + suffix):
-                os.remove(db + suffix)
-    with open(out, "w") as f:
-        json.dump(result, f, indent=1)
-    if markdown:
-        with open(markdown, "w") as f:
-            f.write(render(result))
+        if not keep:
+            bench_scale.remove(store, db)
+    bench_scale.write(result, out, markdown, render)
 
 
 def render(result):

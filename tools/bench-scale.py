@@ -69,6 +69,23 @@ def options(args):
     return sizes, reps, markdown
 
 
+def remove(store, db):
+    """Removes a size's store and its sqlite3 database (with its WAL files)."""
+    shutil.rmtree(store, ignore_errors=True)
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
+
+
+def write(result, out, markdown, render):
+    """Writes the result's JSON to `out`, and its table (`render`) to `markdown` when given."""
+    with open(out, "w") as f:
+        json.dump(result, f, indent=1)
+    if markdown:
+        with open(markdown, "w") as f:
+            f.write(render(result))
+
+
 def main():
     viewlog, scratch, out = sys.argv[1], sys.argv[2], sys.argv[3]
     sizes, reps, markdown = options(sys.argv[4:])
@@ -82,10 +99,7 @@ def main():
         scores = [rng.randrange(SCORE_RANGE) for _ in range(n)]
         store = os.path.join(scratch, f"scale-{n}")
         db = os.path.join(scratch, f"scale-{n}.sqlite")
-        shutil.rmtree(store, ignore_errors=True)
-        for suffix in ("", "-wal", "-shm"):
-            if os.path.exists(db + suffix):
-                os.remove(db + suffix)
+        remove(store, db)
         lines = os.path.join(scratch, f"scale-{n}.jsonl")
         with open(lines, "w") as f:
             for k in range(0, n, CHUNK):
@@ -136,15 +150,8 @@ def main():
         for what in ("query", "diff", "watch", "get", "append"):
             v, s = row[what]["viewlog"]["median_s"], row[what]["sqlite"]["median_s"]
             print(f"scale: {n:,} rows {what}: viewlog {v * 1e3:.1f} ms, sqlite3 {s * 1e3:.1f} ms, {v / s:.2f}×", file=sys.stderr)
-        shutil.rmtree(store, ignore_errors=True)
-        for suffix in ("", "-wal", "-shm"):
-            if os.path.exists(db + suffix):
-                os.remove(db + suffix)
-    with open(out, "w") as f:
-        json.dump(result, f, indent=1)
-    if markdown:
-        with open(markdown, "w") as f:
-            f.write(render(result))
+        remove(store, db)
+    write(result, out, markdown, render)
 
 
 TARGETS = {"query": 2.0, "diff": 3.0, "watch": None, "get": 1.5, "append": None}
