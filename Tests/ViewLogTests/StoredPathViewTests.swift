@@ -226,6 +226,38 @@ struct StoredPathViewTests {
         #expect(try context.makeResultsControllerAndObjects(request).controller.fetchedObjects == [.int(1), .int(2)])
     }
 
+    /// A view over a double `@sum`/`@avg` keeps the members' exact sum in its targets' state records. State of the
+    /// earlier layout (session 16: the sum walked from member entries, a shorter record) is under a signature without
+    /// "exact sums": never read — the view builds in memory — and built again by the next open for writing.
+    @Test func aggregateStateOfTheEarlierLayoutIsBuiltAgainNeverRead() throws {
+        let store = try LogStore.create(at: TestScratch.newPath(), schema: try Self.schema(["pay"]))
+        try store.append([.insert(entity: "Department", id: .int(1), values: ["name": "a"]),
+                          .insert(entity: "Employee", id: "e1", values: ["name": "x", "height": .int(190), "salary": .double(0.1), "department": .int(1)]),
+                          .insert(entity: "Employee", id: "e2", values: ["name": "y", "height": .int(180), "salary": .double(1e16), "department": .int(1)]),
+                          .insert(entity: "Employee", id: "e3", values: ["name": "z", "height": .int(170), "salary": .double(-1e16), "department": .int(1)])],
+                         author: "t")
+        let view = try #require(StoredView(name: "pay", schema: try store.schema))
+        let earlier = Array(view.signature.dropLast("\u{0}exact sums".utf8.count))
+        #expect(String(decoding: view.signature, as: UTF8.self).hasSuffix("\u{0}exact sums"))
+        try store.perform { txn in
+            let header = earlier + StoredView.checksumBytes(CRC32C.checksum(earlier, seed: CRC32C.checksum(view.prefix)))
+            try txn.put(store.viewsDB!, key: view.prefix, value: header)
+        }
+        #expect(try StoredViewTests.storedRows(store, "pay") == nil, "not read")
+        let context = try Context(store: store, name: "t")
+        let controller = try context.makeResultsController(try FetchRequest(try store.schema.views["pay"]!))
+        // The exact sum: 0.1 + 1e16 - 1e16 is 0.1 (added in ascending order, it was 0).
+        #expect(controller.pathValues(of: .int(1))?["employees.@sum.salary"] == .double(0.1))
+        try store.buildStoredViews()
+        #expect(try StoredViewTests.storedRows(store, "pay") == [.int(1)])
+        #expect(try store.verify().problems == [])
+        var window = try FetchRequest(try store.schema.views["pay"]!)
+        window.limit = 1
+        let stored = try #require(try Context(store: store, name: "w").makeStoredPathWindowSnapshot(view: "pay", window)).controller
+        #expect(stored.pathValues(of: .int(1))?["employees.@sum.salary"] == .double(0.1))
+        #expect(stored.pathValues(of: .int(1))?["employees.@avg.salary"] == .double(0.1 / 3))
+    }
+
     @Test func aggregateStateOfNoViewIsNamedByVerifyAndDroppedByAnOpenForWriting() throws {
         let store = try LogStore.create(at: TestScratch.newPath(), schema: try Self.schema(["heights", "byDepartment"]))
         try store.append([.insert(entity: "Department", id: .int(1), values: ["name": "a"]),

@@ -14,16 +14,17 @@ protocol AggregateSource {
 extension KeyPath.Aggregate {
     /// The aggregate's value by §10's rules, from a target's counts: `members`, and of the aggregated attribute the
     /// members with a value (`nonNull`), the wrapping sum of the int values, whether the values are ints, and on demand
-    /// the values' sum added in ascending order, the least and the greatest value (`null` when none). `type` is the
-    /// path's type. One rule for the in-memory tables and the stored state, so that both give the same value.
+    /// the double values' sum (the double nearest to their exact sum: ``ExactSum``), the least and the greatest value
+    /// (`null` when none). `type` is the path's type. One rule for the in-memory tables and the stored state, so that
+    /// both give the same value.
     func value(type: AttributeType, members: Int64, nonNull: Int64, intSum: Int64, intValued: Bool,
-               ascendingSum: () -> Double, least: () -> Value, greatest: () -> Value) -> Value {
+               doubleSum: () -> Double, least: () -> Value, greatest: () -> Value) -> Value {
         switch self {
         case .count: return .int(members)
-        case .sum: return type == .int ? .int(intSum) : .double(ascendingSum())
+        case .sum: return type == .int ? .int(intSum) : .double(doubleSum())
         case .avg:
             guard nonNull > 0 else { return .null }
-            return .double((intValued ? Double(intSum) : ascendingSum()) / Double(nonNull))
+            return .double((intValued ? Double(intSum) : doubleSum()) / Double(nonNull))
         case .min: return least()
         case .max: return greatest()
         }

@@ -4,21 +4,29 @@
 /// member's values before and after (the move's delta), so a view reads no member to show `employees.@count`,
 /// `@sum`, `@avg`, `@min`, `@max` or `ANY/ALL/NONE`.
 ///
-/// Cost per member change: O(1) (a few dictionary updates). Reading `@count`, an int `@sum` or `@avg`, or a quantifier
-/// is O(1); `@min`/`@max` scan the target's distinct values; a double `@sum`/`@avg` adds the members' values in
-/// ascending order, so that it is the same number however the members came (floating-point addition is not
-/// associative) — O(members of that target), from memory, never from the store.
+/// Cost per member change: O(1) (a few dictionary updates, and for a double an exact addition: ``ExactSum``). Reading
+/// `@count`, a `@sum` or `@avg`, or a quantifier is O(1) — a double sum is the exact sum's nearest double, the same
+/// number however the members came (floating-point addition is not associative); `@min`/`@max` scan the target's
+/// distinct values.
 final class AggregateTable {
     /// The members' values of one attribute, for one target.
     struct Bag {
         var counts: [Value: Int] = [:]
         var nonNull = 0
         var intSum: Int64 = 0
+        /// The exact sum of the double values (made at the first).
+        var doubleSum: ExactSum?
 
         mutating func add(_ v: Value, _ sign: Int) {
             guard !v.isNull else { return }
             nonNull += sign
-            if case .int(let i) = v { intSum = sign > 0 ? intSum &+ i : intSum &- i }
+            switch v {
+            case .int(let i): intSum = sign > 0 ? intSum &+ i : intSum &- i
+            case .double(let d):
+                if doubleSum == nil { doubleSum = ExactSum() }
+                doubleSum!.add(d, Int64(sign))
+            default: break
+            }
             let n = (counts[v] ?? 0) + sign
             counts[v] = n == 0 ? nil : n
         }
@@ -56,7 +64,7 @@ final class AggregateTable {
         let bag = attribute.flatMap { bags[$0]?[target] } ?? Bag()
         return function.value(type: type, members: Int64(members[target] ?? 0), nonNull: Int64(bag.nonNull), intSum: bag.intSum,
                               intValued: bag.counts.keys.allSatisfy { if case .int = $0 { return true }; return false },
-                              ascendingSum: { Self.orderedSum(bag) },
+                              doubleSum: { bag.doubleSum?.value ?? 0 },
                               least: { bag.counts.keys.min { Value.compare($0, $1) < 0 } ?? .null },
                               greatest: { bag.counts.keys.max { Value.compare($0, $1) < 0 } ?? .null })
     }
@@ -64,20 +72,5 @@ final class AggregateTable {
     /// Whether quantifier `q` holds over the members of `target`.
     func quantifier(_ q: QuantifiedPath, target: ObjectID) -> Bool {
         q.holds(members: Int64(members[target] ?? 0), matching: Int64(matching[q.text]?[target] ?? 0))
-    }
-
-    /// The sum of a bag's values, added one by one in ascending order.
-    private static func orderedSum(_ bag: Bag) -> Double {
-        var total = 0.0
-        for v in bag.counts.keys.sorted(by: { Value.compare($0, $1) < 0 }) {
-            let x: Double
-            switch v {
-            case .int(let i): x = Double(i)
-            case .double(let d): x = d
-            default: continue
-            }
-            for _ in 0..<bag.counts[v]! { total += x }  // bounded: the members of one target
-        }
-        return total
     }
 }

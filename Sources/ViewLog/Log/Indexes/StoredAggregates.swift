@@ -10,16 +10,17 @@ import LMDB
 ///
 /// ```
 /// state:  prefix | 's' | u8 table | target id (KeyEncoding)
-///         → i64 members | per attribute: i64 non-null, i64 int sum | per quantifier: i64 matching | CRC-32C
+///         → i64 members | per attribute: i64 non-null, i64 int sum[, exact sum: 34 limbs, 3 counts]
+///           | per quantifier: i64 matching | CRC-32C
 /// member: prefix | 'm' | u8 table | u8 attribute | target id | value (KeyEncoding, ascending) | member id
 ///         → CRC-32C of the key
 /// ```
 ///
-/// A table is one inverse the view reads. A target's state record exists while it has members. Member entries are
-/// kept only for the attributes that need them — `@min`/`@max` (the first and last entry of the target's range:
-/// O(log n)) and a double `@sum`/`@avg`, which adds the values in ascending order as ``AggregateTable`` does, so that
-/// it is the same number however the members came (O(members of the target), entries read, no object decoded).
-/// Null values have no entry (aggregates skip them).
+/// A table is one inverse the view reads. A target's state record exists while it has members. A double attribute
+/// that `@sum`/`@avg` read keeps its members' exact sum in the record (``ExactSum``, as ``AggregateTable`` does: the
+/// same bits however the members came), moved in O(1) by each member's change. Member entries are kept only for the
+/// attributes `@min`/`@max` read: the first and last entry of the target's range, O(log n). Null values have no entry
+/// (aggregates skip them).
 struct StoredAggregates {
     /// One inverse the view reads, and what it keeps per target.
     struct Table {
@@ -30,14 +31,20 @@ struct StoredAggregates {
         let attributes: [Attribute]
         /// Per attribute: whether `@min` or `@max` reads it.
         let minMax: [Bool]
-        /// Per attribute: whether a double `@sum` or `@avg` reads it (then its sum walks the member entries).
-        let orderedSum: [Bool]
+        /// Per attribute: whether a double `@sum` or `@avg` reads it (then the record keeps its exact sum).
+        let exactSum: [Bool]
         let quantifiers: [QuantifiedPath]
         /// The members' attributes whose change can change a target's state: the relationship, the aggregated
         /// attributes and the quantified ones.
         let read: Set<String>
 
-        func hasEntries(_ a: Int) -> Bool { minMax[a] || orderedSum[a] }
+        func hasEntries(_ a: Int) -> Bool { minMax[a] }
+
+        /// The words of a state record: members, two per attribute and an exact sum's per attribute that keeps one,
+        /// one per quantifier.
+        var recordWords: Int {
+            1 + 2 * attributes.count + exactSum.filter { $0 }.count * (ExactSum.limbCount + 3) + quantifiers.count
+        }
     }
 
     /// One target's state: the state record, and from the member entries what the view's aggregates read of them.
@@ -46,18 +53,25 @@ struct StoredAggregates {
         var nonNull: [Int64]
         var intSum: [Int64]
         var matching: [Int64]
-        /// Per attribute (when it has member entries): the least and greatest value, and the ascending sum.
+        /// Per attribute: the exact sum of its double values (when a double `@sum`/`@avg` reads it), from the record;
+        /// the least and greatest value (when it has member entries), from them.
+        var sum: [ExactSum?]
         var min: [Value]
         var max: [Value]
-        var sum: [Double]
 
-        init(attributes: Int, quantifiers: Int) {
-            nonNull = Array(repeating: 0, count: attributes)
-            intSum = Array(repeating: 0, count: attributes)
-            matching = Array(repeating: 0, count: quantifiers)
-            min = Array(repeating: .null, count: attributes)
-            max = Array(repeating: .null, count: attributes)
-            sum = Array(repeating: 0, count: attributes)
+        init(_ table: Table) {
+            nonNull = Array(repeating: 0, count: table.attributes.count)
+            intSum = Array(repeating: 0, count: table.attributes.count)
+            matching = Array(repeating: 0, count: table.quantifiers.count)
+            sum = table.exactSum.map { $0 ? ExactSum() : nil }
+            min = Array(repeating: .null, count: table.attributes.count)
+            max = Array(repeating: .null, count: table.attributes.count)
+        }
+
+        /// Whether it holds nothing a member adds (the state of a target without members).
+        var isEmpty: Bool {
+            members == 0 && nonNull.allSatisfy { $0 == 0 } && matching.allSatisfy { $0 == 0 }
+                && sum.allSatisfy { $0?.isZero ?? true }
         }
     }
 
@@ -73,7 +87,7 @@ struct StoredAggregates {
     init?(viewPrefix: [UInt8], paths: [KeyPath], quantified: [QuantifiedPath], schema: Schema) {
         var order: [InverseRelationship] = []
         var attributes: [InverseRelationship: [String]] = [:]
-        var minMax: [InverseRelationship: Set<String>] = [:], ordered: [InverseRelationship: Set<String>] = [:]
+        var minMax: [InverseRelationship: Set<String>] = [:], exact: [InverseRelationship: Set<String>] = [:]
         for p in paths {
             guard case let .aggregate(function, inverse, attribute) = p.tail else { continue }
             if attributes[inverse] == nil {
@@ -86,7 +100,7 @@ struct StoredAggregates {
             case .min, .max: minMax[inverse, default: []].insert(attribute)
             case .sum, .avg:
                 if schema.entities[inverse.source]?.attribute(named: attribute)?.type == .double {
-                    ordered[inverse, default: []].insert(attribute)
+                    exact[inverse, default: []].insert(attribute)
                 }
             case .count: break
             }
@@ -102,7 +116,7 @@ struct StoredAggregates {
             let quantifiers = quantified.filter { $0.inverse == inverse }
             return Table(inverse: inverse, source: source, attributes: names.map { source.attribute(named: $0)! },
                          minMax: names.map { minMax[inverse]?.contains($0) ?? false },
-                         orderedSum: names.map { ordered[inverse]?.contains($0) ?? false },
+                         exactSum: names.map { exact[inverse]?.contains($0) ?? false },
                          quantifiers: quantifiers,
                          read: Set([inverse.relationship] + names).union(quantifiers.flatMap(\.memberAttributes)))
         }
@@ -133,7 +147,7 @@ struct StoredAggregates {
         return k
     }
 
-    /// The value of a state record: its counts, then the CRC-32C of key and payload.
+    /// The value of a state record: its counts and exact sums, then the CRC-32C of key and payload.
     static func stateValue(_ s: TargetState, key: [UInt8]) -> [UInt8] {
         var payload: [UInt8] = []
         payload.reserveCapacity(8 * (1 + 2 * s.nonNull.count + s.matching.count) + 4)
@@ -142,6 +156,7 @@ struct StoredAggregates {
         for a in s.nonNull.indices {
             put(s.nonNull[a])
             put(s.intSum[a])
+            for word in s.sum[a]?.words ?? [] { put(Int64(bitPattern: word)) }
         }
         for m in s.matching { put(m) }
         let crc = CRC32C.checksum(payload, seed: CRC32C.checksum(key))
@@ -153,7 +168,7 @@ struct StoredAggregates {
     /// checksum). Total.
     func readState(_ value: UnsafeRawBufferPointer, key: [UInt8], table t: Int, into s: inout TargetState) -> Bool {
         let table = tables[t]
-        let words = 1 + 2 * table.attributes.count + table.quantifiers.count
+        let words = table.recordWords
         guard value.count == 8 * words + 4 else { return false }
         func word(_ i: Int) -> Int64 { Int64(littleEndian: value.loadUnaligned(fromByteOffset: 8 * i, as: Int64.self)) }
         let crc = UInt32(littleEndian: value.loadUnaligned(fromByteOffset: 8 * words, as: UInt32.self))
@@ -161,11 +176,17 @@ struct StoredAggregates {
             return false
         }
         s.members = word(0)
+        var i = 1
         for a in table.attributes.indices {
-            s.nonNull[a] = word(1 + 2 * a)
-            s.intSum[a] = word(2 + 2 * a)
+            s.nonNull[a] = word(i)
+            s.intSum[a] = word(i + 1)
+            i += 2
+            if table.exactSum[a] {
+                s.sum[a] = ExactSum(words: (i..<(i + ExactSum.limbCount + 3)).map { UInt64(bitPattern: word($0)) })
+                i += ExactSum.limbCount + 3
+            }
         }
-        for q in table.quantifiers.indices { s.matching[q] = word(1 + 2 * table.attributes.count + q) }
+        for q in table.quantifiers.indices { s.matching[q] = word(i + q) }
         return true
     }
 
@@ -189,7 +210,11 @@ struct StoredAggregates {
             let v = values[attribute.name] ?? .null
             guard !v.isNull else { continue }
             s.nonNull[a] += sign
-            if case .int(let i) = v { s.intSum[a] = sign > 0 ? s.intSum[a] &+ i : s.intSum[a] &- i }
+            switch v {
+            case .int(let i): s.intSum[a] = sign > 0 ? s.intSum[a] &+ i : s.intSum[a] &- i
+            case .double(let d): s.sum[a]?.add(d, sign)
+            default: break
+            }
         }
         for (q, quantifier) in table.quantifiers.enumerated() where quantifier.member?.evaluate(values, id: .int(0)) == true {
             s.matching[q] += sign
@@ -198,8 +223,8 @@ struct StoredAggregates {
 
     // MARK: - Reading
 
-    /// The state of the target `named` in table `t` at the head in `txn`, or at a position below it: its record (zero counts
-    /// without one) and, for the attributes with member entries, their least, greatest and ascending sum. `moved` are
+    /// The state of the target `named` in table `t` at the head in `txn`, or at a position below it: its record (zero
+    /// counts without one) and, for the attributes with member entries, their least and greatest. `moved` are
     /// the members of the table's entity that differ between the head (`before`) and that position (`after`), from a
     /// delta from the head (empty: the head itself): each leaves the counts and entries it has at the head and joins
     /// with its values there, as ``apply(_:db:in:)`` would have written them — a walk of `moved` and of at most
@@ -208,7 +233,7 @@ struct StoredAggregates {
     func state(_ t: Int, _ named: ObjectID, db: LMDBDatabase, in txn: LMDBTransaction,
                moved: [ObjectDelta] = []) throws -> TargetState {
         let table = tables[t]
-        var s = TargetState(attributes: table.attributes.count, quantifiers: table.quantifiers.count)
+        var s = TargetState(table)
         let key = stateKey(t, named)
         if let value = try key.withUnsafeBytes({ try txn.value(db, for: $0) }) {
             guard readState(value, key: key, table: t, into: &s) else { throw damaged("the state of \(named.json.text)") }
@@ -234,8 +259,8 @@ struct StoredAggregates {
         return s
     }
 
-    /// The least, greatest and (for a double `@sum`/`@avg`) ascending sum of attribute `a` of `target`'s members:
-    /// its member entries but `skipped`, and the values `joined` (ascending).
+    /// The least and greatest value of attribute `a` of `target`'s members: its member entries but `skipped`, and the
+    /// values `joined` (ascending).
     private func entries(_ t: Int, _ a: Int, _ attribute: Attribute, _ target: ObjectID, skipping skipped: Set<[UInt8]>,
                          joining joined: [Value], db: LMDBDatabase, in txn: LMDBTransaction,
                          into s: inout TargetState) throws {
@@ -250,31 +275,6 @@ struct StoredAggregates {
         }
         func isSkipped(_ e: LMDBCursor.Entry) -> Bool { !skipped.isEmpty && skipped.contains(Array(e.key)) }
         let less = { (x: Value, y: Value) in Value.compare(x, y) < 0 }
-        if tables[t].orderedSum[a] {
-            // Ascending, one by one: the sum ``AggregateTable`` makes. Bounded by the target's members.
-            var total = 0.0, first: Value?, last: Value = .null, next = 0
-            func add(_ v: Value) {
-                switch v {
-                case .int(let i): total += Double(i)
-                case .double(let d): total += d
-                default: break
-                }
-                if first == nil { first = v }
-                last = v
-            }
-            try txn.scan(db, prefix: members) { e in
-                guard !isSkipped(e) else { return .next }
-                let v = try value(e)
-                while next < joined.count, less(joined[next], v) { add(joined[next]); next += 1 }
-                add(v)
-                return .next
-            }
-            while next < joined.count { add(joined[next]); next += 1 }
-            s.sum[a] = total
-            s.min[a] = first ?? .null
-            s.max[a] = last
-            return
-        }
         // The first entry not skipped from each end: at most `skipped.count + 1` entries read per end.
         var least: Value = .null, greatest: Value = .null
         try txn.scan(db, from: .after(members)) { e in
@@ -299,10 +299,10 @@ struct StoredAggregates {
     /// as ``AggregateTable/aggregate(_:of:type:target:)`` gives it.
     func aggregate(_ function: KeyPath.Aggregate, table t: Int, attribute a: Int?, type: AttributeType, _ s: TargetState) -> Value {
         guard let a else { return function.value(type: type, members: s.members, nonNull: 0, intSum: 0, intValued: true,
-                                                 ascendingSum: { 0 }, least: { .null }, greatest: { .null }) }
+                                                 doubleSum: { 0 }, least: { .null }, greatest: { .null }) }
         return function.value(type: type, members: s.members, nonNull: s.nonNull[a], intSum: s.intSum[a],
                               intValued: tables[t].attributes[a].type == .int,
-                              ascendingSum: { s.sum[a] }, least: { s.min[a] }, greatest: { s.max[a] })
+                              doubleSum: { s.sum[a]?.value ?? 0 }, least: { s.min[a] }, greatest: { s.max[a] })
     }
 
     /// A member entry longer than LMDB's key limit (a long string aggregated by `@min`/`@max`): the view is not
@@ -358,7 +358,7 @@ struct StoredAggregates {
             }
             for (target, s) in states.sorted(by: { $0.key < $1.key }) {
                 let key = stateKey(t, target)
-                guard s.members >= 0, s.members > 0 || (s.nonNull.allSatisfy { $0 == 0 } && s.matching.allSatisfy { $0 == 0 }) else {
+                guard s.members >= 0, s.members > 0 || s.isEmpty else {
                     throw damaged("the state of \(target.json.text)")
                 }
                 if s.members == 0 {
@@ -384,7 +384,7 @@ struct StoredAggregates {
             try store.forEachHeadObject(of: source.name, reading: reading, in: txn) { id, fetched in
                 let values = fetched.objectValues
                 guard let target = target(of: values, table: t) else { return }
-                count(values, table: t, sign: 1, into: &states[target, default: TargetState(attributes: table.attributes.count, quantifiers: table.quantifiers.count)])
+                count(values, table: t, sign: 1, into: &states[target, default: TargetState(table)])
                 for (a, attribute) in table.attributes.enumerated() where table.hasEntries(a) {
                     let v = values[attribute.name] ?? .null
                     if !v.isNull { members.append(memberKey(t, a, target, v, id)) }

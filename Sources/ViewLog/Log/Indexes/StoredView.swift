@@ -59,8 +59,12 @@ struct StoredView {
         aggregates = StoredAggregates(viewPrefix: prefix, paths: paths, quantified: quantified, schema: schema)
         // `include` names paths the rows carry (and whose aggregate state is kept) but that order nothing: named only
         // when present, so that a view without one keeps the signature it had.
+        // A double `@sum`/`@avg` keeps an exact sum in its targets' state records (session 17; before, it walked
+        // member entries): named, so that state of the older layout is built again, never read.
+        let exactSums = aggregates?.tables.contains { $0.exactSum.contains(true) } == true
         let parts = [Self.signatureVersion, definition.entity, definition.predicate ?? "", definition.sort ?? "",
                      definition.sectionKey ?? ""] + (request.includes.isEmpty ? [] : [request.includes.joined(separator: ",")])
+            + (exactSums ? ["exact sums"] : [])
         signature = Array(parts.joined(separator: "\u{0}").utf8)
     }
 
@@ -179,7 +183,7 @@ struct StoredView {
         value.count == 4 && value.elementsEqual(rowValue(of: key))
     }
 
-    private static func checksumBytes(_ crc: UInt32) -> [UInt8] {
+    static func checksumBytes(_ crc: UInt32) -> [UInt8] {
         [UInt8(truncatingIfNeeded: crc), UInt8(truncatingIfNeeded: crc >> 8),
          UInt8(truncatingIfNeeded: crc >> 16), UInt8(truncatingIfNeeded: crc >> 24)]
     }
