@@ -4,7 +4,7 @@
 /// member's change, and the in-memory tables and the stored state give the same bits, without keeping or walking the
 /// members' values.
 ///
-/// Every finite double is an integer multiple of 2⁻¹⁰⁷⁴ below 2¹⁰²⁴; the sum of at most 2⁶³ of them fits in 2¹⁶²
+/// Every finite double is an integer multiple of 2⁻¹⁰⁷⁴ below 2¹⁰²⁴; the sum of at most 2⁶³ of them fits in 2,162
 /// bits plus a sign: ``limbCount`` 64-bit limbs in two's complement, least significant first. Infinities and NaNs
 /// (which stored objects never hold: inserts refuse them) are counted apart, and give the IEEE result.
 struct ExactSum: Equatable, Sendable {
@@ -52,28 +52,18 @@ struct ExactSum: Equatable, Sendable {
         // m · 2^offset spans at most two limbs (53 + 63 bits).
         let low = m << UInt64(offset)
         let high = offset == 0 ? 0 : m >> UInt64(64 - offset)
-        if negative { subtract(low, high, at: limb) } else { add(low, high, at: limb) }
+        add(low, high, at: limb, subtracting: negative)
     }
 
-    private mutating func add(_ low: UInt64, _ high: UInt64, at limb: Int) {
+    /// Adds (or subtracts) `high · 2⁶⁴ + low` at limb `limb`, carrying (borrowing) up to the top limb.
+    private mutating func add(_ low: UInt64, _ high: UInt64, at limb: Int, subtracting: Bool) {
+        let step = subtracting ? Self.subtracting : Self.adding
         var carry: UInt64
-        (limbs[limb], carry) = Self.adding(limbs[limb], low, 0)
+        (limbs[limb], carry) = step(limbs[limb], low, 0)
         var i = limb + 1
         var next = high
         while i < Self.limbCount, next != 0 || carry != 0 {  // bounded: limbCount
-            (limbs[i], carry) = Self.adding(limbs[i], next, carry)
-            next = 0
-            i += 1
-        }
-    }
-
-    private mutating func subtract(_ low: UInt64, _ high: UInt64, at limb: Int) {
-        var borrow: UInt64
-        (limbs[limb], borrow) = Self.subtracting(limbs[limb], low, 0)
-        var i = limb + 1
-        var next = high
-        while i < Self.limbCount, next != 0 || borrow != 0 {  // bounded: limbCount
-            (limbs[i], borrow) = Self.subtracting(limbs[i], next, borrow)
+            (limbs[i], carry) = step(limbs[i], next, carry)
             next = 0
             i += 1
         }
