@@ -3,6 +3,7 @@
 
 Standard library only. Usage: bench-report-render.py REPORT.json MACHINE.json SUITE.txt RESULTS.md PLOT.svg [CLI.json]
 """
+import datetime
 import json
 import math
 import os
@@ -71,7 +72,10 @@ out = []
 w = out.append
 
 w("# ViewLog benchmarks — results\n")
-w(f"Produced by `{m['command'].strip()}` in one run ({r['seconds'] / 60:.1f} min), {m['started']} → {m['finished']}. "
+# The whole run's minutes, from its start and end (the report's own `seconds` are the in-process benchmarks' alone).
+_span = datetime.datetime.fromisoformat(m["finished"].replace("Z", "+00:00")) - datetime.datetime.fromisoformat(m["started"].replace("Z", "+00:00"))
+w(f"Produced by `{m['command'].strip()}` in one run ({_span.total_seconds() / 60:.1f} min; the in-process benchmarks "
+  f"{r['seconds'] / 60:.1f} min), {m['started']} → {m['finished']}. "
   "Every figure is the **median** of repeated operations (p10–p90 in the JSON); each benchmark ran beside its peer in the "
   "same process, interleaved in rounds, so both saw the same machine load. Do not edit by hand: rerun `tools/bench-report`.\n")
 w("## Machine\n")
