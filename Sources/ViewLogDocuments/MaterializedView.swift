@@ -108,21 +108,23 @@ package final class MaterializedView: ContextObserver {
     package var observedEntity: String? { entity.name }
 
     /// The live controller of `request` when it is over key paths, and the values of its rows: opened from the stored
-    /// window of its named view when the context is at the head (``ResultsController/holdsStoredPathWindow``: the
-    /// window's rows alone, `true` last), built in memory otherwise. `nil` for a request without key paths.
+    /// rows of its named view when the context is at the head or close below it (``ResultsController/holdsStoredPathWindow``,
+    /// ``ResultsController/holdsStoredPathRange``: not the whole view, `true` last), built in memory otherwise. `nil`
+    /// for a request without key paths.
     private static func pathController(of context: Context, _ request: FetchRequest, schema: Schema) throws
         -> (ResultsController, [ObjectID: ObjectValues], Bool)? {
         let (_, paths, quantified) = try schema.viewEntity(of: request)
         guard !paths.isEmpty || !quantified.isEmpty else { return nil }
         let controller = try context.makeResultsController(request)
         var values: [ObjectID: ObjectValues] = [:]
-        if controller.holdsStoredPathWindow {
+        let partial = controller.holdsStoredPathWindow || controller.holdsStoredPathRange
+        if partial {  // the window's objects, each read: not the entity's
             for id in controller.fetchedObjects { values[id] = try context.object(ObjectKey(entity: request.entity, id: id)) }
         } else {
             let members = Set(controller.fetchedObjects)
             for o in try context.objects(of: request.entity) where members.contains(o.id) { values[o.id] = o.values }
         }
-        return (controller, values, controller.holdsStoredPathWindow)
+        return (controller, values, partial)
     }
 
     package func context(_ context: Context, didMoveWith delta: Delta) {

@@ -196,6 +196,20 @@ import ViewLogDocuments
         #expect(a == b && !a.rowChanges.isEmpty)
         #expect(try stored.jsonText() == memory.jsonText())
         #expect(!stored.controller.holdsStoredPathWindow, "the whole view since the move")
+
+        // Made below the head (the head moved on before the view was made): the window and the rows changed since,
+        // their values read one by one, exact up to the head.
+        try store.append([.update(entity: "Employee", id: .int(4), values: ["height": .int(190)])], author: "t")  // moves department 1 after 2
+        try store.append([.update(entity: "Department", id: .int(3), values: ["name": "c"])], author: "t")
+        let below = try store.head - 2
+        let range = try MaterializedView(store: store, selection: ViewSelection(view: "headcount"), at: below)
+        let inMemory = try MaterializedView(store: store, selection: adHoc, at: below)
+        #expect(range.controller.holdsStoredPathRange && !inMemory.controller.holdsStoredPathRange)
+        #expect(try range.jsonText() == inMemory.jsonText())
+        let (c, beforeC) = try range.move(to: try store.head)
+        let (d, beforeD) = try inMemory.move(to: try store.head)
+        #expect(c == d && beforeC == beforeD && !c.rowChanges.isEmpty)
+        #expect(try range.jsonText() == inMemory.jsonText())
     }
 
     @Test func theBufferKeepsOrderAndRefusesPastCapacity() async {
