@@ -63,7 +63,7 @@ final class AggregateTable {
     func aggregate(_ function: KeyPath.Aggregate, of attribute: String?, type: AttributeType, target: ObjectID) -> Value {
         let bag = attribute.flatMap { bags[$0]?[target] } ?? Bag()
         return function.value(type: type, members: Int64(members[target] ?? 0), nonNull: Int64(bag.nonNull), intSum: bag.intSum,
-                              intValued: bag.counts.keys.allSatisfy { if case .int = $0 { return true }; return false },
+                              intValued: bag.doubleSum == nil,
                               doubleSum: { bag.doubleSum?.value ?? 0 },
                               least: { bag.counts.keys.min { Value.compare($0, $1) < 0 } ?? .null },
                               greatest: { bag.counts.keys.max { Value.compare($0, $1) < 0 } ?? .null })

@@ -244,6 +244,7 @@ extension Context {
         }
         do {
             let changes = !delta.objects.isEmpty || delta.schemaChange != nil
+            var partial = holdsStoredPathWindow
             if let range = relational.storedRange, changes {
                 // Within its range, the rows held and the stored state answer; out of it (or when the store no longer
                 // holds the view), the whole view is taken below.
@@ -252,10 +253,9 @@ extension Context {
                     return
                 }
                 relational.storedRange = nil
-                relational.pathValues = [:]
-                holdsStoredPathWindow = true
+                partial = true
             }
-            if holdsStoredPathWindow, changes {
+            if partial, changes {
                 // The whole view at the move's start, unreported: the window's rows are its first rows. (A move that
                 // changes nothing — `processPendingChanges` with nothing staged, as every controller made does —
                 // leaves the window as it is.)

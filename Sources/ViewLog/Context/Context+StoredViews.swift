@@ -145,10 +145,8 @@ extension Context {
         let position = self.position
         let plan = try ViewPlan(request, for: entity)
         let made = try store.perform(read: true) { txn -> [(ObjectID, ObjectValues)]? in
-            let head = try store.head(in: txn)
-            guard head >= position, head - position <= transactionsMax,
-                  try store.schema(at: UInt64.max, in: txn) == schema,
-                  let view = try store.storedView(named: name, schema: schema, showing: request, in: txn) else { return nil }
+            guard let (view, head) = try store.storedView(named: name, schema: schema, showing: request, near: position,
+                                                          transactionsMax: transactionsMax, in: txn) else { return nil }
             // Every object of the entity a transaction after p touched (also one changed and changed back).
             var touched = Set<ObjectID>()
             for t in try store.readTransactions(txn, from: position + 1, through: head) {

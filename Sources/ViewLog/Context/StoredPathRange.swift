@@ -55,9 +55,16 @@ final class StoredPathRange {
     /// state; `nil` when the store no longer holds the view for the schema (a schema change, the view dropped or
     /// stale).
     func source(at position: UInt64, in txn: LMDBTransaction) throws -> (lookup: PathLookup, aggregates: StoredAggregateReader)? {
-        let head = try store.head(in: txn)
-        guard head >= high, let db = store.viewsDB, try store.schema(at: UInt64.max, in: txn) == schema,
-              let view = try store.storedView(named: name, schema: schema, showing: request, in: txn) else { return nil }
+        guard let (view, head) = try store.storedView(named: name, schema: schema, showing: request, near: high, in: txn) else {
+            return nil
+        }
+        return try source(at: position, view: view, head: head, in: txn)
+    }
+
+    /// ``source(at:in:)`` from `view`, found in `txn` with its `head`.
+    func source(at position: UInt64, view: StoredView, head: UInt64,
+                in txn: LMDBTransaction) throws -> (lookup: PathLookup, aggregates: StoredAggregateReader)? {
+        guard let db = store.viewsDB else { return nil }
         let delta = try store.delta(from: head, to: position, entities: entities, in: txn)
         var there: [ObjectKey: ObjectValues?] = [:]
         for d in delta.objects { there[d.key] = .some(d.after) }
@@ -112,17 +119,16 @@ extension Context {
         let relational = RelationalView(paths: paths, quantified: quantified)
         let entities = relational.entitiesRead.union([viewEntity.name])
         let made = try store.perform(read: true) { txn -> (StoredPathRange, [(ObjectID, ObjectValues)], [ObjectID: ObjectValues])? in
-            let head = try store.head(in: txn)
-            guard head >= position, head - position <= transactionsMax, let refs = store.refsDB,
-                  try store.schema(at: UInt64.max, in: txn) == schema,
-                  let view = try store.storedView(named: name, schema: schema, showing: request, in: txn) else { return nil }
-            guard let touched = try touchedRows(after: position, through: head, relational: relational, entity: viewEntity.name,
+            guard let refs = store.refsDB,
+                  let (view, head) = try store.storedView(named: name, schema: schema, showing: request, near: position,
+                                                          transactionsMax: transactionsMax, in: txn),
+                  let touched = try touchedRows(after: position, through: head, relational: relational, entity: viewEntity.name,
                                                 entities: entities, refs: refs, in: txn) else { return nil }
             let range = StoredPathRange(store: store, name: name, request: request, schema: schema, entity: viewEntity,
                                         entities: entities, low: position, high: head, touched: touched)
             // The first rows of the window untouched since, in view order.
             let ids = try store.storedRowIDs(of: view, limit: request.offset + limit, skipping: touched, in: txn)
-            guard let (lookup, aggregates) = try range.source(at: position, in: txn) else { return nil }
+            guard let (lookup, aggregates) = try range.source(at: position, view: view, head: head, in: txn) else { return nil }
             var rows: [(ObjectID, ObjectValues)] = [], values: [ObjectID: ObjectValues] = [:]
             rows.reserveCapacity(ids.count + touched.count)
             for id in ids + touched.sorted() {

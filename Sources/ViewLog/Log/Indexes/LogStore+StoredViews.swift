@@ -130,6 +130,17 @@ extension LogStore {
         return view
     }
 
+    /// ``storedView(named:schema:showing:in:)`` for a controller opened at `position` from the view's rows at the head,
+    /// and the head in `txn`: `nil` unless the head is at or above `position` by at most `transactionsMax` transactions
+    /// and the schema at the head is still `schema`.
+    func storedView(named name: String, schema: Schema, showing request: FetchRequest, near position: UInt64,
+                    transactionsMax: UInt64 = .max, in txn: LMDBTransaction) throws -> (view: StoredView, head: UInt64)? {
+        let head = try self.head(in: txn)
+        guard head >= position, head - position <= transactionsMax, try self.schema(at: UInt64.max, in: txn) == schema,
+              let view = try storedView(named: name, schema: schema, showing: request, in: txn) else { return nil }
+        return (view, head)
+    }
+
     /// Calls `body` with the ids of the rows of `view` from rank `offset` on, in view order, until it returns
     /// `false` or the rows end: O(log n + offset) to the first. Every entry read is checked against its checksum.
     /// - Throws: ``StoreError/corrupt(seq:reason:)`` for a damaged entry.

@@ -253,14 +253,13 @@ struct StoredAggregates {
                 }
                 if target(of: d.after, table: t) == named, let v = d.after?[attribute.name], !v.isNull { joined.append(v) }
             }
-            joined.sort { Value.compare($0, $1) < 0 }
             try entries(t, a, attribute, named, skipping: skipped, joining: joined, db: db, in: txn, into: &s)
         }
         return s
     }
 
     /// The least and greatest value of attribute `a` of `target`'s members: its member entries but `skipped`, and the
-    /// values `joined` (ascending).
+    /// values `joined`.
     private func entries(_ t: Int, _ a: Int, _ attribute: Attribute, _ target: ObjectID, skipping skipped: Set<[UInt8]>,
                          joining joined: [Value], db: LMDBDatabase, in txn: LMDBTransaction,
                          into s: inout TargetState) throws {
@@ -289,8 +288,8 @@ struct StoredAggregates {
             greatest = try value(e)
             return .stop
         }
-        if let j = joined.first, least.isNull || less(j, least) { least = j }
-        if let j = joined.last, greatest.isNull || less(greatest, j) { greatest = j }
+        if let j = joined.min(by: less), least.isNull || less(j, least) { least = j }
+        if let j = joined.max(by: less), greatest.isNull || less(greatest, j) { greatest = j }
         s.min[a] = least
         s.max[a] = greatest
     }
