@@ -92,6 +92,8 @@ let package = Package(
         .testTarget(name: "ViewLogTests", dependencies: ["ViewLog", "ViewLogTesting", "TestSupport"],
                     exclude: ["V1Store", "V2StoreBeforeCheckpoints"]),
         .testTarget(name: "ViewLogTestingTests", dependencies: ["ViewLogTesting", "TestSupport"]),
+        // The documents and the follow loop the CLI and the server share.
+        .testTarget(name: "ViewLogDocumentsTests", dependencies: ["ViewLogDocuments", "ViewLog", "TestSupport"]),
         // Replication against nats-server processes on loopback (Tests/TestSupport/NATSServers.swift).
         .testTarget(name: "ViewLogReplicationTests", dependencies: ["ViewLogReplication", "ViewLog", "CNATS", "TestSupport"]),
         // The server in process (HummingbirdTesting) and on a socket (WebSocket, SSE), against the built `viewlog`.

@@ -147,40 +147,24 @@ extension ViewLogServer {
         }
     }
 
-    /// Follows the head for `watch`: puts the query document, then one diff document per batch that changes the
-    /// view into `buffer`, each diff starting where the document before it ended. When the subscriber is too far
-    /// behind, everything unsent is replaced by `{"reload": true}` and a fresh query document, and the diffs go on
-    /// from it. An error (the store removed) is the last document, as `{"error": …}`.
+    /// Follows the head for `watch` through the CLI's follow loop (``ViewFollower``): puts the query document, then
+    /// each change set's diff document into `buffer`. When the subscriber is too far behind, everything unsent is
+    /// replaced by `{"reload": true}` and a fresh query document, and the diffs go on from it. An error (the store
+    /// removed) is the last document, as `{"error": …}`.
     /// `handled` is told each head the view has been moved to and its document queued (for tests).
     static func produce(_ watch: WatchRequest, store: LogStore, into buffer: WatchBuffer,
                         handled: (@Sendable (UInt64) -> Void)? = nil) async {
         defer { buffer.finish() }
         do {
             let start = try store.head
-            let view = try MaterializedView(store: store, selection: watch.selection, at: start)
-            guard buffer.push(try view.jsonText()) else { return }
+            let follower = try ViewFollower(store: store, selection: watch.selection, at: start)
+            guard buffer.push(try follower.view.jsonText()) else { return }
             handled?(start)
-            if watch.count == 0 { return }
-            var sent = 0
-            // As `watch --json`: batches that did not change the view are folded into the next one that does
-            // (their change set is empty, so the composition is exact).
-            var lastSent = start
-            for try await head in store.headUpdates() {
-                if Task.isCancelled { return }
-                guard head > view.controller.position else { continue }
-                var (changes, _) = try view.move(to: head)
-                guard !changes.isEmpty else {
-                    handled?(head)
-                    continue
+            try await follower.follow(store, count: watch.count, handled: handled) { step in
+                if !buffer.push(step.changes.json(includeSeq: watch.includeSeq).text) {
+                    // The fresh query document is at the view's position, where the next change set starts.
+                    buffer.restart(with: [reloadDocument, try follower.view.jsonText()])
                 }
-                changes.from = lastSent
-                lastSent = changes.to
-                if !buffer.push(changes.json(includeSeq: watch.includeSeq).text) {
-                    buffer.restart(with: [reloadDocument, try view.jsonText()])
-                }
-                sent += 1
-                handled?(head)
-                if let count = watch.count, sent >= count { return }
             }
         } catch {
             let e = ServerError.from(error)

@@ -41,10 +41,8 @@ struct WatchCommand: AsyncParsableCommand {
         let store = try storeArgument.open()
         let follower = try ReplicaFollower.startIfReplica(store)
         defer { follower?.cancel() }
-        let start = try store.head
-        // A windowed named view starts from its stored rows (DESIGN §11), and pulls the rows a move needs from them.
-        let materialized = try MaterializedView(storedWindowOf: store, selection: view.selection, at: start, following: true)
-            ?? MaterializedView(store: store, selection: view.selection, at: start)
+        let views = try ViewFollower(store: store, selection: view.selection, at: try store.head)
+        let materialized = views.view
         if format.json {
             try materialized.printJSON()
         } else {
@@ -54,48 +52,22 @@ struct WatchCommand: AsyncParsableCommand {
         if count == 0 { return }
         // The loop runs as a task of its own that Ctrl-C cancels: it ends after the change set it is printing,
         // so the output is whole documents, and `Main` flushes it. Nothing else writes while it runs.
-        let loop = Task { [self] in try await follow(store, materialized, from: start) }
+        let loop = Task { [self] in
+            try await views.follow(store, count: count) { step in
+                if format.json {
+                    Output.standard.line(step.changes.json(includeSeq: seq).text)
+                } else {
+                    for line in DiffText.lines(step.changes, before: step.before, after: materialized.valuesWithPaths,
+                                               entity: materialized.entity) {
+                        Output.standard.line(line)
+                    }
+                }
+                Output.standard.flush()
+            }
+        }
         let interrupt = WatchCommand.cancelOnInterrupt(loop)
         defer { for source in interrupt { source.cancel() } }
         try await loop.value
-    }
-
-    /// Prints one change set per batch of new transactions that changes the view, until `--count` change sets,
-    /// cancellation, or an error (the store removed: ``StoreError/notAStore(path:reason:)``).
-    private func follow(_ store: LogStore, _ materialized: MaterializedView, from start: UInt64) async throws {
-        var printed = 0
-        // Each change set printed starts where the document before it ended, so the documents chain: batches
-        // that did not change the view are folded into the next one that does, and the output does not depend
-        // on how appends fall into notifications: each document is the one `diff --from --to` prints.
-        var lastPrinted = start
-        for try await head in store.headUpdates() {
-            if Task.isCancelled { return }
-            let position = materialized.controller.position
-            guard head > position else { continue }
-            var (changes, before) = try materialized.move(to: head)
-            guard !changes.isEmpty else { continue }
-            if lastPrinted < position {
-                // Batches were folded since the last document: this one is computed again over the whole span
-                // (lastPrinted, head], back to where the last document ended (the view there is the view at
-                // `position`) and forward, so it is the document `diff --from lastPrinted --to head` prints. A
-                // row's `seq` is the last transaction of the span that touched it (DESIGN §5): a row inserted
-                // outside a window by a folded batch and entering it now was touched by that batch, not this one.
-                _ = try materialized.move(to: lastPrinted)
-                (changes, before) = try materialized.move(to: head)
-            }
-            changes.from = lastPrinted
-            lastPrinted = changes.to
-            if format.json {
-                Output.standard.line(changes.json(includeSeq: seq).text)
-            } else {
-                for line in DiffText.lines(changes, before: before, after: materialized.valuesWithPaths, entity: materialized.entity) {
-                    Output.standard.line(line)
-                }
-            }
-            Output.standard.flush()
-            printed += 1
-            if let count, printed >= count { return }
-        }
     }
 
     /// Ctrl-C (SIGINT) or SIGTERM cancels `task` (which then ends what it is doing and returns; the command

@@ -1,0 +1,71 @@
+@_spi(Engine) import ViewLog
+
+/// The one follow loop of `watch` (DESIGN §7) and the server's watch (DESIGN §12): a view opened at a position, then
+/// one change set per batch of new transactions that changes it.
+///
+/// Its contract, the same for every consumer: every change set it gives is the `diff --from F --to T` change set of
+/// its own `from` and `to` (the seq of each row included), each starts where the one before ended (the first where the
+/// view was opened), and batches that do not change the view are folded into the next one that does. Consumers only
+/// render: the CLI prints JSON or text, the server sends the JSON text.
+package final class ViewFollower {
+    /// The view, at the position the last change set ended (or where it was opened).
+    package let view: MaterializedView
+    /// Where the next change set starts: the `to` of the last one given, or the position the view was opened at.
+    package private(set) var position: UInt64
+
+    /// One batch that changed the view: the change set from where the previous one ended, and the values of its rows
+    /// before (for text that shows what changed).
+    package struct Step {
+        package var changes: ChangeSet
+        package var before: [ObjectID: ObjectValues]
+    }
+
+    /// Opens `selection` at `start` (at most the head): a windowed named view from its stored window (DESIGN §11),
+    /// pulling the rows a move needs from it; any other view built in memory.
+    package init(store: LogStore, selection: ViewSelection, at start: UInt64) throws {
+        view = try MaterializedView(storedWindowOf: store, selection: selection, at: start, following: true)
+            ?? MaterializedView(store: store, selection: selection, at: start)
+        position = start
+    }
+
+    /// Moves the view to `head`. The change set from ``position`` to `head` when the view changed (and ``position``
+    /// becomes `head`), `nil` when it did not (the batch is folded into the next change set) or `head` is not past the
+    /// view.
+    package func step(to head: UInt64) throws -> Step? {
+        let moved = view.controller.position
+        guard head > moved else { return nil }
+        var (changes, before) = try view.move(to: head)
+        guard !changes.isEmpty else { return nil }
+        if position < moved {
+            // Batches were folded since the last change set: this one is computed again over the whole span
+            // (position, head], back to where the last one ended (the view there is the view at `moved`: the folded
+            // batches changed nothing it shows) and forward, so that it is the change set `diff --from position --to
+            // head` gives. A row's seq is the last transaction of the span that touched it (DESIGN §5): a row a folded
+            // batch inserted past a window, entering it now, was touched by that batch, not by this one.
+            _ = try view.move(to: position)
+            (changes, before) = try view.move(to: head)
+        }
+        changes.from = position
+        position = changes.to
+        return Step(changes: changes, before: before)
+    }
+
+    /// Follows the store's head (appends of every process, DESIGN §6) and gives each change set to `send`, until
+    /// `count` change sets were given (nil: no end), the task is cancelled, or an error (the store removed:
+    /// ``StoreError/notAStore(path:reason:)``), which it throws. `handled` is told each head the view has been moved
+    /// to, after its change set (if any) was given.
+    package func follow(_ store: LogStore, count: Int? = nil, handled: ((UInt64) -> Void)? = nil,
+                        send: (Step) async throws -> Void) async throws {
+        if let count, count <= 0 { return }
+        var sent = 0
+        for try await head in store.headUpdates() {  // bounded by the consumer: ends when its task is cancelled
+            if Task.isCancelled { return }
+            if let step = try step(to: head) {
+                try await send(step)
+                sent += 1
+            }
+            handled?(head)
+            if let count, sent >= count { return }
+        }
+    }
+}
