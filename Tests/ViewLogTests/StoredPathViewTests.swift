@@ -306,7 +306,7 @@ struct StoredPathViewTests {
                 let range = round % 2 == 0 || min(a, b) == head
                     ? try #require(try context.makeStoredPathRangeController(view: name, request), "\(label)").controller
                     : try context.makeResultsController(request)
-                let touched = try #require(range.relational?.storedRange, "\(label)").touched
+                let touched = try #require(range.storedPathRange, "\(label)").touched
                 #expect(range.rows.count <= request.offset + request.limit! + touched.count, "\(label)")
                 if a > b { try context.move(to: a) }
                 let memoryContext = try Context(store: store, name: "memory", at: a)
@@ -331,13 +331,13 @@ struct StoredPathViewTests {
                 try context.move(to: b)
                 try memoryContext.move(to: b)
                 compare("at b")
-                #expect(range.relational?.storedRange != nil, "moves within the range read the stored state: \(label)")
+                #expect(range.storedPathRange != nil, "moves within the range read the stored state: \(label)")
                 // Out of the range: the whole view at the move's start, then as in memory.
                 let below = min(a, b) - 1 - UInt64.random(in: 0...3, using: &g)
                 try context.move(to: below)
                 try memoryContext.move(to: below)
                 compare("below")
-                if range.relational?.storedRange == nil { wholeAfterwards += 1 }  // unless the move changed nothing
+                if range.storedPathRange == nil { wholeAfterwards += 1 }  // unless the move changed nothing
                 try context.move(to: head)
                 try memoryContext.move(to: head)
                 compare("back at the head")
@@ -386,7 +386,7 @@ struct StoredPathViewTests {
             try context.move(to: head)
             try memoryContext.move(to: head)
             #expect(rangeSets == memorySets, "\(name)")
-            #expect(range.relational?.storedRange != nil)
+            #expect(range.storedPathRange != nil)
             let atHead = try Context(store: store, name: "memory").makeResultsControllerAndObjects(request).controller
             #expect(range.fetchedObjects == atHead.fetchedObjects, "\(name)")
             for id in range.fetchedObjects { #expect(range.pathValues(of: id) == atHead.pathValues(of: id), "\(name)") }

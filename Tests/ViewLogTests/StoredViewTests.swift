@@ -382,7 +382,7 @@ struct StoredWindowControllerTests {
         }
         let context = try Context(store: store, name: "ui")
         let top = try context.makeResultsController(view: "top")  // limit 3, offset 1
-        #expect(top.refill != nil, "opened from the stored rows")
+        #expect(top.holdsStoredWindow, "opened from the stored rows")
         let viewRows = try StoredViewTests.modelRows("top", schema: schema, state: try Self.state(of: context, schema: schema))
         #expect(viewRows.count > 300)
         #expect(top.rows.count <= 4, "holds the window's rows, not the view's \(viewRows.count)")
@@ -390,14 +390,14 @@ struct StoredWindowControllerTests {
         var request = try FetchRequest(schema.views["byN"]!)
         request.limit = 5
         let byN = try context.makeResultsController(request)
-        #expect(byN.refill != nil && byN.rows.count <= 5)
+        #expect(byN.holdsStoredWindow && byN.rows.count <= 5)
         let memory = try context.makeResultsControllerAndObjects(request).controller
         #expect(byN.fetchedObjects == memory.fetchedObjects)
         // Not the view's own request, a view with variables, no limit: built in memory.
         request.predicate = try ViewPredicate("n > 3")
-        #expect(try context.makeResultsController(request).refill == nil)
+        #expect(!(try context.makeResultsController(request).holdsStoredWindow))
         let withVariable = try context.makeResultsController(view: "withVariable", variables: ["min": .int(1)])
-        #expect(withVariable.refill == nil)
+        #expect(!withVariable.holdsStoredWindow)
         // The whole view (no limit) is made from the stored rows' keys: a row taken out of the stored view (as
         // damage would) is missing from it, and from no controller built from the objects.
         let byNStored = StoredView(name: "byN", schema: schema)!
@@ -407,14 +407,14 @@ struct StoredWindowControllerTests {
             _ = try txn.delete(store.viewsDB!, key: first!)
         }
         let whole = try context.makeResultsController(view: "byN")
-        #expect(whole.refill == nil)
+        #expect(!whole.holdsStoredWindow)
         let byNRows = try StoredViewTests.modelRows("byN", schema: schema, state: try Self.state(of: context, schema: schema))
         #expect(whole.fetchedObjects == Array(byNRows.dropFirst()))
         #expect(try context.makeResultsControllerAndObjects(FetchRequest(schema.views["byN"]!)).controller.fetchedObjects == byNRows)
         // An unsaved change of the entity: built in memory (the stored rows are the head's).
         try context.update("Item", id: .int(3), values: ["n": .int(-7)])
         let unsaved = try context.makeResultsController(view: "top")
-        #expect(unsaved.refill == nil)
+        #expect(!unsaved.holdsStoredWindow)
     }
 
     @Test(arguments: [("byN", 2, 0), ("sections", 3, 1), ("top", 1, 4), ("notes", 2, 1), ("byN", 0, 3)])
@@ -433,7 +433,7 @@ struct StoredWindowControllerTests {
         // the whole view.
         let near: UInt64 = (limit + offset) % 2 == 0 ? 2 : 65_536
         let stored = try #require(try context.makeStoredWindowController(view: name, request, transactionsMax: near, following: true)).controller
-        #expect(stored.refill != nil)
+        #expect(stored.holdsStoredWindow)
         let memory = try context.makeResultsControllerAndObjects(request).controller
         // The whole view, made from the stored rows' keys, and built in memory.
         var wholeRequest = request
@@ -493,7 +493,7 @@ struct StoredWindowControllerTests {
             whole.checkInvariants(deep: true)
         }
         #expect(problems.isEmpty, "\(problems)")
-        #expect((stored.refill == nil) == (near == 2), "a move far below the head took the whole view; near ones did not")
+        #expect((!stored.holdsStoredWindow) == (near == 2), "a move far below the head took the whole view; near ones did not")
         _ = (o1, o2, o3, o4)
     }
 }

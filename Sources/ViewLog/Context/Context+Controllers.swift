@@ -159,9 +159,7 @@ extension Context {
     /// The view of `request` at this context's position with its processed changes, for a controller's refetch.
     func refetch(_ controller: ResultsController, _ request: FetchRequest) throws {
         try processPendingChanges()
-        controller.refill = nil  // the whole view from now on
-        controller.holdsStoredPathWindow = false
-        controller.relational?.storedRange = nil
+        controller.source = .whole
         let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
         if !paths.isEmpty || !quantified.isEmpty {
             let relational = RelationalView(paths: paths, quantified: quantified)
@@ -199,7 +197,7 @@ extension Context {
         position = p
         observers.removeAll { $0.observer == nil }
         for case let controller as ResultsController in observers.map(\.observer) {
-            controller.refill = nil  // the whole view from now on
+            controller.source = .whole
             if controller.relational != nil {  // with its path values, from the new position
                 try refetch(controller, controller.fetchRequest)
                 continue
@@ -230,48 +228,32 @@ extension Context {
     /// The controller's entity: a context's delta needs no other.
     @_spi(Engine) public var observedEntity: String? { relational == nil ? entity.name : nil }
 
-    /// Applies the move as one batch; a view over key paths adds the rows whose path values the move changed.
+    /// Applies the move as one batch, after its source's transition (``prepare(for:context:)``); a view over key paths
+    /// adds the rows whose path values the move changed.
+    ///
+    /// One error policy for every source: when the move cannot be followed (a damaged store), the error is recorded
+    /// (``followError``) and the view starts again at the new position from what the context holds — no rows if even
+    /// that cannot be read — reported as a reload, never as silence. (Nothing is delivered from here: the context is
+    /// delivering this move.)
     @_spi(Engine) public func context(_ context: Context, didMoveWith delta: Delta) {
-        guard let relational else {
-            if let refill, !addRowsBefore(delta, refill, context: context) {
-                // The store disagrees with itself (a damaged view): the whole view, built in memory from here on,
-                // reported as a reload, never as silence.
-                try? context.refetch(self, fetchRequest)
-                return
-            }
-            _ = apply(delta)
-            return
-        }
+        followError = nil
         do {
-            let changes = !delta.objects.isEmpty || delta.schemaChange != nil
-            var partial = holdsStoredPathWindow
-            if let range = relational.storedRange, changes {
-                // Within its range, the rows held and the stored state answer; out of it (or when the store no longer
-                // holds the view), the whole view is taken below.
-                if range.covers(delta, context: context), let result = try range.augmented(delta, relational: relational) {
-                    _ = apply(result)
-                    return
-                }
-                relational.storedRange = nil
-                partial = true
+            if let served = try prepare(for: delta, context: context) {
+                _ = apply(served)
+            } else if let relational {
+                _ = apply(try relational.augmented(delta, entity: entity.name, context: context))
+            } else {
+                _ = apply(delta)
             }
-            if partial, changes {
-                // The whole view at the move's start, unreported: the window's rows are its first rows. (A move that
-                // changes nothing — `processPendingChanges` with nothing staged, as every controller made does —
-                // leaves the window as it is.)
-                holdsStoredPathWindow = false
-                guard addRowsPastWindow(try context.relationalRows(of: entity.name, relational, before: delta)) else {
-                    throw StoreError.corrupt(seq: nil, reason: "a stored view over key paths lacks a row of its window: run 'viewlog verify'")
-                }
-            }
-            _ = apply(try relational.augmented(delta, entity: entity.name, context: context))
         } catch {
-            // The context could not read the related objects (a damaged store): the view starts again at the new
-            // position from what the context holds — no rows if even that cannot be read — reported as a reload,
-            // never as silence. (Nothing is delivered from here: the context is delivering this move.)
             followError = error
-            let rows = (try? context.relationalRows(of: entity.name, relational)) ?? []
-            _ = reload(objects: rows, position: delta.to, plan: nil)
+            source = .whole
+            if let relational {
+                _ = reload(objects: (try? context.relationalRows(of: entity.name, relational)) ?? [], position: delta.to, plan: nil)
+            } else {
+                let objects = (try? context.objects(of: entity.name, staged: context.processed)) ?? []
+                _ = reload(objects: objects.lazy.map { ($0.id, $0.values) }, position: delta.to, plan: nil)
+            }
         }
     }
 }

@@ -49,20 +49,6 @@ extension Context {
 
 }
 
-extension ResultsController {
-    /// Adds, unreported, the rows a controller holding only a stored view's head needs before it applies `delta`
-    /// (``refill``). When the stored view cannot serve the move (too far below the head, a schema change, a view
-    /// changed or damaged), the controller takes the whole view at the move's start instead and holds it from then
-    /// on: the move is still reported as its change set. Returns `false` when even that failed.
-    func addRowsBefore(_ delta: Delta, _ refill: (Delta, Context) throws -> [(ObjectID, ObjectValues)],
-                                   context: Context) -> Bool {
-        if let rows = try? refill(delta, context), addRowsPastWindow(rows) { return true }
-        self.refill = nil
-        guard let whole = try? context.objectsBefore(delta, of: entity.name) else { return false }
-        return addRowsPastWindow(whole.map { ($0.id, $0.values) })
-    }
-}
-
 extension Context {
     /// Every object of `entity` as it was at the start of `delta`, a move this context is delivering: its objects now
     /// (position and processed changes), those the move changed as they were before it (in no particular order).
@@ -185,7 +171,7 @@ extension Context {
         let controller = ResultsController(plan: plan, entity: entity, objects: made, position: position)
         if following {
             let store = self.store, wanted = request.offset + limit
-            controller.refill = { delta, context in
+            controller.source = .storedWindow { delta, context in
                 try store.rowsBefore(delta, ofStoredView: name, request: request, entity: entity, wanted: wanted,
                                      unsaved: try context.processedValues(of: entity.name), transactionsMax: transactionsMax)
             }
@@ -236,7 +222,7 @@ extension Context {
             throw StoreError.corrupt(seq: nil, reason: "the stored view '\(name)' holds a row that the view does not: run 'viewlog verify'")
         }
         controller.relational = read.relational
-        controller.holdsStoredPathWindow = true
+        controller.source = .storedPathWindow
         return controller
     }
 

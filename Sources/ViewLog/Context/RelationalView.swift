@@ -25,10 +25,6 @@ final class RelationalView {
     /// How many times path values were computed for a row (tests check that a move touches only the rows it
     /// reaches).
     private(set) var rowsEvaluated = 0
-    /// Set while the controller holds only the rows a move within a range of positions below the head can show
-    /// (``StoredPathRange``): its moves in that range read path values from the stored view, not from ``tables``
-    /// (empty then) nor from every object.
-    var storedRange: StoredPathRange?
 
     init(paths: [KeyPath], quantified: [QuantifiedPath]) {
         self.paths = paths

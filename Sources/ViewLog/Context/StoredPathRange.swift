@@ -88,12 +88,6 @@ final class StoredPathRange {
     }
 }
 
-extension ResultsController {
-    /// Whether the controller holds only the rows of a stored named view over key paths that its window can show at
-    /// the positions from its own up to the head (``StoredPathRange``), not the whole view.
-    @_spi(Engine) public var holdsStoredPathRange: Bool { relational?.storedRange != nil }
-}
-
 extension Context {
     /// A live controller of a windowed named view over key paths at this context's position p, close below the head
     /// (DESIGN §10, §11), holding only the rows the window can show at any position from p to the head
@@ -148,8 +142,8 @@ extension Context {
         guard let (range, rows, values) = made else { return nil }
         let controller = ResultsController(plan: try ViewPlan(request, for: viewEntity), entity: viewEntity, objects: rows,
                                            position: position)
-        relational.storedRange = range
         controller.relational = relational
+        controller.source = .storedPathRange(range)
         return (adopt(controller), values)
     }
 

@@ -49,19 +49,11 @@ public final class ResultsController {
 
     /// Set when the view uses key paths (DESIGN §10): what it keeps to follow relationships.
     var relational: RelationalView?
-    /// The last error that kept a view over key paths from following a move (a damaged store): the view was reloaded
-    /// instead (``ViewEvent/reload(_:)``). For callers that must not show a reload as a change set (the CLI).
+    /// The error that kept the view from following the last move (a damaged store): the view was reloaded instead
+    /// (``ViewEvent/reload(_:)``). For callers that must not show a reload as a change set (the CLI).
     @_spi(Engine) public internal(set) var followError: (any Error)?
-    /// Set for a controller that holds only the head of a stored view (DESIGN §11,
-    /// ``Context/makeStoredWindowController(view:_:transactionsMax:following:)``): given a move, the rows — objects
-    /// of the view at the move's start, with their values there — to add before the move is applied, so that the
-    /// window after it is exact. They lie past the window, so adding them reports nothing. Given the context too,
-    /// whose unsaved changes the stored view does not hold. `nil` once the controller holds the whole view.
-    var refill: ((Delta, Context) throws -> [(ObjectID, ObjectValues)])?
-    /// Set for a controller of a view over key paths that holds only the head of its stored view (DESIGN §10, §11,
-    /// ``Context/makeStoredPathWindowController(view:_:)``): its first move first takes, unreported, the whole view as
-    /// it was at the move's start (from the context's objects), then follows as any view over key paths does.
-    @_spi(Engine) public internal(set) var holdsStoredPathWindow = false
+    /// Where the rows come from: every row of the view, or the part of a stored view its window needs (DESIGN §11).
+    var source = ViewSource.whole
     @exclusivity(unchecked) var rows: OrderedRows
     var membership: Membership
     /// Working memory of ``apply(_:)``, reused from batch to batch.

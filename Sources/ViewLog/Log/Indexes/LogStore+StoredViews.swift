@@ -112,8 +112,19 @@ extension LogStore {
         return nil
     }
 
+    /// Throws when a test injected a fault into the next look-up of a stored view (``storedViewFaults``).
+    func injectedStoredViewFault() throws(StoreError) {
+        let fail = storedViewFaults.withLock { n -> Bool in
+            guard n > 0 else { return false }
+            n -= 1
+            return true
+        }
+        if fail { throw .corrupt(seq: nil, reason: "an injected fault in a read of a stored view") }
+    }
+
     /// The stored view of the schema's view `name` when the store holds its rows for its definition, in `txn`.
     func storedView(named name: String, schema: Schema, in txn: LMDBTransaction) throws -> StoredView? {
+        try injectedStoredViewFault()
         guard let db = viewsDB, let view = StoredView(name: name, schema: schema),
               try StoredView.maintainedHead(in: db, txn, key: view.maintainedKey) == head(in: txn) else { return nil }
         return try view.state(in: db, txn) == .stored ? view : nil
@@ -260,21 +271,18 @@ extension LogStore {
     /// rows of objects no transaction touched since the move's start (read at the head: their values are those of
     /// the start); and the objects changed after the move's end up to the head (a write that came since the move
     /// read its delta), as they are at its end. In one read transaction.
-    /// - Throws: ``StoreError/corrupt(seq:reason:)`` when the view is no longer stored as `request` (without its
-    ///   window) defines it, a schema change came, or the move ends more than `transactionsMax` transactions below
-    ///   the head: the caller loads the whole view then.
+    ///
+    /// `nil` when the stored view cannot serve the move: it is no longer stored as `request` (without its window)
+    /// defines it, a schema change came, or the move ends more than `transactionsMax` transactions below the head (the
+    /// caller takes the whole view then).
+    /// - Throws: ``StoreError/corrupt(seq:reason:)`` for a damaged entry.
     func rowsBefore(_ delta: Delta, ofStoredView name: String, request: FetchRequest, entity: EntityDescription,
                     wanted: Int, unsaved: [ObjectID: ObjectValues?] = [:],
-                    transactionsMax: UInt64 = 65_536) throws -> [(ObjectID, ObjectValues)] {
-        try perform(read: true) { txn in
+                    transactionsMax: UInt64 = 65_536) throws -> [(ObjectID, ObjectValues)]? {
+        try perform(read: true) { txn -> [(ObjectID, ObjectValues)]? in
             let head = try self.head(in: txn)
             guard let view = try storedView(named: name, schema: try schema(at: UInt64.max, in: txn), showing: request, in: txn),
-                  view.entity == entity else {
-                throw StoreError.corrupt(seq: nil, reason: "the stored view '\(name)' is no longer stored as it was")
-            }
-            guard head - min(head, delta.to) <= transactionsMax else {
-                throw StoreError.corrupt(seq: nil, reason: "a move to \(delta.to), too far below the head \(head) for the stored view '\(name)'")
-            }
+                  view.entity == entity, head - min(head, delta.to) <= transactionsMax else { return nil }
             var moved = Set<ObjectID>()
             var out: [(ObjectID, ObjectValues)] = []
             for d in delta.objects where d.key.entity == entity.name {
@@ -287,9 +295,7 @@ extension LogStore {
             if head > delta.to {
                 for t in try readTransactions(txn, from: delta.to + 1, through: head) {
                     for change in t.changes {
-                        guard let key = change.key else {
-                            throw StoreError.corrupt(seq: t.seq, reason: "a schema change after a stored view's window was read")
-                        }
+                        guard let key = change.key else { return nil }  // a schema change: the view may differ
                         if key.entity == entity.name { later.insert(key.id) }
                     }
                 }

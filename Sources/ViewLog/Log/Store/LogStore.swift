@@ -49,6 +49,9 @@ public final class LogStore: Sendable {
     /// The stored views of the last schema asked for (``storedViews(of:)``): every append needs them, and parsing
     /// and compiling their predicates and orders each time would cost a small append more than its puts.
     private let storedViewsCache = Locked<(schema: Schema, views: [StoredView])?>(nil)
+    /// Fault injection for tests: how many of the next look-ups of a stored view fail (``injectedStoredViewFault()``),
+    /// so that tests can show each read path's recovery. Per store, so that it cannot fail another test's store.
+    let storedViewFaults = Locked<Int>(0)
 
     /// The log format version this code writes and the newest it reads. Version 2 checksums object rows and
     /// metadata records; stores of version 1 are read and written in version 1 until ``upgrade()``.

@@ -1,0 +1,98 @@
+/// Where a live controller's rows come from (DESIGN §11): every row of its view, or only the part of a stored named
+/// view that its window needs, read from the store as moves need more.
+///
+/// One value, moved by one transition per batch (``ResultsController/prepare(for:context:)``), with one error policy: a
+/// partial source either serves the move or gives way to ``whole`` — the whole view as it was at the move's start,
+/// from the context, when the stored view cannot serve the move (too far below the head, a schema change, the view
+/// changed or dropped) or a read of it fails — and the move is still reported as its exact change set; never the other
+/// way round. When the context cannot give the whole view either (a damaged store), the controller is reloaded at the
+/// move's end from what the context holds and records why (``ResultsController/followError``): reported as a reload,
+/// never left behind.
+enum ViewSource {
+    /// Every row of the view, in memory: each move is applied to them.
+    case whole
+    /// The first rows of a flat named view's stored window (``Context/makeStoredWindowController(view:_:transactionsMax:following:)``
+    /// with `following`): before each move, `rowsBefore` gives the rows the move needs from the stored view — objects
+    /// of the view at the move's start, with their values there, past the window — so the window after it is exact.
+    case storedWindow(rowsBefore: (Delta, Context) throws -> [(ObjectID, ObjectValues)]?)
+    /// The window of a named view over key paths at the head (``Context/makeStoredPathWindowController(view:_:)``):
+    /// its first move that changes something takes the whole view as it was at the move's start.
+    case storedPathWindow
+    /// The rows of a windowed named view over key paths that its window can show at any position of a range below the
+    /// head (``StoredPathRange``): moves within the range read path values from the stored state.
+    case storedPathRange(StoredPathRange)
+
+    /// Whether the controller holds every row of its view.
+    var isWhole: Bool {
+        if case .whole = self { return true }
+        return false
+    }
+}
+
+extension ResultsController {
+    /// Whether the controller holds only the window of a stored named view over key paths at the head.
+    @_spi(Engine) public var holdsStoredPathWindow: Bool {
+        if case .storedPathWindow = source { return true }
+        return false
+    }
+
+    /// Whether the controller holds only the rows of a stored named view over key paths that its window can show at
+    /// the positions from its own up to the head (``StoredPathRange``), not the whole view.
+    @_spi(Engine) public var holdsStoredPathRange: Bool {
+        if case .storedPathRange = source { return true }
+        return false
+    }
+
+    /// Whether the controller holds only the first rows of a flat named view's stored window.
+    var holdsStoredWindow: Bool {
+        if case .storedWindow = source { return true }
+        return false
+    }
+
+    /// The range of a controller that holds a stored view over key paths below the head.
+    var storedPathRange: StoredPathRange? {
+        if case .storedPathRange(let range) = source { return range }
+        return nil
+    }
+
+    /// Whether the controller holds only part of its view, read from a stored view as moves need more.
+    @_spi(Engine) public var holdsPartOfView: Bool { !source.isWhole }
+
+    /// The source's transition for `delta`, a move of `context` about to be applied: a partial source adds,
+    /// unreported, the rows past the window that the move needs, or gives way to the whole view as it was at the
+    /// move's start. Returns the move with path values when a stored range served it (apply it as it is); `nil` when
+    /// the move is to be applied as any move of the controller's kind.
+    func prepare(for delta: Delta, context: Context) throws -> Delta? {
+        let changes = !delta.objects.isEmpty || delta.schemaChange != nil
+        switch source {
+        case .whole:
+            return nil
+        case .storedWindow(let rowsBefore):
+            if let rows = try? rowsBefore(delta, context), addRowsPastWindow(rows) { return nil }
+            source = .whole
+            guard addRowsPastWindow(try context.objectsBefore(delta, of: entity.name).map { ($0.id, $0.values) }) else {
+                throw StoreError.corrupt(seq: nil, reason: "a stored view lacks a row of its window: run 'viewlog verify'")
+            }
+            return nil
+        case .storedPathRange(let range):
+            guard changes else { return nil }
+            // Within its range, the rows held and the stored state answer; out of it (or when the store no longer holds
+            // the view), the whole view is taken below.
+            if range.covers(delta, context: context), let relational,
+               let result = try? range.augmented(delta, relational: relational) {
+                return result
+            }
+            fallthrough
+        case .storedPathWindow:
+            // The whole view at the move's start, unreported: the window's rows are its first rows. (A move that
+            // changes nothing — `processPendingChanges` with nothing staged, as every controller made does — leaves
+            // the window as it is.)
+            guard changes, let relational else { return nil }
+            source = .whole
+            guard addRowsPastWindow(try context.relationalRows(of: entity.name, relational, before: delta)) else {
+                throw StoreError.corrupt(seq: nil, reason: "a stored view over key paths lacks a row of its window: run 'viewlog verify'")
+            }
+            return nil
+        }
+    }
+}
