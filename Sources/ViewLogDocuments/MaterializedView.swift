@@ -16,70 +16,32 @@ package final class MaterializedView: ContextObserver {
     /// The change set of the move under way (the controller reports only non-empty ones).
     private var reported: ChangeSet?
     private var observation: ViewObservation?
-    /// Whether the controller holds only the head of a stored view (``init(storedWindowOf:selection:at:following:)``):
-    /// `values` then lacks the rows that a move brings into the window from past it, until the move reads them.
+    /// Whether the controller holds only part of its view (a stored window or range): `values` then lacks the rows that
+    /// a move brings into the window from past it, until the move reads them.
     private var holdsWindowOnly = false
 
-    /// With `printOnly`, a window of a named view at the head is read from the view's stored rows
-    /// (`Context.makeStoredWindowSnapshot(view:_:)`): the view can then be printed, not moved.
-    package init(store: LogStore, selection: ViewSelection, at position: UInt64, printOnly: Bool = false) throws {
+    /// `selection` at `position`, opened for `purpose` (``Context/openView(_:for:keepingRows:)`` decides where its rows
+    /// come from: a named view's stored rows, or the objects). A view opened to be printed (`.print`) may hold only its
+    /// window as stored: print it, do not move it; for a range, position is `from` (the view may open at `to` when that
+    /// is lower: ``diff(store:selection:from:to:)`` moves it).
+    package init(store: LogStore, selection: ViewSelection, at position: UInt64, for purpose: ViewPurpose = .follow) throws {
         let schema = try store.schema(at: position)
         let (request, entity) = try selection.fetchRequest(schema: schema)
         context = try Context(store: store, name: "viewlog", at: position)
         self.entity = entity
-        if printOnly, let name = selection.view, let (controller, records) = try context.makeStoredWindowSnapshot(view: name, request) {
-            self.controller = controller
-            self.records = records
+        let opened = try context.openView(request, for: purpose, keepingRows: true)
+        controller = opened.controller
+        switch opened.rows {
+        case .records(let r)?:
+            records = r
             values = [:]
-        } else if printOnly, let name = selection.view,
-                  let (controller, objects) = try context.makeStoredPathWindowSnapshot(view: name, request) {
-            self.controller = controller
-            values = Dictionary(uniqueKeysWithValues: objects.map { ($0.id, $0.values) })
-        } else if !printOnly, selection.view != nil, request.limit != nil,
-                  let (controller, values, windowOnly) = try Self.pathController(of: context, request, schema: schema) {
-            // A windowed named view over key paths: from its stored window at the head (`watch` starts so).
-            self.controller = controller
-            self.values = values
-            holdsWindowOnly = windowOnly
-        } else if let (controller, records) = try context.makeResultsControllerKeepingRows(request) {
-            self.controller = controller
-            self.records = records
+        case .values(let v)?:
+            values = v
+        case nil:
             values = [:]
-        } else {
-            let (controller, objects) = try context.makeResultsControllerAndObjects(request)
-            self.controller = controller
-            var values: [ObjectID: ObjectValues] = [:]
-            let members = Set(controller.fetchedObjects)
-            for o in objects where members.contains(o.id) { values[o.id] = o.values }
-            self.values = values
         }
+        holdsWindowOnly = opened.windowOnly
         // After the controller: each move reaches it first.
-        context.addObserver(self)
-        observation = controller.observe { [weak self] event in
-            if case .changes(let changes) = event { self?.reported = changes }
-        }
-    }
-
-    /// A windowed named view at `position`, made from its stored rows at the head and the objects changed after
-    /// `position` (`Context.makeStoredWindowController(view:_:transactionsMax:following:)`): exact when moved to any
-    /// position from `position` to the head, and with `following` past it too. A view over key paths without
-    /// `following` is made so too, its path values read from the stored state
-    /// (`Context.makeStoredPathRangeController(view:_:transactionsMax:)`). `nil` when that does not apply (then use
-    /// the other initializer).
-    package init?(storedWindowOf store: LogStore, selection: ViewSelection, at position: UInt64, following: Bool = false) throws {
-        guard let name = selection.view, try store.head >= position else { return nil }
-        let schema = try store.schema(at: position)
-        let (request, entity) = try selection.fetchRequest(schema: schema)
-        guard request.limit != nil else { return nil }
-        context = try Context(store: store, name: "viewlog", at: position)
-        self.entity = entity
-        let made = try context.makeStoredWindowController(view: name, request, following: following)
-            ?? (following ? nil : try context.makeStoredPathRangeController(view: name, request))
-        guard let (controller, values) = made else { return nil }
-        self.controller = controller
-        self.values = values
-        records = nil
-        holdsWindowOnly = true
         context.addObserver(self)
         observation = controller.observe { [weak self] event in
             if case .changes(let changes) = event { self?.reported = changes }
@@ -88,44 +50,18 @@ package final class MaterializedView: ContextObserver {
 
     /// `diff`'s view and change set (the CLI's and the server's): the change set that takes `selection` at `from` to
     /// `to` (either direction), the values of its rows before, and the view at `to`. A windowed named view near the
-    /// head is made from its stored window and the rows changed since the lower position
-    /// (``init(storedWindowOf:selection:at:following:)``), not built whole.
+    /// head is made from its stored window and the rows changed since the lower position, not built whole.
     package static func diff(store: LogStore, selection: ViewSelection, from: UInt64, to: UInt64) throws
         -> (view: MaterializedView, changes: ChangeSet, before: [ObjectID: ObjectValues]) {
         _ = try store.checkedPosition(from)
         _ = try store.checkedPosition(to)
-        let view: MaterializedView
-        if let stored = try MaterializedView(storedWindowOf: store, selection: selection, at: min(from, to)) {
-            view = stored
-            if from > to { _ = try view.move(to: from) }
-        } else {
-            view = try MaterializedView(store: store, selection: selection, at: from)
-        }
+        let view = try MaterializedView(store: store, selection: selection, at: from, for: .range(from: from, to: to))
+        if view.controller.position != from { _ = try view.move(to: from) }
         let (changes, before) = try view.move(to: to)
         return (view, changes, before)
     }
 
     package var observedEntity: String? { entity.name }
-
-    /// The live controller of `request` when it is over key paths, and the values of its rows: opened from the stored
-    /// rows of its named view when the context is at the head or close below it (``ResultsController/holdsStoredPathWindow``,
-    /// ``ResultsController/holdsStoredPathRange``: not the whole view, `true` last), built in memory otherwise. `nil`
-    /// for a request without key paths.
-    private static func pathController(of context: Context, _ request: FetchRequest, schema: Schema) throws
-        -> (ResultsController, [ObjectID: ObjectValues], Bool)? {
-        let (_, paths, quantified) = try schema.viewEntity(of: request)
-        guard !paths.isEmpty || !quantified.isEmpty else { return nil }
-        let controller = try context.makeResultsController(request)
-        var values: [ObjectID: ObjectValues] = [:]
-        let partial = controller.holdsStoredPathWindow || controller.holdsStoredPathRange
-        if partial {  // the window's objects, each read: not the entity's
-            for id in controller.fetchedObjects { values[id] = try context.object(ObjectKey(entity: request.entity, id: id)) }
-        } else {
-            let members = Set(controller.fetchedObjects)
-            for o in try context.objects(of: request.entity) where members.contains(o.id) { values[o.id] = o.values }
-        }
-        return (controller, values, partial)
-    }
 
     package func context(_ context: Context, didMoveWith delta: Delta) {
         // A view over key paths has its context deliver every entity's objects: keep only the rows' entity.

@@ -20,11 +20,11 @@ package final class ViewFollower {
         package var before: [ObjectID: ObjectValues]
     }
 
-    /// Opens `selection` at `start` (at most the head): a windowed named view from its stored window (DESIGN §11),
-    /// pulling the rows a move needs from it; any other view built in memory.
+    /// Opens `selection` at `start` (at most the head) to follow it: a windowed named view from its stored window
+    /// (DESIGN §11), pulling the rows a move needs from it; any other view as ``Context/openView(_:for:keepingRows:)``
+    /// decides.
     package init(store: LogStore, selection: ViewSelection, at start: UInt64) throws {
-        view = try MaterializedView(storedWindowOf: store, selection: selection, at: start, following: true)
-            ?? MaterializedView(store: store, selection: selection, at: start)
+        view = try MaterializedView(store: store, selection: selection, at: start, for: .follow)
         position = start
     }
 

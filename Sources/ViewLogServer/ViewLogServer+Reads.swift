@@ -24,7 +24,7 @@ extension ViewLogServer {
         // Made before the answer starts, so that its errors have their statuses; written in pieces.
         let view = try await blocking {
             // As `query`: a window of a named view at the head is read from its stored rows.
-            Handoff(try MaterializedView(store: store, selection: selection, at: try store.checkedPosition(at), printOnly: true))
+            Handoff(try MaterializedView(store: store, selection: selection, at: try store.checkedPosition(at), for: .print))
         }
         return Response(status: .ok, headers: [.contentType: "application/json"], body: Self.streamed(view))
     }

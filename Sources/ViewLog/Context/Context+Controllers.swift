@@ -25,47 +25,7 @@ extension Context {
     /// - Throws: ``StoreError/schema(_:)`` for an unknown entity; a ``QueryError`` naming an unknown attribute
     ///   or a type mismatch of the request.
     public func makeResultsController(_ request: FetchRequest) throws -> ResultsController {
-        try processPendingChanges()
-        let entity = try self.entity(of: request)
-        let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
-        if !paths.isEmpty || !quantified.isEmpty {
-            if let name = try storedViewName(of: request) {
-                if request.limit != nil, let controller = try makeStoredPathWindowController(view: name, request) {
-                    return adopt(controller)
-                }
-                // Below the head: the window and the rows changed since, exact up to the head.
-                if request.limit != nil, let (controller, _) = try makeStoredPathRangeController(view: name, request) {
-                    return controller
-                }
-                // The whole view in its stored order (no sort), its path values and aggregate tables from the objects.
-                if request.limit == nil, processed.isEmpty,
-                   let controller = try storedViewController(view: name, try ViewPlan(request, for: viewEntity), viewEntity) {
-                    let relational = RelationalView(paths: paths, quantified: quantified)
-                    try relationalRows(of: viewEntity.name, relational, keepingRows: false)
-                    controller.relational = relational
-                    return adopt(controller)
-                }
-            }
-            return adopt(try makeRelationalController(request, entity: viewEntity, paths: paths, quantified: quantified))
-        }
-        let plan = try ViewPlan(request, for: entity)
-        if let name = try storedViewName(of: request) {
-            if request.limit != nil, let (controller, _) = try makeStoredWindowController(view: name, request, following: true) {
-                return controller
-            }
-            if request.limit == nil, let controller = try storedViewController(view: name, plan, entity) {
-                return adopt(controller)
-            }
-        }
-        let controller: ResultsController
-        if let streamed = try headController(plan, entity) {
-            controller = streamed
-        } else {
-            let objects = try self.objects(of: entity.name, staged: processed, reading: plan.attributesRead(of: entity))
-            controller = ResultsController(plan: plan, entity: entity, objects: objects.lazy.map { ($0.id, $0.values) },
-                                           position: position)
-        }
-        return adopt(controller)
+        try openView(request, for: .follow, keepingRows: false).controller
     }
 
     /// Keeps `controller` up to date with this context from now on (see ``makeResultsController(_:)``).
@@ -80,10 +40,10 @@ extension Context {
     /// of the entity; `nil` otherwise.
     /// `member`, when given, is called with each object that belongs to the view and its whole values' stored bytes
     /// (valid only during the call).
-    private func headController(_ plan: ViewPlan, _ entity: EntityDescription,
+    func headController(_ plan: ViewPlan, _ entity: EntityDescription,
                                 reserve: ((_ rows: Int, _ bytes: Int) -> Void)? = nil,
                                 member: ((ObjectID, UnsafeRawBufferPointer) -> Void)? = nil) throws -> ResultsController? {
-        guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
+        guard !unsavedChangesTouch(entity.name, overPaths: false) else { return nil }
         let position = self.position
         let attributes = plan.attributesRead(of: entity)
         return try store.perform(read: true) { txn -> ResultsController? in
@@ -111,11 +71,11 @@ extension Context {
     /// older position, the values the fold computed, every object fed to the controller from its slots. `nil`
     /// (nothing made) when the context has an unsaved change of the entity, or when the log needs the fold by name;
     /// use ``makeResultsControllerAndObjects(_:)`` then.
-    @_spi(Engine) public func makeResultsControllerKeepingRows(_ request: FetchRequest) throws
+    func makeResultsControllerKeepingRows(_ request: FetchRequest) throws
         -> (controller: ResultsController, rows: ViewRowRecords)? {
         try processPendingChanges()
         let entity = try self.entity(of: request)
-        guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
+        guard !unsavedChangesTouch(entity.name, overPaths: false) else { return nil }
         guard try schema.viewEntity(of: request).entity.attributes.count == entity.attributes.count else {
             return nil  // rows with path values: by objects
         }
@@ -142,7 +102,7 @@ extension Context {
 
     /// ``makeResultsController(_:)``, and the objects it was made from: every object of the request's entity
     /// in this context, in id order (for a caller that prints the rows' values, as the CLI does).
-    @_spi(Engine) public func makeResultsControllerAndObjects(_ request: FetchRequest) throws
+    func makeResultsControllerAndObjects(_ request: FetchRequest) throws
         -> (controller: ResultsController, objects: [(id: ObjectID, values: ObjectValues)]) {
         try processPendingChanges()
         let entity = try self.entity(of: request)

@@ -24,7 +24,7 @@ extension Context {
         try processPendingChanges()
         guard let limit = request.limit else { return nil }
         let entity = try self.entity(of: request)
-        guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
+        guard !unsavedChangesTouch(entity.name, overPaths: false) else { return nil }
         let schema = try self.schema
         guard try schema.viewEntity(of: request).entity == entity else { return nil }
         return (limit, entity, schema)
@@ -35,7 +35,7 @@ extension Context {
     /// unsaved change of the entity and the store holds the view's rows for its definition.
     func storedViewController(view name: String, _ plan: ViewPlan, _ entity: EntityDescription) throws
         -> ResultsController? {
-        guard !processed.keys.contains(where: { $0.entity == entity.name }) else { return nil }
+        guard !unsavedChangesTouch(entity.name, overPaths: false) else { return nil }
         let schema = try self.schema
         let position = self.position
         return try store.perform(read: true) { txn -> ResultsController? in
@@ -79,7 +79,7 @@ extension Context {
     /// `nil` (nothing made) unless the context is at the head with no unsaved change of the entity, the request has
     /// a `limit`, and the store holds the view's rows for its definition (not a view over key paths, nor one with
     /// `$variables`); use ``makeResultsControllerKeepingRows(_:)`` then.
-    @_spi(Engine) public func makeStoredWindowSnapshot(view name: String, _ request: FetchRequest) throws
+    func makeStoredWindowSnapshot(view name: String, _ request: FetchRequest) throws
         -> (controller: ResultsController, rows: ViewRowRecords)? {
         guard let (limit, entity, schema) = try storedWindowRequest(request) else { return nil }
         let position = self.position
@@ -124,7 +124,7 @@ extension Context {
     /// with no unsaved change of the entity and no schema change after it, the request has a `limit`, and the store
     /// holds the view's rows.
     /// - Returns: the controller (adopted by this context: every move reaches it) and the values of its rows at p.
-    @_spi(Engine) public func makeStoredWindowController(view name: String, _ request: FetchRequest,
+    func makeStoredWindowController(view name: String, _ request: FetchRequest,
                                                          transactionsMax: UInt64 = 65_536, following: Bool = false) throws
         -> (controller: ResultsController, values: [ObjectID: ObjectValues])? {
         guard let (limit, entity, schema) = try storedWindowRequest(request) else { return nil }
@@ -191,7 +191,7 @@ extension Context {
     /// `nil` (nothing made) unless the context is at the head with no unsaved change, the request has a `limit`, and
     /// the store holds the view's rows for its definition; use ``makeResultsControllerAndObjects(_:)`` then.
     /// - Returns: the controller and the window's objects with their own values, in id order.
-    @_spi(Engine) public func makeStoredPathWindowSnapshot(view name: String, _ request: FetchRequest) throws
+    func makeStoredPathWindowSnapshot(view name: String, _ request: FetchRequest) throws
         -> (controller: ResultsController, objects: [(id: ObjectID, values: ObjectValues)])? {
         guard let limit = request.limit,
               let read = try storedPathRows(view: name, request, from: request.offset, count: limit) else { return nil }
@@ -234,9 +234,9 @@ extension Context {
         -> (entity: EntityDescription, relational: RelationalView, objects: [(id: ObjectID, values: ObjectValues)],
             rows: [(ObjectID, ObjectValues)])? {
         try processPendingChanges()
-        guard processed.isEmpty else { return nil }
         let schema = try self.schema
         let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
+        guard !unsavedChangesTouch(viewEntity.name, overPaths: true) else { return nil }
         guard !paths.isEmpty || !quantified.isEmpty else { return nil }
         let position = self.position
         return try store.perform(read: true) { txn in

@@ -86,7 +86,7 @@ final class RelationalView {
         }
         moveTables(by: delta)
         // At the head with no unsaved change, the relationships index finds the rows the move reaches.
-        if context.processed.isEmpty, let refs = context.store.refsDB {
+        if !context.unsavedChangesTouch(entity, overPaths: true), let refs = context.store.refsDB {
             let incremental = try context.store.perform(read: true) { txn -> Delta? in
                 guard try context.store.head(in: txn) == delta.to else { return nil }
                 let lookup = try context.store.headPathLookup(viewEntity: entity, in: txn)

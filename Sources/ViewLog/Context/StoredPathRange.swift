@@ -48,7 +48,7 @@ final class StoredPathRange {
     func covers(_ delta: Delta, context: Context) -> Bool {
         let range = low...high
         return range.contains(delta.from) && range.contains(delta.to) && delta.schemaChange == nil
-            && context.processed.isEmpty
+            && !context.unsavedChangesTouch(entity.name, overPaths: true)
     }
 
     /// The objects and aggregate states at `position` (in the range), read in `txn` from the head and the view's stored
@@ -101,11 +101,11 @@ extension Context {
     /// with no unsaved change and no schema change after it, the request has a `limit` and key paths, and the store
     /// holds the view's rows.
     /// - Returns: the controller (adopted by this context) and its rows' own values at p.
-    @_spi(Engine) public func makeStoredPathRangeController(view name: String, _ request: FetchRequest,
+    func makeStoredPathRangeController(view name: String, _ request: FetchRequest,
                                                             transactionsMax: UInt64 = 65_536) throws
         -> (controller: ResultsController, values: [ObjectID: ObjectValues])? {
         try processPendingChanges()
-        guard let limit = request.limit, processed.isEmpty else { return nil }
+        guard let limit = request.limit, !unsavedChangesTouch(request.entity, overPaths: true) else { return nil }
         let schema = try self.schema
         let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
         guard !paths.isEmpty || !quantified.isEmpty else { return nil }

@@ -29,7 +29,7 @@ struct QueryCommand: ParsableCommand {
     static func run(store path: String, selection: ViewSelection, at: UInt64?, json: Bool) throws {
         let store = try StoreArgument.open(path, readOnly: true)
         let position = try store.checkedPosition(at)
-        let materialized = try MaterializedView(store: store, selection: selection, at: position, printOnly: true)
+        let materialized = try MaterializedView(store: store, selection: selection, at: position, for: .print)
         if json {
             try materialized.printJSON()
         } else {

@@ -1,0 +1,154 @@
+/// What a view is opened for: which sources (``ViewSource``) can serve it.
+@_spi(Engine) public enum ViewPurpose: Sendable, Equatable {
+    /// Printed once where it is opened (`query`, the server's reads), never moved: a window of a stored view is read
+    /// as it is.
+    case print
+    /// Moved from `from` to `to` (`diff`, either direction), then dropped: a stored view's window and the rows changed
+    /// since the lower of the two, when it is near the head.
+    case range(from: UInt64, to: UInt64)
+    /// Followed wherever its context moves (`watch`, the server's watch, the library's controllers).
+    case follow
+}
+
+/// A view opened by ``Context/openView(_:for:keepingRows:)``: its controller, and the values of its rows when asked.
+@_spi(Engine) public struct OpenedView {
+    /// The values of a view's rows, as the source read them.
+    public enum Rows {
+        /// Every row's stored bytes (at the head) or its values as the fold made them.
+        case records(ViewRowRecords)
+        /// The rows' own values by id (with, for a partial source, those of the other rows it holds).
+        case values([ObjectID: ObjectValues])
+    }
+
+    /// The controller, adopted by the context: every later move reaches it.
+    public let controller: ResultsController
+    /// `nil` unless asked for (`keepingRows`).
+    public let rows: Rows?
+    /// Whether the source holds only part of the view: a row a later move brings into the window has no values in
+    /// ``rows`` (read it then).
+    public let windowOnly: Bool
+}
+
+extension Context {
+    /// Opens a results controller of `request` for `purpose`: the one place that decides where a view's rows come from
+    /// (DESIGN §11). A named view's own request (any `limit` and `offset`) opens from the view's stored rows when
+    /// nothing unsaved touches the view and the store holds the view near the context's position; anything else is
+    /// built in memory from the context's objects.
+    ///
+    /// | purpose | flat window | window over key paths | whole named view |
+    /// | --- | --- | --- | --- |
+    /// | print | the stored window, at the head | the stored window and its path values, at the head | in memory |
+    /// | range | the stored window and the rows changed since the lower end | the same, path values from the stored state | in memory |
+    /// | follow | the stored window, pulling rows as moves need them | at the head the stored window, below it the range | its stored order (without `keepingRows`) |
+    ///
+    /// For a range the context must have no controller and nothing unsaved: it is put where the source opens (the
+    /// lower end for a stored one, `from` in memory); move it to `from`, then to `to`.
+    /// - Parameter keepingRows: whether to return the rows' values (``OpenedView/rows``), read with the rows.
+    @_spi(Engine) public func openView(_ request: FetchRequest, for purpose: ViewPurpose, keepingRows: Bool) throws -> OpenedView {
+        try processPendingChanges()
+        let entity = try self.entity(of: request)
+        let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
+        let overPaths = !paths.isEmpty || !quantified.isEmpty
+        if case .range(let from, let to) = purpose {
+            precondition(observers.allSatisfy { $0.observer == nil } && staged.isEmpty, "a range opens on a context of its own")
+            position = min(from, to)
+        }
+        if !unsavedChangesTouch(entity.name, overPaths: overPaths), let name = try storedViewName(of: request),
+           let opened = try openStored(name, request, for: purpose, keepingRows: keepingRows, overPaths: overPaths) {
+            return opened
+        }
+        if case .range(let from, _) = purpose {
+            position = from
+        }
+        if overPaths {
+            let controller = try makeRelationalController(request, entity: viewEntity, paths: paths, quantified: quantified)
+            return OpenedView(controller: adopt(controller), rows: keepingRows ? .values(try memberValues(of: controller)) : nil,
+                              windowOnly: false)
+        }
+        if keepingRows, let (controller, records) = try makeResultsControllerKeepingRows(request) {
+            return OpenedView(controller: controller, rows: .records(records), windowOnly: false)
+        }
+        let plan = try ViewPlan(request, for: entity)
+        if !keepingRows, let streamed = try headController(plan, entity) {
+            return OpenedView(controller: adopt(streamed), rows: nil, windowOnly: false)
+        }
+        let objects = try self.objects(of: entity.name, staged: processed, reading: keepingRows ? nil : plan.attributesRead(of: entity))
+        let controller = ResultsController(plan: plan, entity: entity, objects: objects.lazy.map { ($0.id, $0.values) },
+                                           position: position)
+        var values: [ObjectID: ObjectValues] = [:]
+        if keepingRows {
+            let shown = Set(controller.fetchedObjects)
+            for o in objects where shown.contains(o.id) { values[o.id] = o.values }
+        }
+        return OpenedView(controller: adopt(controller), rows: keepingRows ? .values(values) : nil, windowOnly: false)
+    }
+
+    /// The named view `name`'s stored rows opened for `purpose` (see ``openView(_:for:keepingRows:)``), or `nil` when
+    /// the store does not hold them near the context's position (each source checks that in its read).
+    private func openStored(_ name: String, _ request: FetchRequest, for purpose: ViewPurpose, keepingRows: Bool,
+                            overPaths: Bool) throws -> OpenedView? {
+        guard request.limit != nil else {
+            // A whole named view comes in its stored order, rows without values: for a follower that needs none.
+            guard purpose == .follow, !keepingRows else { return nil }
+            let schema = try self.schema
+            let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
+            guard let controller = try storedViewController(view: name, try ViewPlan(request, for: viewEntity), viewEntity) else {
+                return nil
+            }
+            if overPaths {
+                let relational = RelationalView(paths: paths, quantified: quantified)
+                try relationalRows(of: viewEntity.name, relational, keepingRows: false)
+                controller.relational = relational
+            }
+            return OpenedView(controller: adopt(controller), rows: nil, windowOnly: false)
+        }
+        switch (purpose, overPaths) {
+        case (.print, false):
+            guard let (controller, records) = try makeStoredWindowSnapshot(view: name, request) else { return nil }
+            return OpenedView(controller: controller, rows: .records(records), windowOnly: true)
+        case (.print, true):
+            guard let (controller, objects) = try makeStoredPathWindowSnapshot(view: name, request) else { return nil }
+            return OpenedView(controller: controller, rows: .values(Dictionary(uniqueKeysWithValues: objects.map { ($0.id, $0.values) })),
+                              windowOnly: true)
+        case (.range, false), (.follow, false):
+            guard let (controller, values) = try makeStoredWindowController(view: name, request, following: purpose == .follow) else {
+                return nil
+            }
+            return OpenedView(controller: controller, rows: keepingRows ? .values(values) : nil, windowOnly: true)
+        case (.range, true):
+            guard let (controller, values) = try makeStoredPathRangeController(view: name, request) else { return nil }
+            return OpenedView(controller: controller, rows: keepingRows ? .values(values) : nil, windowOnly: true)
+        case (.follow, true):
+            if let controller = try makeStoredPathWindowController(view: name, request) {
+                return OpenedView(controller: adopt(controller), rows: keepingRows ? .values(try memberValues(of: controller, oneByOne: true)) : nil,
+                                  windowOnly: true)
+            }
+            // Below the head: the window and the rows changed since, exact up to the head (the values of the window's
+            // rows, as at the head).
+            guard let (controller, _) = try makeStoredPathRangeController(view: name, request) else { return nil }
+            return OpenedView(controller: controller, rows: keepingRows ? .values(try memberValues(of: controller, oneByOne: true)) : nil,
+                              windowOnly: true)
+        }
+    }
+
+    /// Whether an unsaved change shown to the controllers may change a view of `entity` — any change when the view
+    /// reads key paths (it may move a path value), a change of the entity otherwise. The store's rows (stored views,
+    /// object rows at the head) hold no unsaved change, so they serve only views this is `false` for.
+    func unsavedChangesTouch(_ entity: String, overPaths: Bool) -> Bool {
+        overPaths ? !processed.isEmpty : processed.keys.contains { $0.entity == entity }
+    }
+
+    /// The own values of `controller`'s rows in this context: each read (`oneByOne`: a window's few rows), or from
+    /// every object of the entity.
+    private func memberValues(of controller: ResultsController, oneByOne: Bool = false) throws -> [ObjectID: ObjectValues] {
+        var values: [ObjectID: ObjectValues] = [:]
+        let name = controller.fetchRequest.entity
+        if oneByOne {
+            for id in controller.fetchedObjects { values[id] = try object(ObjectKey(entity: name, id: id)) }
+        } else {
+            let shown = Set(controller.fetchedObjects)
+            for o in try objects(of: name) where shown.contains(o.id) { values[o.id] = o.values }
+        }
+        return values
+    }
+}
