@@ -9,6 +9,16 @@ let package = Package(
         .library(name: "ViewLogReplication", targets: ["ViewLogReplication"]),
         .executable(name: "viewlog", targets: ["viewlog"]),
     ],
+    // A library user fetches only what its build compiles: the CLI's and the server's dependencies are conditioned on
+    // the trait `CLI`, on by default (this package's own builds and tests, `tools/demo.sh`), and a library user turns
+    // it off with `.package(url: …, from: …, traits: [])`. SwiftPM then resolves none of them (measured with Swift
+    // 6.3.1: Examples/EmployeeDirectory fetched 28 packages, 235 MB, without it; only ViewLog with it).
+    traits: [
+        .trait(name: "CLI", description: "The `viewlog` tool and `viewlog serve` (ViewLogServer): their dependencies, "
+               + "swift-argument-parser and Hummingbird with SwiftNIO, are fetched only with this trait. On by default; "
+               + "library users depend with `traits: []`."),
+        .default(enabledTraits: ["CLI"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // `viewlog serve` (DESIGN §12) only: ViewLogServer and the CLI use them, the library products never do.
@@ -21,11 +31,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
-        // Debian's liblmdb-dev. Only the LMDB target imports this module.
+        // Debian's liblmdb-dev (tested); Homebrew's lmdb on macOS (its lmdb.pc). Only the LMDB target imports this module.
         .systemLibrary(
             name: "CLMDB",
             pkgConfig: "lmdb",
-            providers: [.apt(["liblmdb-dev"])]
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
         // LMDB calls under a SIGSEGV/SIGBUS guard: a damaged page becomes MDB_CORRUPTED, not a crash.
         .target(name: "CLMDBGuard", dependencies: ["CLMDB"]),
@@ -55,10 +65,10 @@ let package = Package(
             dependencies: [
                 "ViewLog",
                 "ViewLogDocuments",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["CLI"])),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: .when(traits: ["CLI"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["CLI"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["CLI"])),
             ]
         ),
         // The CLI: thin, parse -> call the library -> print.
@@ -69,7 +79,7 @@ let package = Package(
                 "ViewLogDocuments",
                 "ViewLogReplication",
                 "ViewLogServer",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])),
             ],
             // Start-up (bench/RESULTS-notes.md, "Session 15"): the Swift toolchain links executables with
             // --export-dynamic, so the dynamic loader and the runtime's dladdr search ~23,000 exported symbols of the
@@ -99,9 +109,9 @@ let package = Package(
         // The server in process (HummingbirdTesting) and on a socket (WebSocket, SSE), against the built `viewlog`.
         .testTarget(name: "ViewLogServerTests", dependencies: [
             "ViewLogServer", "ViewLogDocuments", "ViewLog", "TestSupport",
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
-            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-            .product(name: "Logging", package: "swift-log"),
+            .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["CLI"])),
+            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket", condition: .when(traits: ["CLI"])),
+            .product(name: "Logging", package: "swift-log", condition: .when(traits: ["CLI"])),
         ]),
         // Runs the built `viewlog` executable (see Tests/viewlogTests/CLI.swift); Goldens/ holds its golden files.
         .testTarget(name: "viewlogTests", dependencies: ["ViewLog", "ViewLogTesting", "ViewLogReplication", "TestSupport"], exclude: ["Goldens"]),

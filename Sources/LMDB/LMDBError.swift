@@ -1,10 +1,15 @@
 import CLMDB
+#if canImport(FoundationEssentials)
+import FoundationEssentials  // LocalizedError: `localizedDescription` says LMDB's message
+#else
+import Foundation
+#endif
 
 /// An error from LMDB, carrying its result code and LMDB's message, plus what we were doing.
 ///
 /// Codes are matchable like GRDB's `ResultCode`: `catch let e as LMDBError where e.code == LMDBError.mapFull.code`.
 /// `MDB_NOTFOUND` is never thrown by this module's lookups: a missing key is `nil`.
-public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct LMDBError: LocalizedError, Sendable, Hashable, CustomStringConvertible {
     /// LMDB's result code (or an `errno` value for system errors).
     public let code: Int32
     /// What the wrapper was doing, e.g. `"mdb_env_open /tmp/store"`.
@@ -22,6 +27,9 @@ public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         context.isEmpty ? "LMDB error \(code): \(message)" : "\(context): \(message) (LMDB error \(code))"
     }
+
+    /// The ``description``: what `localizedDescription` shows.
+    public var errorDescription: String? { description }
 
     /// Errors are equal when their codes are (the context is for people).
     public static func == (a: LMDBError, b: LMDBError) -> Bool { a.code == b.code }

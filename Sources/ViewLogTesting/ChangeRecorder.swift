@@ -6,6 +6,9 @@ import ViewLog
 /// ``attach(to:)`` observes the controller (`ResultsController/observe(_:)`) and leaves its `delegate` to
 /// the app, so a test records the very controller that drives the app's own delegate. To test a controller's
 /// delegate call order itself, make the recorder the delegate instead (``attachAsDelegate(to:)``).
+/// A recorder records **one** controller: attaching it to a second one (or to the same one again) traps, naming
+/// the first, because two controllers' batches and snapshots in one recording would not follow each other. Make one
+/// recorder per controller.
 /// Not `Sendable`: use it on the controller's isolation.
 public final class ChangeRecorder: ResultsControllerDelegate {
     /// One delegate call.
@@ -29,13 +32,18 @@ public final class ChangeRecorder: ResultsControllerDelegate {
     private var rows: [RowChange] = []
     private var isInBatch = false
     private var observations: [ViewObservation] = []
+    /// What the recorder was attached to, for the message of a second attach.
+    private var recorded: (controller: ObjectIdentifier, name: String)?
 
     /// Makes an empty recorder.
     public init() {}
 
     /// Records `controller`'s current snapshot, then every batch and reload it reports, as an observer: the
     /// controller's delegate is left alone. The recording lasts as long as the recorder.
+    ///
+    /// - Precondition: the recorder is not attached yet (one recorder records one controller).
     public func attach(to controller: ResultsController) {
+        claim(controller)
         position = controller.position
         snapshots.append(controller.snapshot)
         observations.append(controller.observe { [unowned self, unowned controller] event in
@@ -53,10 +61,39 @@ public final class ChangeRecorder: ResultsControllerDelegate {
 
     /// Becomes `controller`'s delegate (replacing the app's) and records its current snapshot: for tests of the
     /// delegate's call order. The controller holds its delegate weakly: keep the recorder alive.
+    ///
+    /// - Precondition: the recorder is not attached yet (one recorder records one controller).
     public func attachAsDelegate(to controller: ResultsController) {
+        claim(controller)
         controller.delegate = self
         position = controller.position
         snapshots.append(controller.snapshot)
+    }
+
+    /// Refuses a second controller: its snapshots would interleave with the first's, and ``validate()`` would report
+    /// every batch of either as taking the other's snapshot to the next.
+    private func claim(_ controller: ResultsController) {
+        let name = Self.name(of: controller)
+        if let recorded {
+            let again = recorded.controller == ObjectIdentifier(controller)
+            preconditionFailure("this ChangeRecorder already records \(again ? "this controller" : "another controller"), \(recorded.name); "
+                                + "attaching it \(again ? "again" : "to \(name)") would mix "
+                                + "\(again ? "every batch twice into its recording" : "two controllers' batches in one recording"): "
+                                + "make one ChangeRecorder per controller")
+        }
+        recorded = (ObjectIdentifier(controller), name)
+    }
+
+    /// `the controller of Employee where height > 170 sorted by name`.
+    static func name(of controller: ResultsController) -> String {
+        let request = controller.fetchRequest
+        var name = "the controller of \(request.entity)"
+        if request.predicate.description != "TRUEPREDICATE" && !request.predicate.description.isEmpty {
+            name += " where \(request.predicate)"
+        }
+        if !request.sortDescriptors.isEmpty { name += " sorted by \(request.sortDescriptors.map(\.description).joined(separator: ", "))" }
+        if let key = request.sectionKey { name += " in sections of \(key)" }
+        return name
     }
 
     /// Problems of every recorded batch, validated between the snapshots before and after it (batch and

@@ -25,6 +25,44 @@ import ViewLogTesting
         }
     }
 
+    /// The `SourceLocation` form (a helper passing its caller's location) reports there.
+    @Test func checkReportsAtAGivenSourceLocation() throws {
+        let location = SourceLocation(fileID: "Helpers/Helper.swift", filePath: "/Helpers/Helper.swift", line: 7, column: 3)
+        try withKnownIssue {
+            try ChangeSetValidator.check(Self.wrong, from: V.before, to: V.after, sourceLocation: location)
+        } matching: { issue in
+            issue.sourceLocation == location && Self.text(issue).contains("invalid change set")
+        }
+        withKnownIssue {
+            _ = ChangeSetValidator.expectValid(Self.wrong, from: V.before, to: V.after, sourceLocation: location)
+        } matching: { $0.sourceLocation == location }
+    }
+
+    /// Outside a test (a detached task has no current test) the check throws every problem instead of recording.
+    @Test func checkThrowsOutsideATest() async throws {
+        let problems = await Task.detached { () -> [ChangeSetProblem]? in
+            do {
+                try ChangeSetValidator.check(Self.wrong, from: V.before, to: V.after)
+                return nil
+            } catch let error as ChangeSetValidationError {
+                return error.problems
+            } catch {
+                return nil
+            }
+        }.value
+        #expect(problems == ChangeSetValidator.validate(Self.wrong, from: V.before, to: V.after)
+            + ChangeSetValidator.validateSequential(Self.wrong, from: V.before, to: V.after))
+    }
+
+    /// `localizedDescription` is the description (issue 38), for both error types of this module.
+    @Test func errorsSayWhatWentWrong() {
+        let problem = ChangeSetProblem(rule: "row delete", message: "e1 is still in the view")
+        let error = ChangeSetValidationError(problems: [problem, ChangeSetProblem(rule: "result", message: "differs")])
+        #expect((problem as any Error).localizedDescription == "row delete: e1 is still in the view")
+        #expect((error as any Error).localizedDescription == error.description)
+        #expect(problem.errorDescription == problem.description && error.errorDescription == error.description)
+    }
+
     @Test func expectValidRecordsOneIssueAtTheCallersLineAndGoesOn() {
         var result = true
         let line = #line + 2

@@ -394,6 +394,57 @@ struct ContextTests {
         #expect(controller.fetchedObjects == [.int(7)])
     }
 
+    /// The switch form (issue 38): Core Data's `automaticallyMergesChangesFromParent = true` is a call that returns at
+    /// once — the test never awaits a never-ending call — and a sibling context's save reaches the controller.
+    @MainActor
+    @Test func theMergeSwitchReturnsAtOnceAndFollowsASibling() async throws {
+        let store = try makeDummyStore()
+        let context = try Context(store: store, name: "ui")
+        let controller = try context.makeResultsController(view: "evens")
+        #expect(!context.automaticallyMergesChanges)
+        context.startMergingChangesAutomatically()
+        context.startMergingChangesAutomatically()  // already on: nothing more
+        #expect(context.automaticallyMergesChanges)
+        let sibling = try Context(store: store, name: "sibling")
+        try sibling.insert("TestDummy", id: .int(8), values: ["isEven": .bool(true), "value": .int(8)])
+        try sibling.save()
+        #expect(controller.fetchedObjects.isEmpty)  // not yet: the follower runs when this test awaits
+        for _ in 0..<1000 where controller.fetchedObjects.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(controller.fetchedObjects == [.int(8)])
+        #expect(context.position == 1 && context.automaticMergeError == nil)
+
+        // Off: a later save is not merged.
+        context.stopMergingChangesAutomatically()
+        #expect(!context.automaticallyMergesChanges)
+        try sibling.insert("TestDummy", id: .int(10), values: ["isEven": .bool(true), "value": .int(10)])
+        try sibling.save()
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(context.position == 1 && controller.fetchedObjects == [.int(8)])
+
+        // On again: it catches up with the head it finds.
+        context.startMergingChangesAutomatically()
+        for _ in 0..<1000 where context.position < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(controller.fetchedObjects == [.int(8), .int(10)])
+        context.stopMergingChangesAutomatically()
+    }
+
+    /// The follower does not keep its context alive, and stops with it.
+    @MainActor
+    @Test func theMergeSwitchStopsWithTheContext() async throws {
+        let store = try makeDummyStore()
+        var context: Context? = try Context(store: store, name: "ui")
+        weak let released = context
+        context!.startMergingChangesAutomatically()
+        try await Task.sleep(for: .milliseconds(20))
+        context = nil
+        #expect(released == nil)
+        let sibling = try Context(store: store, name: "sibling")
+        try sibling.insert("TestDummy", id: .int(2), values: ["isEven": .bool(true), "value": .int(2)])
+        try sibling.save()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(released == nil)
+    }
+
     // MARK: Typed models
 
     struct Dummy: EntityType {

@@ -132,11 +132,33 @@ struct DocArticleTests {
         #expect(main.mergePolicy == .mergeByPropertyObjectTrump)
     }
 
+    @MainActor
+    @Test func mergingAutomatically() async throws {
+        let scratch = Scratch()
+        let (store, _, _, _) = try gettingStarted(at: scratch.path)
+        let main = try Context(store: store, name: "main")
+        let tall = try main.makeResultsController(
+            FetchRequest(entity: "Employee", predicate: try ViewPredicate("height > 170")))
+        #expect(tall.fetchedObjects == ["e1", "e2"])
+        main.startMergingChangesAutomatically()   // returns at once: from now on every save reaches `tall` by itself
+        let other = try Context(store: store, name: "other")
+        try other.update("Employee", id: "e1", values: ["height": 150])   // Ann no longer matches
+        try other.save()                          // `tall` reports Ann's delete when the main actor is next free
+        #expect(main.automaticallyMergesChanges && tall.fetchedObjects == ["e1", "e2"])
+        for _ in 0..<1000 where tall.fetchedObjects != ["e2"] { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(tall.fetchedObjects == ["e2"] && main.position == other.position)
+        main.stopMergingChangesAutomatically()    // `automaticallyMergesChangesFromParent = false`
+        #expect(!main.automaticallyMergesChanges && main.automaticMergeError == nil)
+    }
+
     // MARK: Change sets and UIKit/AppKit
 
     /// Stands for a UITableView inside `performBatchUpdates`: records the calls.
     final class TableUpdates {
         var calls: [String] = []
+        func beginUpdates() { calls.append("beginUpdates") }
+        func endUpdates() { calls.append("endUpdates") }
+        func reloadData() { calls.append("reloadData") }
         func deleteSection(_ i: Int) { calls.append("deleteSection \(i)") }
         func insertSection(_ i: Int) { calls.append("insertSection \(i)") }
         func deleteRow(at p: IndexPath) { calls.append("deleteRow \(p)") }
@@ -190,6 +212,51 @@ struct DocArticleTests {
         #expect(rows == view.snapshot.sections[0].rows)
     }
 
+    final class EmployeeTable: ResultsControllerDelegate {
+        let table = TableUpdates()
+
+        func controllerWillChangeContent(_ controller: ResultsController) {
+            table.beginUpdates()
+        }
+
+        func controller(_ controller: ResultsController, didChange section: SectionChange) {
+            switch section.kind {
+            case .delete: table.deleteSection(section.index)
+            case .insert: table.insertSection(section.index)
+            }
+        }
+
+        func controller(_ controller: ResultsController, didChange row: RowChange) {
+            switch row.kind {
+            case .delete: table.deleteRow(at: row.from!)
+            case .insert: table.insertRow(at: row.to!)
+            case .move: table.moveRow(from: row.from!, to: row.to!)
+            case .update: table.reloadRow(at: row.to!)
+            }
+        }
+
+        func controllerDidChangeContent(_ controller: ResultsController) {
+            table.endUpdates()
+        }
+
+        func controllerDidReload(_ controller: ResultsController, snapshot: ViewSnapshot) {
+            table.reloadData()                // the rows are now `snapshot`'s: forget the old ones
+        }
+    }
+
+    @Test func theDelegatesFiveMethods() throws {
+        let scratch = Scratch()
+        let (_, context, tall, _) = try gettingStarted(at: scratch.path)
+        let adapter = EmployeeTable()
+        tall.delegate = adapter
+        try context.update("Employee", id: "e1", values: ["sectionName": "C"])   // A empties, C appears: Ann moves
+        try context.save()
+        #expect(adapter.table.calls == ["beginUpdates", "deleteSection 0", "insertSection 1", "moveRow [0, 0] [1, 0]", "endUpdates"])
+        adapter.table.calls = []
+        try tall.performFetch()
+        #expect(adapter.table.calls == ["reloadData"])
+    }
+
     /// The batch that took `view` from `before` to its current state, recomputed from the store's delta.
     enum ChangeRecorderless {
         static func last(of view: ResultsController, since before: ViewSnapshot, store: LogStore) throws -> ChangeSet? {
@@ -236,12 +303,43 @@ struct DocArticleTests {
         let changeSet = recorder.batches[0], after = controller.snapshot
         #expect(before != after)
         try ChangeSetValidator.check(changeSet, from: before, to: after)
+        do {
+            try ChangeSetValidator.check(changeSet, from: before, to: after)
+        } catch let error as ChangeSetValidationError {
+            print(error.problems)             // each rule broken, naming the change and the index path
+        }
+        #expect(ChangeSetValidator.validate(changeSet, from: before, to: after).isEmpty)
         let goldenDirectory = URL(fileURLWithPath: scratch.path)
         var recording = GoldenFile(directory: goldenDirectory)
         recording.isRecording = true
         recording.expect(ChangeSetRenderer.render(changeSet), matches: "promotion.txt")
         let goldens = GoldenFile(directory: goldenDirectory)
         goldens.expect(ChangeSetRenderer.render(changeSet), matches: "promotion.txt")
+    }
+
+    /// The manifest lines the article shows for a folder of golden files are the example package's own, which CI
+    /// builds with zero warnings (SwiftPM's "unhandled file" warning among them).
+    @Test func theGoldenFolderManifestLinesAreTheExamples() throws {
+        let article = try String(contentsOf: Self.packageRoot.appendingPathComponent(
+            "Sources/ViewLogTesting/ViewLogTesting.docc/TestingYourViews.md"), encoding: .utf8)
+        var blocks: [[String]] = []  // every fenced block, whatever its language
+        var current: [String]?
+        for line in article.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            if current == nil, line.hasPrefix("```") { current = [] } else if current != nil, line == "```" {
+                blocks.append(current!)
+                current = nil
+            } else if current != nil {
+                current!.append(line)
+            }
+        }
+        let manifest = try #require(blocks.first { $0.contains { $0.contains("exclude: [\"Goldens\"]") } },
+                                    "the article shows no manifest line excluding the golden files")
+        let example = try String(contentsOf: Self.packageRoot.appendingPathComponent("Examples/EmployeeDirectory/Package.swift"),
+                                 encoding: .utf8).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(example.indices.contains { example[$0...].starts(with: manifest) },
+                "the article's manifest lines are not Examples/EmployeeDirectory/Package.swift's:\n\(manifest.joined(separator: "\n"))")
+        let goldens = Self.packageRoot.appendingPathComponent("Examples/EmployeeDirectory/Tests/EmployeeDirectoryTests/Goldens")
+        #expect(try !FileManager.default.contentsOfDirectory(atPath: goldens.path).isEmpty, "the example keeps no golden file")
     }
 
     // MARK: The log and durability

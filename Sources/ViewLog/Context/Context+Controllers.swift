@@ -172,8 +172,11 @@ extension Context {
     /// controller. Returns when the calling task is cancelled. Shares the store's one head monitor with every
     /// other follower of this process (``LogStore/headUpdates()``): an idle follower costs no CPU.
     ///
-    /// Runs on the caller's isolation (the context's), so the context is never touched concurrently:
-    /// `Task { @MainActor in try await context.mergeChangesAutomatically() }`.
+    /// Runs on the caller's isolation (the context's), so the context is never touched concurrently. It returns
+    /// only when its task is cancelled: give it a task of its own,
+    /// `Task { @MainActor in try await context.mergeChangesAutomatically() }`, never `await` it inline. For Core
+    /// Data's `automaticallyMergesChangesFromParent = true`, the switch that returns at once, use
+    /// ``startMergingChangesAutomatically(isolation:)``.
     /// - Throws: ``StoreError/notAStore(path:reason:)`` when the store's files are removed while it follows;
     ///   an error of ``refresh()``.
     public func mergeChangesAutomatically(isolation: isolated (any Actor)? = #isolation) async throws {
@@ -181,6 +184,57 @@ extension Context {
             if Task.isCancelled { return }
             if head > position { try refresh() }
         }
+    }
+
+    /// Whether the context follows the store on its own, as started by
+    /// ``startMergingChangesAutomatically(isolation:)`` — Core Data's `automaticallyMergesChangesFromParent`.
+    public var automaticallyMergesChanges: Bool { automaticMerge != nil }
+
+    /// Turns automatic merging on and returns at once: from now on the context moves to the head after every save
+    /// of any context of this process and of other processes, one batch per move for every controller, as
+    /// ``mergeChangesAutomatically(isolation:)`` does — in a task on the caller's isolation (the context's actor:
+    /// the main actor for a UI). It stops when you call ``stopMergingChangesAutomatically()``, when the context
+    /// is released (the follower does not keep it alive), or on an error, kept in ``automaticMergeError``.
+    /// Calling it while it runs does nothing.
+    ///
+    /// ```swift
+    /// main.startMergingChangesAutomatically()   // returns at once; `tall` now follows every save
+    /// ```
+    ///
+    /// - Precondition: the caller is isolated to an actor (the context's): a context used without an actor follows
+    ///   by awaiting ``mergeChangesAutomatically(isolation:)`` in a task of its own.
+    public func startMergingChangesAutomatically(isolation: isolated (any Actor)? = #isolation) {
+        precondition(isolation != nil, "startMergingChangesAutomatically() needs the context's actor (e.g. the main actor): "
+                     + "without one, await mergeChangesAutomatically() in a task of its own")
+        guard automaticMerge == nil else { return }
+        automaticMergeGenerations += 1
+        let generation = automaticMergeGenerations
+        automaticMergeError = nil
+        let store = self.store
+        // The task runs on `isolation` (it captures it), so it touches the context only where the caller does. It
+        // holds the context weakly, strongly only while it refreshes: releasing the context cancels it (`deinit`).
+        let task = Task { [weak self] in
+            _ = isolation
+            var failure: (any Error)?
+            do {
+                for try await head in store.headUpdates() {
+                    guard let self, !Task.isCancelled else { return }
+                    if head > self.position { try self.refresh() }
+                }
+            } catch {
+                failure = error
+            }
+            guard let self, self.automaticMerge?.generation == generation else { return }  // not stopped or restarted since
+            self.automaticMergeError = failure
+            self.automaticMerge = nil
+        }
+        automaticMerge = (task, generation)
+    }
+
+    /// Turns automatic merging off: the context no longer moves on its own (a move already delivered stays).
+    public func stopMergingChangesAutomatically() {
+        automaticMerge?.task.cancel()
+        automaticMerge = nil
     }
 }
 

@@ -29,6 +29,12 @@ public final class Context {
     var processed = StagedChanges()
     var observers: [WeakObserver] = []
     var schemaCache: (position: UInt64, schema: Schema)?
+    /// The follower that ``startMergingChangesAutomatically(isolation:)`` started, until it stops.
+    var automaticMerge: (task: Task<Void, Never>, generation: UInt64)?
+    var automaticMergeGenerations: UInt64 = 0
+    /// Why the last follower that ``startMergingChangesAutomatically(isolation:)`` started stopped on its own: the
+    /// store's files were removed, or a ``refresh()`` failed. `nil` while it runs, and after a stop you asked for.
+    public internal(set) var automaticMergeError: (any Error)?
 
     /// Makes a context on `store` at `position` (default: the head).
     public init(store: LogStore, name: String, at position: UInt64? = nil) throws(StoreError) {
@@ -37,6 +43,10 @@ public final class Context {
         let head = try store.head
         if let position, position > head { throw .positionPastHead(position: position, head: head) }
         self.position = position ?? head
+    }
+
+    deinit {
+        automaticMerge?.task.cancel()
     }
 
     /// Whether the context has unsaved changes.

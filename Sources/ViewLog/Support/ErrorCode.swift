@@ -1,3 +1,11 @@
+// LocalizedError is FoundationEssentials' (the engine already imports it, for IndexPath and Date): a user's
+// `error.localizedDescription` (Foundation) says what went wrong, not "The operation could not be completed".
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// A stable, matchable name of what went wrong, shared by every error ViewLog throws.
 ///
 /// Each error type (``StoreError``, ``SchemaError``, ``QueryError``, ``InputError``, ``CodecError``, …) keeps
@@ -32,10 +40,16 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
 /// An error thrown by ViewLog: one of its typed errors, with a matchable ``code``.
 ///
 /// Every public error type of ViewLog conforms. Its `description` is the one-line message the CLI prints after
-/// `error: `; its ``code`` says what kind of error it is, whatever type carries it.
-public protocol ViewLogError: Error, Sendable, CustomStringConvertible {
+/// `error: `; its ``code`` says what kind of error it is, whatever type carries it. It is a `LocalizedError`
+/// whose `errorDescription` is that `description`, so `error.localizedDescription` says the same.
+public protocol ViewLogError: LocalizedError, Sendable, CustomStringConvertible {
     /// What went wrong, as a stable code.
     var code: ErrorCode { get }
+}
+
+extension ViewLogError {
+    /// The error's `description`: what `localizedDescription` shows.
+    public var errorDescription: String? { description }
 }
 
 // MARK: - The store

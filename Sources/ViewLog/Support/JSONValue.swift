@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials  // LocalizedError
+#else
+import Foundation
+#endif
+
 /// A JSON document as ViewLog reads and writes it.
 ///
 /// ViewLog parses JSON itself rather than through Foundation so that integers and doubles stay distinct
@@ -63,13 +69,15 @@
 }
 
 /// Why a JSON text could not be read, with the byte offset where reading stopped.
-@_spi(Engine) public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
+@_spi(Engine) public struct JSONError: LocalizedError, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong.
     public var message: String
     /// 0-based byte offset into the text.
     public var offset: Int
 
     public var description: String { "bad JSON at byte \(offset + 1): \(message)" }
+    /// The ``description``: what `localizedDescription` shows.
+    public var errorDescription: String? { description }
 }
 
 extension JSONValue {

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials  // IndexPath
+#else
+import Foundation
+#endif
+
 /// A live materialized view (see the query language and the change-set rules): the objects of one entity that match a predicate, sorted,
 /// sectioned and optionally windowed by `limit`/`offset`, kept current by applying each move of its
 /// context's position as one batch, and reporting that batch with NSFetchedResultsController /
@@ -61,6 +67,9 @@ public final class ResultsController {
     /// Whether a batch into a view with no rows and no window is built at once (``fillEmptyView(_:)``); tests turn
     /// it off to compare with the general path.
     var fillsEmptyViewAtOnce = true
+    /// During a reload's call of the delegate: the view before it, for the default
+    /// ``ResultsControllerDelegate/controllerDidReload(_:snapshot:)`` (``reportReload(to:snapshot:)``).
+    var reloadedFrom: (snapshot: ViewSnapshot, isSectioned: Bool, position: UInt64)?
     /// Observers and `changes` subscribers, in subscription order.
     private var subscribers: [(id: UInt64, subscriber: Subscriber)] = []
     private var nextSubscriberID: UInt64 = 0
@@ -258,6 +267,9 @@ public final class ResultsController {
     /// ``reload(objects:position:fetchRequest:)`` with the new request already planned.
     @discardableResult
     func reload<S: Sequence<(ObjectID, ObjectValues)>>(objects: S, position: UInt64, plan: ViewPlan?) -> ViewSnapshot {
+        // A delegate that does not handle reloads gets the view before for the batches of the default (O(n), as the
+        // reload is).
+        let before = delegate == nil ? nil : (self.snapshot, isSectioned, self.position)
         if let plan {
             guard case .predicate = membership else {
                 preconditionFailure("a controller made with a membership closure cannot change its fetch request")
@@ -271,9 +283,45 @@ public final class ResultsController {
         self.position = position
         load(objects)
         let snapshot = self.snapshot
-        delegate?.controllerDidReload(self, snapshot: snapshot)
+        if let delegate {
+            reloadedFrom = before
+            delegate.controllerDidReload(self, snapshot: snapshot)
+            reloadedFrom = nil
+        }
         send(.reload(snapshot))
         return snapshot
+    }
+
+    /// The default ``ResultsControllerDelegate/controllerDidReload(_:snapshot:)``: reports the reload to `delegate`
+    /// through its batch callbacks, as two batches — every row (and section) of the view before deleted, then
+    /// every row (and section) of `after` inserted — so that a delegate that mirrors the batches (a table) ends
+    /// with the new view. An empty batch is not reported. Outside a reload's call of the delegate it does nothing.
+    func reportReload(to delegate: some ResultsControllerDelegate, snapshot after: ViewSnapshot) {
+        guard let (before, wasSectioned, from) = reloadedFrom else { return }
+        reloadedFrom = nil  // once
+        // The one section of a view without a section key is a section to delete or insert only when the other side
+        // has sections (a definition change): a table then has that many sections.
+        let sectionsChange = wasSectioned || isSectioned
+        var deletes: [RowChange] = []
+        for (s, section) in before.sections.enumerated() {
+            for (r, id) in section.rows.enumerated() { deletes.append(.delete(id, from: IndexPath(row: r, section: s), seq: position)) }
+        }
+        let sectionDeletes = sectionsChange
+            ? before.sections.enumerated().map { SectionChange(kind: .delete, index: $0.offset, value: $0.element.value) } : []
+        var inserts: [RowChange] = []
+        for (s, section) in after.sections.enumerated() {
+            for (r, id) in section.rows.enumerated() { inserts.append(.insert(id, to: IndexPath(row: r, section: s), seq: position)) }
+        }
+        let sectionInserts = sectionsChange
+            ? after.sections.enumerated().map { SectionChange(kind: .insert, index: $0.offset, value: $0.element.value) } : []
+        for batch in [ChangeSet(from: from, to: position, isSectioned: wasSectioned, sectionChanges: sectionDeletes, rowChanges: deletes),
+                      ChangeSet(from: from, to: position, isSectioned: isSectioned, sectionChanges: sectionInserts, rowChanges: inserts)]
+        where !batch.isEmpty {
+            delegate.controllerWillChangeContent(self)
+            for s in batch.sectionChanges { delegate.controller(self, didChange: s) }
+            for r in batch.rowChanges { delegate.controller(self, didChange: r) }
+            delegate.controllerDidChangeContent(self)
+        }
     }
 
     // MARK: - Applying a batch

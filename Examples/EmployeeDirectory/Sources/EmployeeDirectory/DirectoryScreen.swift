@@ -25,9 +25,15 @@ public final class DirectoryScreen {
         sections = try controller.sections(as: Employee.self).map { ($0.section.name, $0.objects.map(\.name)) }
     }
 
-    /// Follows every save of every context and process until the task is cancelled.
-    public func follow() async throws {
-        try await context.mergeChangesAutomatically()
+    /// Follows every save of every context and process from now on, as Core Data's
+    /// `automaticallyMergesChangesFromParent = true`: returns at once; the batches arrive on the main actor.
+    public func startFollowing() {
+        context.startMergingChangesAutomatically()
+    }
+
+    /// Stops following (it also stops when the screen, and so its context, goes).
+    public func stopFollowing() {
+        context.stopMergingChangesAutomatically()
     }
 }
 

@@ -38,6 +38,9 @@ import ViewLogTesting
         #expect(recorder.validate().isEmpty)
         let inserted = recorder.batches[1].rowChanges.first
         #expect(inserted?.id == "e2" && inserted?.kind == .insert && inserted?.to == IndexPath(row: 0, section: 1))
+        // The batch as text, against Goldens/ (UPDATE_GOLDENS=1 rewrites it; Package.swift excludes the folder).
+        let goldens = GoldenFile(directory: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Goldens"))
+        goldens.expect(ChangeSetRenderer.render(recorder.batches[1]), matches: "bob-grows.txt")
 
         var iterator = events.makeAsyncIterator()
         guard case .reload? = await iterator.next() else { Issue.record("expected the view first"); return }
@@ -46,5 +49,16 @@ import ViewLogTesting
             try ChangeSetValidator.check(batch, from: recorder.snapshots[i], to: recorder.snapshots[i + 1])
             #expect(batch == expected)
         }
+    }
+
+    /// The screen follows a background writer on its own once it starts following: no refresh, no awaited loop.
+    @Test func aFollowingScreenShowsABackgroundHire() async throws {
+        let fixture = try Store()
+        let screen = try DirectoryScreen(store: fixture.store)
+        screen.startFollowing()                            // returns at once
+        try hire([Employee(id: "e1", name: "Ann", height: 180, sectionName: "A")], into: fixture.store)
+        for _ in 0..<1000 where screen.sections.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(screen.sections.map(\.name) == ["A"] && screen.batchesApplied == 1)
+        screen.stopFollowing()
     }
 }
