@@ -127,47 +127,11 @@ extension Context {
     func makeStoredWindowController(view name: String, _ request: FetchRequest,
                                                          transactionsMax: UInt64 = 65_536, following: Bool = false) throws
         -> (controller: ResultsController, values: [ObjectID: ObjectValues])? {
-        guard let (limit, entity, schema) = try storedWindowRequest(request) else { return nil }
-        let position = self.position
+        guard let (limit, entity, _) = try storedWindowRequest(request) else { return nil }
         let plan = try ViewPlan(request, for: entity)
-        let made = try store.perform(read: true) { txn -> [(ObjectID, ObjectValues)]? in
-            guard let (view, head) = try store.storedView(named: name, schema: schema, showing: request, near: position,
-                                                          transactionsMax: transactionsMax, in: txn) else { return nil }
-            // Every object of the entity a transaction after p touched (also one changed and changed back).
-            var touched = Set<ObjectID>()
-            for t in try store.readTransactions(txn, from: position + 1, through: head) {
-                for change in t.changes {
-                    guard let key = change.key else { return nil }  // a schema change: the view may differ
-                    if key.entity == entity.name { touched.insert(key.id) }
-                }
-            }
-            let delta = try store.delta(from: head, to: position, entities: [entity.name], in: txn)
-            var atPosition: [ObjectID: ObjectValues?] = [:]
-            for d in delta.objects where d.key.entity == entity.name { atPosition[d.key.id] = d.after }
-            // The first rows of the window untouched since, in view order.
-            let ids = try store.storedRowIDs(of: view, limit: request.offset + limit, skipping: touched, in: txn)
-            var rows: [(ObjectID, ObjectValues)] = []
-            rows.reserveCapacity(ids.count + touched.count)
-            let format = try store.format(in: txn)
-            // Touched objects the delta does not name are as they are at the head.
-            let atHead = touched.filter { atPosition[$0] == nil }
-            for id in ids + atHead.sorted() {
-                let k = ObjectRecordCodec.key(ObjectKey(entity: entity.name, id: id))
-                let values: ObjectValues? = try k.withUnsafeBytes { kb in
-                    guard let bytes = try txn.value(store.objectsDB, for: kb) else { return nil }
-                    do { return try ObjectRecordCodec.decode(bytes, key: kb, format: format, canonicalFor: entity.attributes) } catch {
-                        throw StoreError.corrupt(seq: nil, reason: "object \(entity.name) \(id.json.text): \(error)")
-                    }
-                }
-                if let values { rows.append((id, values)) }
-                else if !touched.contains(id) {
-                    throw StoreError.corrupt(seq: nil, reason: "the stored view '\(name)' names \(entity.name) \(id.json.text), which does not exist: run 'viewlog verify'")
-                }
-            }
-            for case let (id, values?) in atPosition { rows.append((id, values)) }
-            return rows
-        }
-        guard let made else { return nil }
+        // The reader of views over key paths, with no path: the rows touched since p and the window untouched.
+        guard let (_, made, values) = try storedRangeRows(view: name, request, RelationalView(paths: [], quantified: []),
+                                                          entity: entity, transactionsMax: transactionsMax) else { return nil }
         let controller = ResultsController(plan: plan, entity: entity, objects: made, position: position)
         if following {
             let store = self.store, wanted = request.offset + limit
@@ -176,7 +140,7 @@ extension Context {
                                      unsaved: try context.processedValues(of: entity.name), transactionsMax: transactionsMax)
             }
         }
-        return (adopt(controller), Dictionary(made, uniquingKeysWith: { a, _ in a }))
+        return (adopt(controller), values)
     }
 }
 

@@ -19,8 +19,8 @@ enum ViewSource {
     /// its first move that changes something takes the whole view as it was at the move's start.
     case storedPathWindow
     /// The rows of a windowed named view over key paths that its window can show at any position of a range below the
-    /// head (``StoredPathRange``): moves within the range read path values from the stored state.
-    case storedPathRange(StoredPathRange)
+    /// head (``StoredRange``): moves within the range read path values from the stored state.
+    case storedPathRange(StoredRange)
 
     /// Whether the controller holds every row of its view.
     var isWhole: Bool {
@@ -37,7 +37,7 @@ extension ResultsController {
     }
 
     /// Whether the controller holds only the rows of a stored named view over key paths that its window can show at
-    /// the positions from its own up to the head (``StoredPathRange``), not the whole view.
+    /// the positions from its own up to the head (``StoredRange``), not the whole view.
     @_spi(Engine) public var holdsStoredPathRange: Bool {
         if case .storedPathRange = source { return true }
         return false
@@ -50,7 +50,7 @@ extension ResultsController {
     }
 
     /// The range of a controller that holds a stored view over key paths below the head.
-    var storedPathRange: StoredPathRange? {
+    var storedPathRange: StoredRange? {
         if case .storedPathRange(let range) = source { return range }
         return nil
     }

@@ -16,7 +16,7 @@ import LMDB
 /// p, its value in the delta from the head to p; a target's aggregate state is its stored state with the members that
 /// delta moved taken out as they are at the head and put back as they are at p
 /// (``StoredAggregates/state(_:_:db:in:moved:)``).
-final class StoredPathRange {
+final class StoredRange {
     let store: LogStore
     let name: String
     let request: FetchRequest
@@ -91,35 +91,58 @@ final class StoredPathRange {
 extension Context {
     /// A live controller of a windowed named view over key paths at this context's position p, close below the head
     /// (DESIGN §10, §11), holding only the rows the window can show at any position from p to the head
-    /// (``StoredPathRange``): the first `offset + limit` stored rows of objects untouched since p and every row
-    /// touched since — their values and path values at p read from the head and the view's stored state. Its moves
-    /// within that range read the same; a move out of it (or one that shows unsaved changes) takes the whole view at
+    /// (``StoredRange``, ``storedRangeRows(view:_:_:entity:transactionsMax:)``). Its moves within that range read path
+    /// values from the view's stored state; a move out of it (or one that shows unsaved changes) takes the whole view at
     /// its start, unreported, and follows in memory from there. The CLI's `diff` uses it: O(log n + offset + limit +
     /// the rows the changes reach), not the view's entity.
     ///
-    /// `nil` (nothing made) unless the context is at or below the head by at most `transactionsMax` transactions,
-    /// with no unsaved change and no schema change after it, the request has a `limit` and key paths, and the store
-    /// holds the view's rows.
+    /// `nil` (nothing made) unless the request has key paths and ``storedRangeRows(view:_:_:entity:transactionsMax:)``
+    /// can read the view.
     /// - Returns: the controller (adopted by this context) and its rows' own values at p.
     func makeStoredPathRangeController(view name: String, _ request: FetchRequest,
-                                                            transactionsMax: UInt64 = 65_536) throws
+                                       transactionsMax: UInt64 = 65_536) throws
         -> (controller: ResultsController, values: [ObjectID: ObjectValues])? {
         try processPendingChanges()
-        guard let limit = request.limit, !unsavedChangesTouch(request.entity, overPaths: true) else { return nil }
-        let schema = try self.schema
         let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
         guard !paths.isEmpty || !quantified.isEmpty else { return nil }
-        let position = self.position
         let relational = RelationalView(paths: paths, quantified: quantified)
+        guard let (range, rows, values) = try storedRangeRows(view: name, request, relational, entity: viewEntity,
+                                                              transactionsMax: transactionsMax) else { return nil }
+        let controller = ResultsController(plan: try ViewPlan(request, for: viewEntity), entity: viewEntity, objects: rows,
+                                           position: position)
+        controller.relational = relational
+        controller.source = .storedPathRange(range)
+        return (adopt(controller), values)
+    }
+
+    /// The stored-view reader of windowed named views near the head, flat ones (`relational` with no paths) and those
+    /// over key paths alike (DESIGN §11): at this context's position p, the rows the window can show at any position
+    /// from p to the head — the first `offset + limit` stored rows of objects untouched since p, and every row touched
+    /// since (``touchedRows(after:through:relational:entity:entities:refs:in:)``) — with their values at p (path values
+    /// added, which `relational` keeps), read from the head, the delta from it and the view's stored state. One read
+    /// transaction.
+    ///
+    /// `nil` unless the request has a `limit`, nothing unsaved touches the view, the context is at or below the head by
+    /// at most `transactionsMax` transactions with no schema change after it, and the store holds the view's rows (and,
+    /// for paths, its relationships index).
+    /// - Returns: the range, the rows (values with path values), and the rows' own values at p.
+    func storedRangeRows(view name: String, _ request: FetchRequest, _ relational: RelationalView,
+                         entity viewEntity: EntityDescription, transactionsMax: UInt64)
+        throws -> (range: StoredRange, rows: [(ObjectID, ObjectValues)], values: [ObjectID: ObjectValues])? {
+        let overPaths = !relational.paths.isEmpty || !relational.quantified.isEmpty
+        guard let limit = request.limit, !unsavedChangesTouch(viewEntity.name, overPaths: overPaths) else { return nil }
+        let schema = try self.schema
+        let position = self.position
         let entities = relational.entitiesRead.union([viewEntity.name])
-        let made = try store.perform(read: true) { txn -> (StoredPathRange, [(ObjectID, ObjectValues)], [ObjectID: ObjectValues])? in
-            guard let refs = store.refsDB,
+        let (paths, quantified) = (relational.paths, relational.quantified)
+        return try store.perform(read: true) { txn -> (StoredRange, [(ObjectID, ObjectValues)], [ObjectID: ObjectValues])? in
+            guard !overPaths || store.refsDB != nil,
                   let (view, head) = try store.storedView(named: name, schema: schema, showing: request, near: position,
                                                           transactionsMax: transactionsMax, in: txn),
                   let touched = try touchedRows(after: position, through: head, relational: relational, entity: viewEntity.name,
-                                                entities: entities, refs: refs, in: txn) else { return nil }
-            let range = StoredPathRange(store: store, name: name, request: request, schema: schema, entity: viewEntity,
-                                        entities: entities, low: position, high: head, touched: touched)
+                                                entities: entities, refs: store.refsDB, in: txn) else { return nil }
+            let range = StoredRange(store: store, name: name, request: request, schema: schema, entity: viewEntity,
+                                    entities: entities, low: position, high: head, touched: touched)
             // The first rows of the window untouched since, in view order.
             let ids = try store.storedRowIDs(of: view, limit: request.offset + limit, skipping: touched, in: txn)
             guard let (lookup, aggregates) = try range.source(at: position, view: view, head: head, in: txn) else { return nil }
@@ -130,21 +153,19 @@ extension Context {
                     if touched.contains(id) { continue }  // none at p
                     throw StoreError.corrupt(seq: nil, reason: "the stored view '\(name)' names \(viewEntity.name) \(id.json.text), which does not exist: run 'viewlog verify'")
                 }
-                let pathValues = RelationalView.pathValues(paths: paths, quantified: quantified, of: own, id: id,
-                                                           entity: viewEntity.name, lookup: lookup, aggregates: aggregates)
-                relational.pathValues[id] = pathValues
-                rows.append((id, relational.adding(pathValues, to: own)))
+                if overPaths {
+                    let pathValues = RelationalView.pathValues(paths: paths, quantified: quantified, of: own, id: id,
+                                                               entity: viewEntity.name, lookup: lookup, aggregates: aggregates)
+                    relational.pathValues[id] = pathValues
+                    rows.append((id, relational.adding(pathValues, to: own)))
+                } else {
+                    rows.append((id, own))
+                }
                 values[id] = own
             }
             if let failure = lookup.failure() ?? aggregates.failure { throw failure }
             return (range, rows, values)
         }
-        guard let (range, rows, values) = made else { return nil }
-        let controller = ResultsController(plan: try ViewPlan(request, for: viewEntity), entity: viewEntity, objects: rows,
-                                           position: position)
-        controller.relational = relational
-        controller.source = .storedPathRange(range)
-        return (adopt(controller), values)
     }
 
     /// The rows of `entity` whose values may differ between two positions from `position` to `head`: the objects of
@@ -152,7 +173,7 @@ extension Context {
     /// `entities` changed after it — for a member, from each object its relationships named in any version of the
     /// range. `nil` when a schema change lies in the range.
     private func touchedRows(after position: UInt64, through head: UInt64, relational: RelationalView, entity: String,
-                             entities: Set<String>, refs: LMDBDatabase, in txn: LMDBTransaction) throws -> Set<ObjectID>? {
+                             entities: Set<String>, refs: LMDBDatabase?, in txn: LMDBTransaction) throws -> Set<ObjectID>? {
         var rows = Set<ObjectID>()
         // Per member entity, each inverse's relationship and the members' attributes its aggregates and quantifiers
         // read: an update that sets none of them changes no target's state, and reaches no row through the inverse.
@@ -200,8 +221,11 @@ extension Context {
             changed.append(ObjectDelta(key: key, before: nil, after: nil, seq: head))
             for values in seen { changed.append(ObjectDelta(key: key, before: nil, after: values, seq: head)) }
         }
-        rows.formUnion(try relational.rowsReached(by: Delta(from: position, to: head, objects: changed), entity: entity,
-                                                  store: store, refs: refs, in: txn))
+        // A flat view (no paths) reaches no row through relationships.
+        if let refs, !relational.paths.isEmpty || !relational.quantified.isEmpty {
+            rows.formUnion(try relational.rowsReached(by: Delta(from: position, to: head, objects: changed), entity: entity,
+                                                      store: store, refs: refs, in: txn))
+        }
         return rows
     }
 }
