@@ -1,6 +1,6 @@
 /// Per-target state of the to-many inverses a view over key paths reads (DESIGN §10 "Cost": "an aggregate is kept per
-/// target"): for each object its inverse names, how many members it has, the members' values of each aggregated
-/// attribute, and how many members each quantifier's comparison holds for. A member's change updates it from the
+/// target"): for each object its inverse names, its ``MemberCounts`` (the counts the stored state keeps too) and the
+/// distinct values of each aggregated attribute (for `@min`/`@max`). A member's change updates it from the
 /// member's values before and after (the move's delta), so a view reads no member to show `employees.@count`,
 /// `@sum`, `@avg`, `@min`, `@max` or `ANY/ALL/NONE`.
 ///
@@ -9,68 +9,66 @@
 /// number however the members came (floating-point addition is not associative); `@min`/`@max` scan the target's
 /// distinct values.
 final class AggregateTable {
-    /// The members' values of one attribute, for one target.
-    struct Bag {
-        var counts: [Value: Int] = [:]
-        var nonNull = 0
-        var intSum: Int64 = 0
-        /// The exact sum of the double values (made at the first).
-        var doubleSum: ExactSum?
-
-        mutating func add(_ v: Value, _ sign: Int) {
-            guard !v.isNull else { return }
-            nonNull += sign
-            switch v {
-            case .int(let i): intSum = sign > 0 ? intSum &+ i : intSum &- i
-            case .double(let d):
-                if doubleSum == nil { doubleSum = ExactSum() }
-                doubleSum!.add(d, Int64(sign))
-            default: break
-            }
-            let n = (counts[v] ?? 0) + sign
-            counts[v] = n == 0 ? nil : n
-        }
+    /// One target's counts, and per aggregated attribute how many members have each distinct value (for `@min` and
+    /// `@max`).
+    private struct Target {
+        var counts: MemberCounts
+        var values: [[Value: Int]]
     }
 
     let inverse: InverseRelationship
     /// The aggregated attributes (`nil`: none, `@count` only) and the quantifiers' member predicates, by their key.
     let attributes: [String]
     let quantifiers: [(text: String, member: CompiledPredicate?)]
-    private(set) var members: [ObjectID: Int] = [:]
-    private var bags: [String: [ObjectID: Bag]] = [:]
-    private var matching: [String: [ObjectID: Int]] = [:]
+    private let members: [CompiledPredicate?]
+    /// A target's state before its first member.
+    private let empty: Target
+    private var targets: [ObjectID: Target] = [:]
+    private static let noMembers = MemberCounts(exactSums: [], quantifiers: 0)
 
     init(inverse: InverseRelationship, attributes: [String], quantifiers: [(text: String, member: CompiledPredicate?)]) {
         self.inverse = inverse
         self.attributes = attributes
         self.quantifiers = quantifiers
+        members = quantifiers.map(\.member)
+        empty = Target(counts: MemberCounts(exactSums: attributes.map { _ in false }, quantifiers: quantifiers.count,
+                                            sumsStartAtFirstDouble: true),
+                       values: attributes.map { _ in [:] })
     }
 
     /// Adds (`sign` 1) or removes (`sign` -1) a member whose values are `values` (nothing for `nil` or a member that
     /// names no object).
     func add(_ values: ObjectValues?, _ sign: Int) {
         guard let values, let v = values[inverse.relationship], let target = ObjectID(v) else { return }
-        let n = (members[target] ?? 0) + sign
-        members[target] = n == 0 ? nil : n
-        for a in attributes { bags[a, default: [:]][target, default: Bag()].add(values[a] ?? .null, sign) }
-        for (text, member) in quantifiers where member?.evaluate(values, id: .int(0)) == true {
-            let m = (matching[text]?[target] ?? 0) + sign
-            matching[text, default: [:]][target] = m == 0 ? nil : m
+        targets[target, default: empty].counts.add(values, attributes: attributes, quantifiers: members, sign: Int64(sign))
+        for (a, name) in attributes.enumerated() {
+            let x = values[name] ?? .null
+            guard !x.isNull else { continue }
+            let n = (targets[target]!.values[a][x] ?? 0) + sign
+            targets[target]!.values[a][x] = n == 0 ? nil : n
         }
+        if targets[target]!.counts.isEmpty { targets[target] = nil }
     }
 
     /// The value of `function` of `attribute` over the members of `target`, by §10's rules.
     func aggregate(_ function: KeyPath.Aggregate, of attribute: String?, type: AttributeType, target: ObjectID) -> Value {
-        let bag = attribute.flatMap { bags[$0]?[target] } ?? Bag()
-        return function.value(type: type, members: Int64(members[target] ?? 0), nonNull: Int64(bag.nonNull), intSum: bag.intSum,
-                              intValued: bag.doubleSum == nil,
-                              doubleSum: { bag.doubleSum?.value ?? 0 },
-                              least: { bag.counts.keys.min { Value.compare($0, $1) < 0 } ?? .null },
-                              greatest: { bag.counts.keys.max { Value.compare($0, $1) < 0 } ?? .null })
+        guard let t = targets[target] else {
+            // No member: every count is zero (`@count` 0, a sum 0, `@avg`, `@min` and `@max` null).
+            return Self.noMembers.value(function, attribute: nil, type: type, intValued: { _ in true },
+                                        least: { _ in .null }, greatest: { _ in .null })
+        }
+        let a = attribute.flatMap { attributes.firstIndex(of: $0) }
+        // A double attribute has its exact sum from its first value: without one, its values are ints.
+        return t.counts.value(function, attribute: a, type: type, intValued: { t.counts.sum[$0] == nil },
+                              least: { t.values[$0].keys.min { Value.compare($0, $1) < 0 } ?? .null },
+                              greatest: { t.values[$0].keys.max { Value.compare($0, $1) < 0 } ?? .null })
     }
 
     /// Whether quantifier `q` holds over the members of `target`.
     func quantifier(_ q: QuantifiedPath, target: ObjectID) -> Bool {
-        q.holds(members: Int64(members[target] ?? 0), matching: Int64(matching[q.text]?[target] ?? 0))
+        guard let t = targets[target], let i = quantifiers.firstIndex(where: { $0.text == q.text }) else {
+            return q.holds(members: 0, matching: 0)
+        }
+        return t.counts.holds(q, i)
     }
 }

@@ -39,6 +39,9 @@ struct StoredAggregates {
         let read: Set<String>
 
         func hasEntries(_ a: Int) -> Bool { minMax[a] }
+        /// The aggregated attributes' names and the quantifiers' member comparisons, as ``MemberCounts`` reads them.
+        let attributeNames: [String]
+        let members: [CompiledPredicate?]
 
         /// The words of a state record: members, two per attribute and an exact sum's per attribute that keeps one,
         /// one per quantifier.
@@ -47,31 +50,18 @@ struct StoredAggregates {
         }
     }
 
-    /// One target's state: the state record, and from the member entries what the view's aggregates read of them.
+    /// One target's state: the state record (``MemberCounts``), and from the member entries what the view's aggregates
+    /// read of them.
     struct TargetState: Equatable {
-        var members: Int64 = 0
-        var nonNull: [Int64]
-        var intSum: [Int64]
-        var matching: [Int64]
-        /// Per attribute: the exact sum of its double values (when a double `@sum`/`@avg` reads it), from the record;
-        /// the least and greatest value (when it has member entries), from them.
-        var sum: [ExactSum?]
+        var counts: MemberCounts
+        /// Per attribute: the least and greatest value (when it has member entries), from them.
         var min: [Value]
         var max: [Value]
 
         init(_ table: Table) {
-            nonNull = Array(repeating: 0, count: table.attributes.count)
-            intSum = Array(repeating: 0, count: table.attributes.count)
-            matching = Array(repeating: 0, count: table.quantifiers.count)
-            sum = table.exactSum.map { $0 ? ExactSum() : nil }
+            counts = MemberCounts(exactSums: table.exactSum, quantifiers: table.quantifiers.count)
             min = Array(repeating: .null, count: table.attributes.count)
             max = Array(repeating: .null, count: table.attributes.count)
-        }
-
-        /// Whether it holds nothing a member adds (the state of a target without members).
-        var isEmpty: Bool {
-            members == 0 && nonNull.allSatisfy { $0 == 0 } && matching.allSatisfy { $0 == 0 }
-                && sum.allSatisfy { $0?.isZero ?? true }
         }
     }
 
@@ -118,7 +108,8 @@ struct StoredAggregates {
                          minMax: names.map { minMax[inverse]?.contains($0) ?? false },
                          exactSum: names.map { exact[inverse]?.contains($0) ?? false },
                          quantifiers: quantifiers,
-                         read: Set([inverse.relationship] + names).union(quantifiers.flatMap(\.memberAttributes)))
+                         read: Set([inverse.relationship] + names).union(quantifiers.flatMap(\.memberAttributes)),
+                         attributeNames: names, members: quantifiers.map(\.member))
         }
         prefix = Self.statePrefixHead + viewPrefix
     }
@@ -150,15 +141,15 @@ struct StoredAggregates {
     /// The value of a state record: its counts and exact sums, then the CRC-32C of key and payload.
     static func stateValue(_ s: TargetState, key: [UInt8]) -> [UInt8] {
         var payload: [UInt8] = []
-        payload.reserveCapacity(8 * (1 + 2 * s.nonNull.count + s.matching.count) + 4)
+        payload.reserveCapacity(8 * (1 + 2 * s.counts.nonNull.count + s.counts.matching.count) + 4)
         func put(_ v: Int64) { withUnsafeBytes(of: v.littleEndian) { payload.append(contentsOf: $0) } }
-        put(s.members)
-        for a in s.nonNull.indices {
-            put(s.nonNull[a])
-            put(s.intSum[a])
-            for word in s.sum[a]?.words ?? [] { put(Int64(bitPattern: word)) }
+        put(s.counts.members)
+        for a in s.counts.nonNull.indices {
+            put(s.counts.nonNull[a])
+            put(s.counts.intSum[a])
+            for word in s.counts.sum[a]?.words ?? [] { put(Int64(bitPattern: word)) }
         }
-        for m in s.matching { put(m) }
+        for m in s.counts.matching { put(m) }
         let crc = CRC32C.checksum(payload, seed: CRC32C.checksum(key))
         withUnsafeBytes(of: crc.littleEndian) { payload.append(contentsOf: $0) }
         return payload
@@ -175,18 +166,18 @@ struct StoredAggregates {
         guard crc == CRC32C.checksum(Array(value[0..<(8 * words)]), seed: CRC32C.checksum(key)) else {
             return false
         }
-        s.members = word(0)
+        s.counts.members = word(0)
         var i = 1
         for a in table.attributes.indices {
-            s.nonNull[a] = word(i)
-            s.intSum[a] = word(i + 1)
+            s.counts.nonNull[a] = word(i)
+            s.counts.intSum[a] = word(i + 1)
             i += 2
             if table.exactSum[a] {
-                s.sum[a] = ExactSum(words: (i..<(i + ExactSum.limbCount + 3)).map { UInt64(bitPattern: word($0)) })
+                s.counts.sum[a] = ExactSum(words: (i..<(i + ExactSum.limbCount + 3)).map { UInt64(bitPattern: word($0)) })
                 i += ExactSum.limbCount + 3
             }
         }
-        for q in table.quantifiers.indices { s.matching[q] = word(i + q) }
+        for q in table.quantifiers.indices { s.counts.matching[q] = word(i + q) }
         return true
     }
 
@@ -201,24 +192,10 @@ struct StoredAggregates {
         return ObjectID(v)
     }
 
-    /// Adds (`sign` 1) or removes (`sign` -1) the member `values` to or from the counts of `s`, as ``AggregateTable``
-    /// adds it.
+    /// Adds (`sign` 1) or removes (`sign` -1) the member `values` to or from the counts of `s` (``MemberCounts``, as
+    /// ``AggregateTable`` counts it).
     func count(_ values: ObjectValues, table t: Int, sign: Int64, into s: inout TargetState) {
-        let table = tables[t]
-        s.members += sign
-        for (a, attribute) in table.attributes.enumerated() {
-            let v = values[attribute.name] ?? .null
-            guard !v.isNull else { continue }
-            s.nonNull[a] += sign
-            switch v {
-            case .int(let i): s.intSum[a] = sign > 0 ? s.intSum[a] &+ i : s.intSum[a] &- i
-            case .double(let d): s.sum[a]?.add(d, sign)
-            default: break
-            }
-        }
-        for (q, quantifier) in table.quantifiers.enumerated() where quantifier.member?.evaluate(values, id: .int(0)) == true {
-            s.matching[q] += sign
-        }
+        s.counts.add(values, attributes: tables[t].attributeNames, quantifiers: tables[t].members, sign: sign)
     }
 
     // MARK: - Reading
@@ -242,7 +219,7 @@ struct StoredAggregates {
             if target(of: d.before, table: t) == named, let values = d.before { count(values, table: t, sign: -1, into: &s) }
             if target(of: d.after, table: t) == named, let values = d.after { count(values, table: t, sign: 1, into: &s) }
         }
-        guard s.members >= 0 else { throw damaged("the state of \(named.json.text)") }
+        guard s.counts.members >= 0 else { throw damaged("the state of \(named.json.text)") }
         for (a, attribute) in table.attributes.enumerated() where table.hasEntries(a) {
             // The moved members' entries at the head are skipped; their values at the position are merged in.
             var skipped = Set<[UInt8]>()
@@ -297,11 +274,8 @@ struct StoredAggregates {
     /// The value of `function` of attribute `a` of table `t` (`nil`: `@count`) from a target's state, by §10's rules,
     /// as ``AggregateTable/aggregate(_:of:type:target:)`` gives it.
     func aggregate(_ function: KeyPath.Aggregate, table t: Int, attribute a: Int?, type: AttributeType, _ s: TargetState) -> Value {
-        guard let a else { return function.value(type: type, members: s.members, nonNull: 0, intSum: 0, intValued: true,
-                                                 doubleSum: { 0 }, least: { .null }, greatest: { .null }) }
-        return function.value(type: type, members: s.members, nonNull: s.nonNull[a], intSum: s.intSum[a],
-                              intValued: tables[t].attributes[a].type == .int,
-                              doubleSum: { s.sum[a]?.value ?? 0 }, least: { s.min[a] }, greatest: { s.max[a] })
+        s.counts.value(function, attribute: a, type: type, intValued: { tables[t].attributes[$0].type == .int },
+                       least: { s.min[$0] }, greatest: { s.max[$0] })
     }
 
     /// A member entry longer than LMDB's key limit (a long string aggregated by `@min`/`@max`): the view is not
@@ -357,10 +331,10 @@ struct StoredAggregates {
             }
             for (target, s) in states.sorted(by: { $0.key < $1.key }) {
                 let key = stateKey(t, target)
-                guard s.members >= 0, s.members > 0 || s.isEmpty else {
+                guard s.counts.members >= 0, s.counts.members > 0 || s.counts.isEmpty else {
                     throw damaged("the state of \(target.json.text)")
                 }
-                if s.members == 0 {
+                if s.counts.members == 0 {
                     _ = try txn.delete(db, key: key)
                 } else {
                     try txn.put(db, key: key, value: Self.stateValue(s, key: key))
@@ -458,6 +432,6 @@ final class StoredAggregateReader: AggregateSource {
         guard let aggregates, let t = aggregates.tables.firstIndex(where: { $0.inverse == q.inverse }),
               let i = aggregates.tables[t].quantifiers.firstIndex(where: { $0.text == q.text }),
               let s = state(aggregates, t, target) else { return false }
-        return aggregates.tables[t].quantifiers[i].holds(members: s.members, matching: s.matching[i])
+        return s.counts.holds(aggregates.tables[t].quantifiers[i], i)
     }
 }
