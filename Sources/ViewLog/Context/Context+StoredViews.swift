@@ -50,6 +50,27 @@ extension Context {
 }
 
 extension Context {
+    /// The rows a controller holding the window of a flat stored view (``ViewSource/storedWindow(rowsBefore:)``) adds
+    /// before it applies `delta`, a move this context is delivering, so that its window after the move is exact: the
+    /// stored-view reader's rows at the move's start (``storedRangeRows(view:_:_:entity:at:alsoTouched:transactionsMax:)``)
+    /// — the first stored rows of objects untouched since, and the objects changed since up to the head — with the
+    /// objects the move changes as they were at its start, and those of the unsaved changes as the context shows them.
+    /// `nil` when the stored view cannot serve the move (the caller takes the whole view).
+    func storedRowsBefore(_ delta: Delta, view name: String, _ request: FetchRequest, entity: EntityDescription,
+                          transactionsMax: UInt64) throws -> [(ObjectID, ObjectValues)]? {
+        // The objects whose values at the move's start the store's rows do not give.
+        var start = try processedValues(of: entity.name)
+        for d in delta.objects where d.key.entity == entity.name { start[d.key.id] = .some(d.before) }
+        guard let (_, rows, _) = try storedRangeRows(view: name, request, RelationalView(paths: [], quantified: []), entity: entity,
+                                                     at: delta.from, alsoTouched: Set(start.keys),
+                                                     transactionsMax: transactionsMax) else { return nil }
+        var out = rows.filter { start[$0.0] == nil }
+        for case let (id, values?) in start { out.append((id, values)) }
+        return out
+    }
+}
+
+extension Context {
     /// Every object of `entity` as it was at the start of `delta`, a move this context is delivering: its objects now
     /// (position and processed changes), those the move changed as they were before it (in no particular order).
     func objectsBefore(_ delta: Delta, of entity: String) throws -> [(id: ObjectID, values: ObjectValues)] {
@@ -127,17 +148,15 @@ extension Context {
     func makeStoredWindowController(view name: String, _ request: FetchRequest,
                                                          transactionsMax: UInt64 = 65_536, following: Bool = false) throws
         -> (controller: ResultsController, values: [ObjectID: ObjectValues])? {
-        guard let (limit, entity, _) = try storedWindowRequest(request) else { return nil }
+        guard let (_, entity, _) = try storedWindowRequest(request) else { return nil }
         let plan = try ViewPlan(request, for: entity)
         // The reader of views over key paths, with no path: the rows touched since p and the window untouched.
         guard let (_, made, values) = try storedRangeRows(view: name, request, RelationalView(paths: [], quantified: []),
                                                           entity: entity, transactionsMax: transactionsMax) else { return nil }
         let controller = ResultsController(plan: plan, entity: entity, objects: made, position: position)
         if following {
-            let store = self.store, wanted = request.offset + limit
             controller.source = .storedWindow { delta, context in
-                try store.rowsBefore(delta, ofStoredView: name, request: request, entity: entity, wanted: wanted,
-                                     unsaved: try context.processedValues(of: entity.name), transactionsMax: transactionsMax)
+                try context.storedRowsBefore(delta, view: name, request, entity: entity, transactionsMax: transactionsMax)
             }
         }
         return (adopt(controller), values)

@@ -104,7 +104,7 @@ extension Context {
         -> (controller: ResultsController, values: [ObjectID: ObjectValues])? {
         try processPendingChanges()
         let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
-        guard !paths.isEmpty || !quantified.isEmpty else { return nil }
+        guard !paths.isEmpty || !quantified.isEmpty, !unsavedChangesTouch(viewEntity.name, overPaths: true) else { return nil }
         let relational = RelationalView(paths: paths, quantified: quantified)
         guard let (range, rows, values) = try storedRangeRows(view: name, request, relational, entity: viewEntity,
                                                               transactionsMax: transactionsMax) else { return nil }
@@ -116,31 +116,33 @@ extension Context {
     }
 
     /// The stored-view reader of windowed named views near the head, flat ones (`relational` with no paths) and those
-    /// over key paths alike (DESIGN §11): at this context's position p, the rows the window can show at any position
-    /// from p to the head — the first `offset + limit` stored rows of objects untouched since p, and every row touched
-    /// since (``touchedRows(after:through:relational:entity:entities:refs:in:)``) — with their values at p (path values
-    /// added, which `relational` keeps), read from the head, the delta from it and the view's stored state. One read
-    /// transaction.
+    /// over key paths alike (DESIGN §11): at position p (default: the context's), the rows the window can show at any
+    /// position from p to the head — the first `offset + limit` stored rows of objects untouched since p, and every row
+    /// touched since (``touchedRows(after:through:relational:entity:entities:refs:in:)``, and `alsoTouched`) — with
+    /// their values at p (path values added, which `relational` keeps), read from the head, the delta from it and the
+    /// view's stored state. One read transaction. The stored rows hold no unsaved change: a caller with some names the
+    /// objects they touch in `alsoTouched` and gives their values itself.
     ///
-    /// `nil` unless the request has a `limit`, nothing unsaved touches the view, the context is at or below the head by
-    /// at most `transactionsMax` transactions with no schema change after it, and the store holds the view's rows (and,
-    /// for paths, its relationships index).
+    /// `nil` unless the request has a `limit`, p is at or below the head by at most `transactionsMax` transactions with
+    /// no schema change after it, and the store holds the view's rows (and, for paths, its relationships index).
     /// - Returns: the range, the rows (values with path values), and the rows' own values at p.
     func storedRangeRows(view name: String, _ request: FetchRequest, _ relational: RelationalView,
-                         entity viewEntity: EntityDescription, transactionsMax: UInt64)
+                         entity viewEntity: EntityDescription, at position: UInt64? = nil, alsoTouched: Set<ObjectID> = [],
+                         transactionsMax: UInt64)
         throws -> (range: StoredRange, rows: [(ObjectID, ObjectValues)], values: [ObjectID: ObjectValues])? {
         let overPaths = !relational.paths.isEmpty || !relational.quantified.isEmpty
-        guard let limit = request.limit, !unsavedChangesTouch(viewEntity.name, overPaths: overPaths) else { return nil }
+        guard let limit = request.limit else { return nil }
         let schema = try self.schema
-        let position = self.position
+        let position = position ?? self.position
         let entities = relational.entitiesRead.union([viewEntity.name])
         let (paths, quantified) = (relational.paths, relational.quantified)
         return try store.perform(read: true) { txn -> (StoredRange, [(ObjectID, ObjectValues)], [ObjectID: ObjectValues])? in
             guard !overPaths || store.refsDB != nil,
                   let (view, head) = try store.storedView(named: name, schema: schema, showing: request, near: position,
                                                           transactionsMax: transactionsMax, in: txn),
-                  let touched = try touchedRows(after: position, through: head, relational: relational, entity: viewEntity.name,
+                  var touched = try touchedRows(after: position, through: head, relational: relational, entity: viewEntity.name,
                                                 entities: entities, refs: store.refsDB, in: txn) else { return nil }
+            touched.formUnion(alsoTouched)
             let range = StoredRange(store: store, name: name, request: request, schema: schema, entity: viewEntity,
                                     entities: entities, low: position, high: head, touched: touched)
             // The first rows of the window untouched since, in view order.
