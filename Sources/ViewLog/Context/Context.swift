@@ -98,6 +98,10 @@ public final class Context {
                                        relationships: schema.entities[key.entity]?.relationships ?? [])
         do { try updateImpliedChanges(after: staging, schema: schema) } catch {
             staged.unstage(staging)
+            // Name the change refused, with what the rules would do.
+            if case .invalidStagedChange(_, _, let reason) = error {
+                throw .invalidStagedChange(key, operation: request.operation, reason: reason)
+            }
             throw error
         }
     }
