@@ -3,8 +3,8 @@ import LMDB
 /// What the delete rules of a context's staged deletes will do (DESIGN §10), kept in ``StagedChanges/implied`` as the
 /// save will do it: each staged delete's rules run by ``DeleteRuleWalk`` at its place in the staging order, seeing the
 /// changes staged before it and not those after. The objects that name a target are found through the relationships
-/// index, never by reading an entity: keeping the effects costs O(the objects the rules reach), and a staging that
-/// cannot change them costs nothing.
+/// index, not by reading the referring entities (``PositionObjects``): keeping the effects costs O(the objects the
+/// rules reach), and a staging that cannot change them costs nothing.
 extension Context {
     /// Brings ``StagedChanges/implied`` up to date after `staging`, the last staging, under `schema` (the position's).
     func updateImpliedChanges(after staging: StagedChanges.Staging, schema: Schema) throws(StoreError) {
