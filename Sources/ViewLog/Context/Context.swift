@@ -35,6 +35,14 @@ public final class Context {
     /// Why the last follower that ``startMergingChangesAutomatically(isolation:)`` started stopped on its own: the
     /// store's files were removed, or a ``refresh()`` failed. `nil` while it runs, and after a stop you asked for.
     public internal(set) var automaticMergeError: (any Error)?
+    /// The objects changed between the position and the head, for finding referrers through the head's index while
+    /// the context sits below it (``PositionChanges``); made again once the position or the head has moved.
+    var positionChanges: PositionChanges?
+    /// The objects of the store the delete rules of staged deletes have read (an entity read whole counts its
+    /// objects): what tests check their cost by.
+    var deleteRuleObjectsRead = 0
+    /// Tests: find referrers by reading entities, as with a store opened read-only without a relationships index.
+    var scansForReferrers = false
 
     /// Makes a context on `store` at `position` (default: the head).
     public init(store: LogStore, name: String, at position: UInt64? = nil) throws(StoreError) {
@@ -81,7 +89,8 @@ public final class Context {
 
     /// Stages `request` after checking it against the schema and the context's state.
     public func stage(_ request: ChangeRequest) throws(StoreError) {
-        var resolver = ChangeResolver(schema: try schema)
+        let schema = try self.schema
+        var resolver = ChangeResolver(schema: schema)
         let key = request.key
         let base = try store.object(key, at: position)
         let current = staged.values(of: key, base: base)
@@ -95,48 +104,15 @@ public final class Context {
         }
         // Stage what the save will log: inserts with their defaults, values converted to their types, so the
         // controllers show staged objects exactly as they will be saved.
-        try staged.stage(resolved.request ?? request, existsInBase: base != nil)
-        try updateImpliedChanges()
-    }
-
-    /// Recomputes what the delete rules of the staged deletes will do (``StagedChanges/implied``): referring entities
-    /// in code-point order, their relationships, the referring objects in id order, cascades depth first — the
-    /// order the store will log them in.
-    private func updateImpliedChanges() throws(StoreError) {
-        let hadImplied = !staged.implied.isEmpty
-        staged.implied = [:]
-        guard staged.hasDeletes || hadImplied else { return }
-        let schema = try self.schema
-        guard schema.hasRelationships else { return }
-        var objectsByEntity: [String: [(id: ObjectID, values: ObjectValues)]] = [:]
-        func objects(_ entity: String) throws(StoreError) -> [(id: ObjectID, values: ObjectValues)] {
-            if let known = objectsByEntity[entity] { return known }
-            let all = try self.objects(of: entity, staged: staged)
-            objectsByEntity[entity] = all
-            return all
-        }
-        var pending = staged.keys.filter { staged.values(of: $0, base: [:]) == nil }  // the staged deletes
-        var done = Set<ObjectKey>()
-        while !pending.isEmpty {  // bounded: each object is deleted at most once
-            let deleted = pending.removeFirst()
-            guard done.insert(deleted).inserted else { continue }
-            var cascaded: [ObjectKey] = []
-            for (source, a) in schema.relationships(targeting: deleted.entity) where a.relationship!.deleteRule != .deny {
-                for (id, values) in try objects(source) where values[a.name].flatMap(ObjectID.init) == deleted.id {
-                    let key = ObjectKey(entity: source, id: id)
-                    let current: ObjectValues? = staged.implied[key] ?? values
-                    guard let current else { continue }
-                    if a.relationship!.deleteRule == .cascade {
-                        staged.implied[key] = .some(nil)
-                        cascaded.append(key)
-                    } else {
-                        var next = current
-                        next[a.name] = .null
-                        staged.implied[key] = next
-                    }
-                }
+        let staging = try staged.stage(resolved.request ?? request, existsInBase: base != nil,
+                                       relationships: schema.entities[key.entity]?.relationships ?? [])
+        do { try updateImpliedChanges(after: staging, schema: schema) } catch {
+            staged.unstage(staging)
+            // Name the change refused, with what the rules would do.
+            if case .invalidStagedChange(_, _, let reason) = error {
+                throw .invalidStagedChange(key, operation: request.operation, reason: reason)
             }
-            pending.insert(contentsOf: cascaded, at: 0)  // depth first
+            throw error
         }
     }
 
@@ -214,13 +190,19 @@ public final class Context {
     }
 
     /// Moves to `target`, forwards or backwards; one batch for every controller. Unsaved changes are kept
-    /// and stay applied on top of the new position.
+    /// and stay applied on top of the new position (what the delete rules of staged deletes do is worked out there).
     public func move(to target: UInt64) throws(StoreError) {
         let head = try store.head
         guard target <= head else { throw .positionPastHead(position: target, head: head) }
         guard target != position || processed != staged else { return }
-        let delta = try batch(to: target, staged: staged)
+        // What the staged deletes' rules do depends on the objects at the position.
+        var next = staged
+        if target != position && staged.hasDeletes {
+            next = try rerunDeleteRules(of: staged, at: target, schema: try store.schema(at: target))
+        }
+        let delta = try batch(to: target, staged: next)
         position = target
+        staged = next
         processed = staged
         deliver(delta)
     }

@@ -269,6 +269,22 @@ if let what = ProcessInfo.processInfo.environment["BENCH_PROFILE"] {
         for _ in 0..<reps { samples.append(view.step(stream.departmentRename(1...1).request).total) }
         log("rel-rename k = \(k), \(n) rows: median \(Timing(samples).medianNs / 1e3) µs per rename; "
             + "CPU \(Double(processCPUNanoseconds() - c0) / Double(reps) / 1e3) µs (mean)")
+    case "staged-after-delete":
+        // A context of `n` employees stages the delete of a department of BENCH_REL_K employees (default 1,000;
+        // nullified by its rule), then BENCH_PROFILE_REPS renames of random employees, each timed. With
+        // BENCH_PROFILE_BELOW=1 the context sits one transaction below the head.
+        let env = ProcessInfo.processInfo.environment
+        let k = Int(env["BENCH_REL_K"] ?? "") ?? 1_000
+        let below = env["BENCH_PROFILE_BELOW"] == "1"
+        let org = Org(employees: n, special: [k], fill: 1_000)
+        let l0 = nowNanoseconds()
+        let store = makeRelStore(path: scratchPath(options.root, "profile"), org: org, durable: false)
+        log("staged-after-delete: loaded \(n) employees in \(Double(nowNanoseconds() - l0) / 1e9) s")
+        let m = measureStagedUpdatesAfterDelete(store: store, org: org, department: 1, updates: reps, belowHead: below)
+        log("staged-after-delete \(n) employees, k = \(k), \(below ? "one transaction below the head" : "at the head"): "
+            + "the delete staged in \(m.delete / 1e6) ms; \(m.updates.samples) updates after it: median \(m.updates.medianNs / 1e3) µs, "
+            + "p90 \(m.updates.p90Ns / 1e3) µs, total \(m.updatesTotal / 1e6) ms (CPU \(m.updatesCPU / 1e6) ms); "
+            + "\(m.nullified) of the department's \(m.members) employees shown nullified")
     case "replay":
         let store = makeReplayStore(path: scratchPath(options.root, "profile"), items: n / 10, changes: n)
         let c0 = processCPUNanoseconds()

@@ -26,14 +26,12 @@ struct ReferenceWrite {
 
     init(schema: Schema) {
         var byEntity: [String: [Attribute]] = [:]
-        var byTarget: [String: [(String, Attribute)]] = [:]
         for name in schema.entityNames {
             let relationships = schema.entities[name]!.relationships
             if !relationships.isEmpty { byEntity[name] = relationships }
-            for a in relationships { byTarget[a.relationship!.target, default: []].append((name, a)) }
         }
         relationshipsByEntity = byEntity
-        referringRelationships = byTarget
+        referringRelationships = DeleteRuleWalk.referringRelationships(in: schema)
         isActive = !byEntity.isEmpty
     }
 
