@@ -2,7 +2,6 @@ import Dispatch
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
-import Synchronization
 @_spi(Engine) import ViewLog
 import ViewLogDocuments
 
@@ -35,7 +34,7 @@ public final class ViewLogServer: Sendable {
     /// What the server allows.
     public let options: Options
     /// Watch subscribers now (WebSocket and SSE).
-    let subscribers = Mutex(0)
+    let subscribers = Locked(0)
 
     /// A server of `store`. `options` must hold a token when they allow appends or need a token on every request.
     public init(store: LogStore, options: Options = Options()) {
