@@ -139,7 +139,8 @@ extension Context {
     /// holds the view's rows.
     /// - Returns: the controller (adopted by this context: every move reaches it) and the values of its rows at p.
     @_spi(Engine) public func makeStoredWindowController(view name: String, _ request: FetchRequest,
-                                                         transactionsMax: UInt64 = 65_536, following: Bool = false) throws
+                                                         transactionsMax: UInt64 = Limits.storedViewCatchUpTransactionsMax,
+                                                         following: Bool = false) throws
         -> (controller: ResultsController, values: [ObjectID: ObjectValues])? {
         guard let (limit, entity, schema) = try storedWindowRequest(request) else { return nil }
         let position = self.position

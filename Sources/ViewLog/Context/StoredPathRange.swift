@@ -108,7 +108,7 @@ extension Context {
     /// holds the view's rows.
     /// - Returns: the controller (adopted by this context) and its rows' own values at p.
     @_spi(Engine) public func makeStoredPathRangeController(view name: String, _ request: FetchRequest,
-                                                            transactionsMax: UInt64 = 65_536) throws
+                                                            transactionsMax: UInt64 = Limits.storedViewCatchUpTransactionsMax) throws
         -> (controller: ResultsController, values: [ObjectID: ObjectValues])? {
         try processPendingChanges()
         guard let limit = request.limit, processed.isEmpty else { return nil }

@@ -265,7 +265,7 @@ extension LogStore {
     ///   the head: the caller loads the whole view then.
     func rowsBefore(_ delta: Delta, ofStoredView name: String, request: FetchRequest, entity: EntityDescription,
                     wanted: Int, unsaved: [ObjectID: ObjectValues?] = [:],
-                    transactionsMax: UInt64 = 65_536) throws -> [(ObjectID, ObjectValues)] {
+                    transactionsMax: UInt64 = Limits.storedViewCatchUpTransactionsMax) throws -> [(ObjectID, ObjectValues)] {
         try perform(read: true) { txn in
             let head = try self.head(in: txn)
             guard let view = try storedView(named: name, schema: try schema(at: UInt64.max, in: txn), showing: request, in: txn),
