@@ -71,7 +71,7 @@ let package = Package(
                 "ViewLogServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            // Start-up (bench/RESULTS-notes.md, "Session 15"): the Swift toolchain links executables with
+            // Start-up (bench/RESULTS-notes.md, its start-up section): the Swift toolchain links executables with
             // --export-dynamic, so the dynamic loader and the runtime's dladdr search ~23,000 exported symbols of the
             // executable; and libstdc++.so.6 (the Swift runtime's C++ library) costs its loading and ~1,700 symbol
             // bindings. The CLI exports nothing and links libstdc++ statically (tools/link/static-libstdc++/libstdc++.so

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @_spi(Engine) @testable import ViewLog
 
-/// Several writers and readers in one process (issue #7, point 2): through one `LogStore`, through several
+/// Several writers and readers in one process: through one `LogStore`, through several
 /// `LogStore`s of the same path (which share one LMDB environment), while the map grows. Multi-process writers
 /// and readers are in `viewlogTests` and `tools/concurrency-test`.
 @Suite("Concurrency")
