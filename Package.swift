@@ -59,7 +59,11 @@ let package = Package(
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            // The OpenAPI document, a JSON file compiled into the module as bytes: no resource bundle to install
+            // beside the executable (Bundle.module looks for one next to it, then in this build directory), and no
+            // Foundation, whose `Bundle` would bring ICU into every CLI start.
+            resources: [.embedInCode("openapi.json")]
         ),
         // The CLI: thin, parse -> call the library -> print.
         .executableTarget(
