@@ -49,7 +49,7 @@ public final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with the value, holding the lock, once `condition` holds for it: until then the caller sleeps,
-    /// and the lock is free for others (each of their ``withLock(_:)`` calls may change the value, and wakes it).
+    /// and the lock is free for others (each of their `withLock` calls may change the value, and wakes it).
     public func withLock<T, E: Error>(when condition: (borrowing Value) -> Bool,
                                       _ body: (inout sending Value) throws(E) -> sending T) throws(E) -> sending T {
         lock()
