@@ -69,7 +69,11 @@ let package = Package(
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: .when(traits: ["CLI"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["CLI"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["CLI"])),
-            ]
+            ],
+            // The OpenAPI document, a JSON file compiled into the module as bytes: no resource bundle to install
+            // beside the executable (Bundle.module looks for one next to it, then in this build directory), and no
+            // Foundation, whose `Bundle` would bring ICU into every CLI start.
+            resources: [.embedInCode("openapi.json")]
         ),
         // The CLI: thin, parse -> call the library -> print.
         .executableTarget(
@@ -81,7 +85,7 @@ let package = Package(
                 "ViewLogServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])),
             ],
-            // Start-up (bench/RESULTS-notes.md, "Session 15"): the Swift toolchain links executables with
+            // Start-up (bench/RESULTS-notes.md, its start-up section): the Swift toolchain links executables with
             // --export-dynamic, so the dynamic loader and the runtime's dladdr search ~23,000 exported symbols of the
             // executable; and libstdc++.so.6 (the Swift runtime's C++ library) costs its loading and ~1,700 symbol
             // bindings. The CLI exports nothing and links libstdc++ statically (tools/link/static-libstdc++/libstdc++.so

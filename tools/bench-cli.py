@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The CLI against sqlite3's own CLI (DESIGN §8, issue 10's table), on the same data, both durable.
+"""The CLI against sqlite3's own CLI (DESIGN §8), on the same data, both durable.
 
 Usage: bench-cli.py VIEWLOG SCRATCH OUT.json [--quick]
 
@@ -134,7 +134,7 @@ def main():
         db = fresh_sqlite("load.sqlite")
         return sqlite_script(db, path("inserts.sql"))
 
-    # Five rounds (three before): ViewLog's load is CPU-bound (~0.25 s of CPU), sqlite3's mostly I/O, so a round
+    # Five rounds: ViewLog's load is CPU-bound (~0.25 s of CPU), sqlite3's mostly I/O, so a round
     # during the other tenants' builds moves the two differently; the median of five is not one such round.
     result["load"] = interleaved(result["load_reps"], {"viewlog": viewlog_load, "sqlite": sqlite_load})
 

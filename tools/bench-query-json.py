@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`viewlog query --json` of a whole view against `sqlite3 -json` of the same SELECT (issue 28, point 5).
+"""`viewlog query --json` of a whole view against `sqlite3 -json` of the same SELECT.
 
 Usage: bench-query-json.py VIEWLOG SCRATCH [RUNS]   (SCRATCH: a directory of its own, removed at the end)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`diff` of windowed named views over key paths against store size (issue 28, DESIGN §10 and §11).
+"""`diff` of windowed named views over key paths against store size (DESIGN §10 and §11).
 
 Usage: bench-scale-paths.py VIEWLOG SCRATCH OUT.json [--sizes 100000,1000000] [--reps 5] [--markdown OUT.md] [--keep]
 (`--keep` leaves the stores and databases in SCRATCH, to profile.)

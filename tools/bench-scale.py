@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The small paths against store size (issue 28's scale table, DESIGN §8 and §11), against sqlite3 with a matching index.
+"""The small paths against store size (the scale table, DESIGN §8 and §11), against sqlite3 with a matching index.
 
 Usage: bench-scale.py VIEWLOG SCRATCH OUT.json [--sizes 100000,1000000] [--reps 5] [--markdown OUT.md]
 

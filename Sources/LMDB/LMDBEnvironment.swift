@@ -29,16 +29,23 @@ import Darwin
 /// opened (deleted or replaced while in use, which would let another process take the writer lock beside
 /// this one) makes every later write throw before it commits.
 public final class LMDBEnvironment: @unchecked Sendable {
-    // Safety: `env` is thread-safe under MDB_NOTLS for the calls we make; mutable `state` is behind `stateLock`,
-    // and map resizing is serialized against all transactions by `resizeLock`.
+    // Safety: `env` is thread-safe under MDB_NOTLS for the calls we make; mutable state is behind `state`, and
+    // map resizing waits for every transaction of this process to end (`mapUse`).
     @usableFromInline let env: OpaquePointer
     /// The directory of the environment, resolved (`realpath`).
     public let path: String
     /// The options it was opened with.
     public let options: EnvironmentOptions
-    let resizeLock = ReadWriteLock()
-    private let stateLock = ReadWriteLock()
-    private var state: State
+    /// The transactions of this process open on the map, and whether the map is being resized:
+    /// `mdb_env_set_mapsize` needs no transaction open in this process, so a resize waits for them to end and
+    /// transactions wait for it. Transactions do not wait for each other (LMDB's readers run side by side).
+    private let mapUse = Locked(MapUse())
+    private let state: Locked<State>
+
+    private struct MapUse {
+        var transactions = 0
+        var resizing = false
+    }
 
     private struct State {
         var mapSize: Int
@@ -69,12 +76,11 @@ public final class LMDBEnvironment: @unchecked Sendable {
     /// Fault injection for tests: when set, this environment's next `mdb_env_set_mapsize` fails with this code.
     /// Per environment, so that a test injecting it cannot fail another test's store running beside it.
     var injectedMapSizeFailure: Int32? {
-        get { withState { $0.injectedMapSizeFailure } }
-        set { withState { $0.injectedMapSizeFailure = newValue } }
+        get { state.withLock { $0.injectedMapSizeFailure } }
+        set { state.withLock { $0.injectedMapSizeFailure = newValue } }
     }
 
-    private static let registryLock = ReadWriteLock()
-    nonisolated(unsafe) private static var registry: [String: WeakEnvironment] = [:]  // under registryLock
+    private static let registry = Locked<[String: WeakEnvironment]>([:])
 
     private struct WeakEnvironment {
         weak var environment: LMDBEnvironment?
@@ -89,7 +95,7 @@ public final class LMDBEnvironment: @unchecked Sendable {
         }
         let canonical = String(cString: resolved)
         free(resolved)
-        return try registryLock.withExclusiveLock { () throws(LMDBError) -> LMDBEnvironment in
+        return try registry.withLock { registry throws(LMDBError) -> LMDBEnvironment in
             if let existing = registry[canonical]?.environment, existing.openerPID == getpid() {
                 guard existing.options.readOnly == options.readOnly || !existing.options.readOnly else {
                     throw LMDBError(code: EACCES, context: "open \(canonical) for writing: this process has it open read-only")
@@ -137,7 +143,7 @@ public final class LMDBEnvironment: @unchecked Sendable {
         self.env = handle
         self.path = canonicalPath
         self.options = options
-        self.state = State(mapSize: max(info.me_mapsize, options.mapSizeBytes))
+        self.state = Locked(State(mapSize: max(info.me_mapsize, options.mapSizeBytes)))
     }
 
     deinit {
@@ -195,33 +201,28 @@ public final class LMDBEnvironment: @unchecked Sendable {
     /// the environment is marked broken.
     private func setMapSize(_ size: Int, _ context: String) throws(LMDBError) {
         var rc = mdb_env_set_mapsize(env, size)
-        if let injected = withState({ state in defer { state.injectedMapSizeFailure = nil }; return state.injectedMapSizeFailure }) {
+        if let injected = state.withLock({ state in defer { state.injectedMapSizeFailure = nil }; return state.injectedMapSizeFailure }) {
             rc = injected
         }
         if rc != 0 {
             let error = LMDBError(code: rc, context: "\(context) of \(path) (is the address space exhausted, e.g. ulimit -v?); the store must be reopened")
-            withState { $0.broken = error }
+            state.withLock { $0.broken = error }
             throw error
         }
     }
 
-    /// Runs `body` with the mutable state, under `stateLock`.
-    private func withState<T>(_ body: (inout State) -> T) -> T {
-        stateLock.withExclusiveLock { body(&state) }
-    }
-
     /// Why this environment cannot be used any more (a failed remap left LMDB without a map), or `nil`.
-    public var failure: LMDBError? { withState { $0.broken } }
+    public var failure: LMDBError? { state.withLock { $0.broken } }
 
     /// The current map size in bytes.
-    public var mapSizeBytes: Int { withState { $0.mapSize } }
+    public var mapSizeBytes: Int { state.withLock { $0.mapSize } }
 
     /// How many times this process grew the map.
-    public var mapGrowCount: Int { withState { $0.growCount } }
+    public var mapGrowCount: Int { state.withLock { $0.growCount } }
 
     /// Opens (creating it if `create`) the named database. Handles are cached: later calls are cheap.
     public func database(named name: String, create: Bool = true) throws(LMDBError) -> LMDBDatabase {
-        if let db = withState({ $0.databases[name] }) { return db }
+        if let db = state.withLock({ $0.databases[name] }) { return db }
         let open = { (txn: LMDBTransaction) throws -> LMDBDatabase in
             var dbi = MDB_dbi()
             let flags = create && !self.options.readOnly ? UInt32(MDB_CREATE) : 0
@@ -238,7 +239,7 @@ public final class LMDBEnvironment: @unchecked Sendable {
         } catch {
             preconditionFailure("unexpected error opening a database: \(error)")
         }
-        withState { $0.databases[name] = db }
+        state.withLock { $0.databases[name] = db }
         return db
     }
 
@@ -246,8 +247,8 @@ public final class LMDBEnvironment: @unchecked Sendable {
     /// Keep it short: an open reader pins pages (see the type's documentation).
     @available(*, noasync, message: "no await may happen while an LMDB transaction is open")
     public func read<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
-        resizeLock.lockShared()
-        defer { resizeLock.unlock() }
+        enterMap()
+        defer { leaveMap() }
         let txn = try begin(readOnly: true)
         defer { txn.abort() }
         return try body(txn)
@@ -255,8 +256,8 @@ public final class LMDBEnvironment: @unchecked Sendable {
 
     /// Runs `body` in a read transaction that is committed (so database handles opened in it stay open).
     private func readCommitting<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
-        resizeLock.lockShared()
-        defer { resizeLock.unlock() }
+        enterMap()
+        defer { leaveMap() }
         let txn = try begin(readOnly: true)
         do {
             let result = try body(txn)
@@ -275,10 +276,10 @@ public final class LMDBEnvironment: @unchecked Sendable {
     public func write<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
         precondition(!options.readOnly, "write transaction on a read-only environment")
         while true {
-            resizeLock.lockShared()
+            enterMap()
             var needsGrowth = false
             do {
-                defer { resizeLock.unlock() }
+                defer { leaveMap() }
                 let txn = try begin(readOnly: false)
                 do {
                     let result = try body(txn)
@@ -304,25 +305,25 @@ public final class LMDBEnvironment: @unchecked Sendable {
         guard openerPID == getpid() else {
             throw LMDBError(code: EINVAL, context: "\(path): an LMDB environment opened before fork() cannot be used in the child; open the store again")
         }
-        if let broken = withState({ $0.broken }) { throw broken }
+        if let broken = state.withLock({ $0.broken }) { throw broken }
         for _ in 0..<8 {
             var txn: OpaquePointer?
             let rc = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
             if rc == MDB_MAP_RESIZED {
                 // Another process grew the map; adopt its size. set_mapsize needs no txn open in this
-                // process, so trade our shared hold for an exclusive one.
-                resizeLock.unlock()
-                resizeLock.lockExclusive()
+                // process, so leave the map and wait until it is ours alone.
+                leaveMap()
+                beginResize()
                 let adopted = Result { () throws(LMDBError) in try setMapSize(0, "adopt the map size grown by another process") }
                 if case .success = adopted {
                     // Only with a map: after a failed remap LMDB's meta pointers point into the unmapped old
                     // map, and mdb_env_info would read them (SIGSEGV; a watcher under `ulimit -v`).
                     var info = MDB_envinfo()
                     mdb_env_info(env, &info)
-                    withState { $0.mapSize = info.me_mapsize }
+                    state.withLock { $0.mapSize = info.me_mapsize }
                 }
-                resizeLock.unlock()
-                resizeLock.lockShared()
+                endResize()
+                enterMap()
                 try adopted.get()
                 continue
             }
@@ -333,20 +334,42 @@ public final class LMDBEnvironment: @unchecked Sendable {
         throw LMDBError(code: MDB_MAP_RESIZED, context: "begin transaction: the map keeps being resized")
     }
 
+    /// Counts a transaction about to begin, once no resize is under way. A resize still waiting for the count to
+    /// drop does not hold it back: this thread may have another transaction open (a database opened inside a
+    /// read), which that resize would wait for in turn.
+    private func enterMap() {
+        mapUse.withLock(when: { !$0.resizing }) { $0.transactions += 1 }
+    }
+
+    /// Counts a transaction ended.
+    private func leaveMap() {
+        mapUse.withLock { $0.transactions -= 1 }
+    }
+
+    /// Waits until no transaction of this process is open and no other resize is under way, and claims the map.
+    private func beginResize() {
+        mapUse.withLock(when: { $0.transactions == 0 && !$0.resizing }) { $0.resizing = true }
+    }
+
+    /// Gives the map back to transactions.
+    private func endResize() {
+        mapUse.withLock { $0.resizing = false }
+    }
+
     /// Doubles the map (up to ``EnvironmentOptions/mapSizeBytesMax``) with no transaction open in this process.
     private func grow() throws(LMDBError) {
-        resizeLock.lockExclusive()
-        defer { resizeLock.unlock() }
+        beginResize()
+        defer { endResize() }
         var info = MDB_envinfo()
         mdb_env_info(env, &info)
-        let current = max(info.me_mapsize, withState { $0.mapSize })
+        let current = max(info.me_mapsize, state.withLock { $0.mapSize })
         guard current < options.mapSizeBytesMax else {
             throw LMDBError(code: MDB_MAP_FULL, context: "the store reached its maximum size of \(options.mapSizeBytesMax) bytes")
         }
         let next = min(current.multipliedReportingOverflow(by: 2).overflow ? options.mapSizeBytesMax : current * 2,
                        options.mapSizeBytesMax)
         try setMapSize(next, "grow the map to \(next) bytes")
-        withState {
+        state.withLock {
             $0.mapSize = next
             $0.growCount += 1
         }
@@ -368,7 +391,7 @@ public final class LMDBEnvironment: @unchecked Sendable {
     /// Bytes LMDB uses in the map: (last page + 1) × page size (0 for an environment left without a map by a
     /// failed remap: LMDB's meta pages are not readable then).
     public var usedBytes: Int {
-        guard withState({ $0.broken }) == nil else { return 0 }
+        guard state.withLock({ $0.broken }) == nil else { return 0 }
         var info = MDB_envinfo()
         mdb_env_info(env, &info)
         var stat = MDB_stat()
@@ -379,7 +402,7 @@ public final class LMDBEnvironment: @unchecked Sendable {
     /// Number of reader slots in use (live read transactions of every process); 0 for an environment left
     /// without a map by a failed remap.
     public var readersInUse: Int {
-        guard withState({ $0.broken }) == nil else { return 0 }
+        guard state.withLock({ $0.broken }) == nil else { return 0 }
         var info = MDB_envinfo()
         mdb_env_info(env, &info)
         return Int(info.me_numreaders)

@@ -219,8 +219,8 @@ extension Replica {
     }
 
     /// Runs `body` holding this replica's writer lock.
-    func writerLock<T>(_ body: () throws(ReplicationError) -> T) throws(ReplicationError) -> T {
-        try writer.withLock(body)
+    func writerLock<T: Sendable>(_ body: () throws(ReplicationError) -> T) throws(ReplicationError) -> T {
+        try writer.withLock { () throws(ReplicationError) -> T in try body() }
     }
 }
 

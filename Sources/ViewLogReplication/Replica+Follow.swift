@@ -1,4 +1,4 @@
-@_spi(Replication) import ViewLog
+@_spi(Replication) @_spi(Engine) import ViewLog
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,8 +24,8 @@ extension Replica {
     public func follow() -> AsyncThrowingStream<UInt64, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: UInt64.self, throwing: (any Error).self,
                                                                     bufferingPolicy: .bufferingNewest(1))
-        let stop = LockedFlag()
-        continuation.onTermination = { _ in stop.set() }
+        let stop = Locked(false)
+        continuation.onTermination = { _ in stop.withLock { $0 = true } }
         startDetachedThread { [self] in
             do {
                 try followLoop(stop: stop) { head in continuation.yield(head) }
@@ -38,13 +38,13 @@ extension Replica {
     }
 
     /// Follows until `stop` is set; calls `applied` with each new head. Throws only errors no retry can fix.
-    func followLoop(stop: LockedFlag, applied: (UInt64) -> Void) throws(ReplicationError) {
+    func followLoop(stop: Locked<Bool>, applied: (UInt64) -> Void) throws(ReplicationError) {
         var backoff = Backoff()
         var reported: UInt64?
         func report(_ head: UInt64) {
             if reported.map({ head > $0 }) ?? true { reported = head; applied(head) }
         }
-        while !stop.value {
+        while !stop.withLock({ $0 }) {
             do throws(ReplicationError) {
                 let head = try writerLock { () throws(ReplicationError) -> UInt64 in try catchUp().head }
                 report(head)
@@ -52,7 +52,7 @@ extension Replica {
                 do { subscription = try connection.orderedSubscription(subject: subject, startSeq: head + 1) } catch {
                     throw ReplicationError.server(stream: stream, reason: error.text)
                 }
-                while !stop.value {
+                while !stop.withLock({ $0 }) {
                     let message: NATSConnection.StoredMessage?
                     do { message = try subscription.next(timeoutMilliseconds: ReplicationLimits.followPollMilliseconds) } catch {
                         throw ReplicationError.server(stream: stream, reason: error.text)

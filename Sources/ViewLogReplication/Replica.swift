@@ -31,7 +31,7 @@ public final class Replica: Sendable {
     public var subject: String { Replica.subject(of: stream) }
     let connection: NATSConnection
     /// Serializes appends and catch-ups of this replica (one LMDB writer, one expected-last-sequence at a time).
-    let writer = Mutex()
+    let writer = Locked()
     /// When the local head was last checked against the stream (checked again after every reconnect).
     let headCheck = HeadCheck()
     /// What the servers made this replica warn about when it was created or joined (an old server:

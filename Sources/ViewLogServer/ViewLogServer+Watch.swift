@@ -1,7 +1,6 @@
 import Hummingbird
 import HummingbirdWebSocket
 import ServiceLifecycle
-import Synchronization
 @_spi(Engine) import ViewLog
 import ViewLogDocuments
 
@@ -46,7 +45,7 @@ extension ViewLogServer {
     /// A subscriber's place; ``end()`` gives it back.
     final class Subscription: Sendable {
         let server: ViewLogServer
-        private let ended = Mutex(false)
+        private let ended = Locked(false)
         init(server: ViewLogServer) { self.server = server }
         func end() {
             guard ended.withLock({ e in defer { e = true }; return !e }) else { return }

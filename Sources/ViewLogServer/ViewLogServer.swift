@@ -2,7 +2,6 @@ import Dispatch
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
-import Synchronization
 @_spi(Engine) import ViewLog
 import ViewLogDocuments
 
@@ -35,7 +34,7 @@ public final class ViewLogServer: Sendable {
     /// What the server allows.
     public let options: Options
     /// Watch subscribers now (WebSocket and SSE).
-    let subscribers = Mutex(0)
+    let subscribers = Locked(0)
 
     /// A server of `store`. `options` must hold a token when they allow appends or need a token on every request.
     public init(store: LogStore, options: Options = Options()) {
@@ -76,7 +75,8 @@ public final class ViewLogServer: Sendable {
             }),
             ("/openapi.json", .get, { r, _ in
                 try RequestParameters(query: r.uri.query).check(known: [])
-                return Self.json(OpenAPIDocument.json)
+                return Response(status: .ok, headers: [.contentType: "application/json"],
+                                body: ResponseBody(byteBuffer: Self.openAPIDocument))
             }),
             ("/v1/views", .get, { [self] r, _ in try await views(r) }),
             ("/v1/query", .get, { [self] r, _ in try await query(r) }),
@@ -117,6 +117,9 @@ public final class ViewLogServer: Sendable {
         buffer.writeInteger(UInt8(ascii: "\n"))
         return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: buffer))
     }
+
+    /// ``OpenAPIDocument``'s bytes, made into a buffer once: each answer shares it.
+    static let openAPIDocument = ByteBuffer(bytes: OpenAPIDocument.bytes)
 
     /// The inspector page, with a content security policy that allows only its own inline script and style and
     /// requests to this server.

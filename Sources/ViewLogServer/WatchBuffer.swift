@@ -1,4 +1,4 @@
-import Synchronization
+@_spi(Engine) import ViewLog
 
 /// The documents a watch subscriber has not been sent yet: at most `capacity`. The producer (which follows the
 /// head) never waits for the subscriber: when the subscriber is `capacity` documents behind, the producer's next
@@ -14,7 +14,7 @@ final class WatchBuffer: Sendable {
     }
 
     let capacity: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(capacity: Int) {
         precondition(capacity > 0)

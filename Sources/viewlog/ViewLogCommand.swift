@@ -77,7 +77,7 @@ enum Main {
     /// `viewlog SUBCOMMAND ARGUMENTS…` parsed by the subcommand itself, when that parse succeeds: the same command
     /// as the root's parse gives, without the root's start-up cost — the root's parse first builds the arguments of
     /// every subcommand to look for `--generate-completion-script`, each by reflection (about a millisecond, a sixth of
-    /// a small command; bench/RESULTS-notes.md, "Session 15"). `nil` for anything else — no subcommand by its name
+    /// a small command; bench/RESULTS-notes.md, its start-up section). `nil` for anything else — no subcommand by its name
     /// first, a completion or help request, any error — which the root's parse then handles, so that usage, help
     /// and error texts, all of which name `viewlog`, are the root's.
     static func parseSubcommandDirectly() -> sending ParsableCommand? {

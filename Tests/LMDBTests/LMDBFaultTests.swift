@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-/// Issue #13 at the LMDB layer: a failed remap, and `fork()`.
+/// Storage faults at the LMDB layer: a failed remap, and `fork()`.
 @Suite("LMDB faults", .serialized)
 struct LMDBFaultTests {
     /// Runs `body` with a fresh directory, removed afterwards also when `body` fails.
@@ -16,7 +16,7 @@ struct LMDBFaultTests {
         try body(path)
     }
 
-    /// #13.5: when the map cannot be grown (`mdb_env_set_mapsize` fails, as under `ulimit -v`), the write
+    /// When the map cannot be grown (`mdb_env_set_mapsize` fails, as under `ulimit -v`), the write
     /// throws, and every later transaction throws too instead of touching a map LMDB no longer has.
     @Test func failedRemapBreaksTheEnvironmentLoudly() throws {
         try withDirectory { path in
@@ -38,7 +38,7 @@ struct LMDBFaultTests {
         }
     }
 
-    /// #13.8: after `fork()`, the child gets an environment of its own for the same path, and the parent's
+    /// After `fork()`, the child gets an environment of its own for the same path, and the parent's
     /// environment refuses to begin a transaction in the child.
     @Test func forkedChildGetsItsOwnEnvironment() throws {
         try withDirectory { path in

@@ -76,7 +76,7 @@ import TestSupport
         }
     }
 
-    /// The scenario: a replica follows; the only server is stopped, its stream files removed (what a
+    /// A lost stream: a replica follows; the only server is stopped, its stream files removed (what a
     /// power cut does to files never flushed) and restarted; another replica makes the stream again with other
     /// transactions. The follower ends with an error naming seq 1 — it never takes the new seqs as its own —
     /// and the replica's next append is refused the same way, nothing committed.

@@ -109,7 +109,7 @@ import TestSupport
 
     /// The same, when another process sharing the store (a `watch` following the stream) committed the
     /// transaction before the writer's catch-up: it is found by its message id in the stream, not refused as
-    /// "the id exists already" (seen in a partition round of tools/replication-test).
+    /// "the id exists already" (a partition in tools/replication-test makes this happen).
     @Test func aLostAckCommittedByAnotherFollowerIsFoundByItsID() throws {
         try #require(NATSServers.isInstalled)
         let servers = try NATSServers(count: 1)

@@ -106,7 +106,7 @@ struct ChecksummedRecordsTests {
     }
 
     @Test func aChangedNumberInTheStoredSchemaIsAnErrorNamingTheSchema() throws {
-        // #13.4: `height > 170` → `970` made `query tall` return no rows, and verify said ok.
+        // Unchecked, `height > 170` → `970` would make `query tall` return no rows while verify says ok.
         let store = try LogStore.create(at: newStorePath(), schema: try Schema(jsonText: Fixtures.employeesJSON), options: StoreOptions(durable: false))
         defer { try? FileManager.default.removeItem(atPath: store.path) }
         try store.append([.insert(entity: "Employee", id: .string("e1"), values: ["name": .string("Ann"), "height": .int(180)])], author: "t")

@@ -1,10 +1,9 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 @_spi(Engine) @testable import ViewLog
 
-/// Several writers and readers in one process (issue #7, point 2): through one `LogStore`, through several
+/// Several writers and readers in one process: through one `LogStore`, through several
 /// `LogStore`s of the same path (which share one LMDB environment), while the map grows. Multi-process writers
 /// and readers are in `viewlogTests` and `tools/concurrency-test`.
 @Suite("Concurrency")
@@ -64,7 +63,7 @@ struct ConcurrencyTests {
 
     @Test func threadsAppendingThroughStoresOfOnePath() throws {
         let path = try makeStore().path
-        let failures = Mutex<[String]>([])
+        let failures = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: Self.writers) { w in
             do {
                 let store = try LogStore.open(at: path, options: StoreOptions(durable: false))  // shares the environment
@@ -226,7 +225,7 @@ struct ConcurrencyTests {
 
 /// A flag tasks can share: set once by one, read by others.
 final class Flag: Sendable {
-    private let value = Atomic<Bool>(false)
-    var isSet: Bool { value.load(ordering: .acquiring) }
-    func set() { value.store(true, ordering: .releasing) }
+    private let value = Locked(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
 }

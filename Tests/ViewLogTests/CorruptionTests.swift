@@ -3,7 +3,7 @@ import LMDB
 import Testing
 @_spi(Engine) @testable import ViewLog
 
-/// Damaged stores (issue #7, point 3): an entry whose bytes no longer match its checksum is reported by
+/// Damaged stores: an entry whose bytes no longer match its checksum is reported by
 /// `verify` and by every read that needs it, naming its seq — never a crash or wrong data; a file that is not a
 /// store, or a store of a newer format, is refused.
 @Suite("Corruption")

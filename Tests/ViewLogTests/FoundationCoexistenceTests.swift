@@ -4,8 +4,9 @@ import ViewLog
 import ViewLogTesting
 
 /// A user's file imports Foundation (for `Date`, `URL`, …) beside ViewLog: every public ViewLog name must resolve
-/// without qualification there (issue: `IndexPath`, `Predicate` and `SortDescriptor` were ambiguous). This file
-/// compiling is the test; the body checks that ViewLog's index paths are Foundation's.
+/// without qualification there (names Foundation has too, such as `IndexPath`, `Predicate` and `SortDescriptor`,
+/// must not be ambiguous). This file compiling is the test; the body checks that ViewLog's index paths are
+/// Foundation's.
 @Suite("Foundation coexistence")
 struct FoundationCoexistenceTests {
     @Test func viewLogNamesResolveBesideFoundation() throws {

@@ -6,14 +6,14 @@ import Testing
 import Glibc
 #endif
 
-/// Limits and resources (issue #7, point 4): regular expressions cannot hang a view, the map grows, store files
+/// Limits and resources: regular expressions cannot hang a view, the map grows, store files
 /// are private. Disk-full and over-long input lines are checked at CLI level (`viewlogTests`).
 @Suite("Limits")
 struct LimitsTests {
     // MARK: MATCHES cannot hang a view
 
-    /// Formerly refused as backtracking for too long, or given a subject bound past which they were silently
-    /// false; the linear-time matcher runs them on any string.
+    /// Patterns a backtracking matcher would take too long on, or would need a subject bound for: the linear-time
+    /// matcher runs them on any string.
     @Test(arguments: [
         ".*a.*b.*c.*d.*e",
         String(repeating: "a?", count: 30) + String(repeating: "a", count: 30),

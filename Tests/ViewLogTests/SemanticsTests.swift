@@ -4,9 +4,9 @@ import TestSupport
 import ViewLogTesting
 @_spi(Engine) @testable import ViewLog
 
-/// Issue #14.3, #14.6, #14.7, #14.8, #14.9 through the library: string identity by code point, the null section's
+/// Semantics through the library: string identity by code point, the null section's
 /// name, updates that set nothing, `IN` with null, and the one date range.
-@Suite("Semantics (issue #14)")
+@Suite("Semantics")
 struct SemanticsTests {
     static let composed = "\u{e9}"  // é as one scalar
     static let decomposed = "e\u{301}"  // e + COMBINING ACUTE ACCENT: canonically equivalent, other code points
@@ -27,7 +27,7 @@ struct SemanticsTests {
 
     static func key(_ id: String) -> ObjectKey { ObjectKey(entity: "Item", id: .string(id)) }
 
-    // MARK: #14.8 code-point identity
+    // MARK: code-point identity
 
     @Test func valuesAndIDsAreEqualByCodePoint() {
         #expect(Value.string(Self.composed) != Value.string(Self.decomposed))
@@ -106,7 +106,7 @@ struct SemanticsTests {
         }
     }
 
-    // MARK: #14.3 section names
+    // MARK: section names
 
     @Test func theNullSectionHasNoNameAndEqualValuesOneName() throws {
         try Self.withStore { store in
@@ -129,7 +129,7 @@ struct SemanticsTests {
         }
     }
 
-    // MARK: #14.6 an update that sets nothing
+    // MARK: an update that sets nothing
 
     @Test func anUpdateThatSetsNothingIsRefused() throws {
         try Self.withStore { store in
@@ -158,7 +158,7 @@ struct SemanticsTests {
         #expect(throws: InputError.self) { _ = try bad.next() }
     }
 
-    // MARK: #14.7 IN and null
+    // MARK: IN and null
 
     @Test func nullIsInNoList() throws {
         let entity = try Schema(jsonText: Self.schemaText).entity(named: "Item")
@@ -198,7 +198,7 @@ struct SemanticsTests {
         #expect(try !Self.eval("label CONTAINS '\u{301}'", "abc"))
     }
 
-    // MARK: #14.9 dates
+    // MARK: dates
 
     @Test func oneDateRangeCheckedAtTheInput() throws {
         #expect(Timestamp(iso8601: "9999-12-31T23:00:00-01:00") == nil)
@@ -230,7 +230,7 @@ struct SemanticsTests {
     }
 
     /// Every `Int64` has a text, never a trap: a damaged entry resealed with a date far outside the range is
-    /// still shown by `viewlog log` (`Int64.min` used to overflow the floor division).
+    /// still shown by `viewlog log` (`Int64.min` must not overflow the floor division).
     @Test func everyInt64MillisecondHasAText() {
         #expect(Timestamp(milliseconds: .min).iso8601 == "-292275055-05-16T16:47:04.192Z")
         #expect(Timestamp(milliseconds: .max).iso8601 == "292278994-08-17T07:12:55.807Z")

@@ -226,9 +226,9 @@ struct StoredPathViewTests {
         #expect(try context.makeResultsControllerAndObjects(request).controller.fetchedObjects == [.int(1), .int(2)])
     }
 
-    /// A view over a double `@sum`/`@avg` keeps the members' exact sum in its targets' state records. State of the
-    /// earlier layout (session 16: the sum walked from member entries, a shorter record) is under a signature without
-    /// "exact sums": never read — the view builds in memory — and built again by the next open for writing.
+    /// A view over a double `@sum`/`@avg` keeps the members' exact sum in its targets' state records. State laid out
+    /// otherwise (the sum walked from member entries, a shorter record) is under a signature without "exact sums":
+    /// never read — the view builds in memory — and built again by the next open for writing.
     @Test func aggregateStateOfTheEarlierLayoutIsBuiltAgainNeverRead() throws {
         let store = try LogStore.create(at: TestScratch.newPath(), schema: try Self.schema(["pay"]))
         try store.append([.insert(entity: "Department", id: .int(1), values: ["name": "a"]),
@@ -264,7 +264,7 @@ struct StoredPathViewTests {
                           .insert(entity: "Employee", id: "e1", values: ["name": "x", "height": .int(190), "department": .int(1)])], author: "t")
         let states = try store.perform(read: true) { txn in try store.aggregateStatePrefixes(in: txn, kept: []) }
         #expect(states == [StoredView.prefix("heights")])
-        // State left by code that did not know it (a view removed by session 15's code) is named, then dropped.
+        // State left by code that knows none (a view it removed) is named, then dropped.
         try store.perform { txn in
             let key = StoredAggregates.statePrefixHead + StoredView.prefix("gone") + [0x73, 0, 0x01]
             try txn.put(store.viewsDB!, key: key, value: [1, 2, 3])

@@ -431,7 +431,7 @@ struct StoredWindowControllerTests {
         let context = try Context(store: store, name: "ui")
         // Some runs let a move reach at most 2 transactions below the head from the stored rows: farther moves take
         // the whole view.
-        let near: UInt64 = (limit + offset) % 2 == 0 ? 2 : 65_536
+        let near: UInt64 = (limit + offset) % 2 == 0 ? 2 : Limits.storedViewCatchUpTransactionsMax
         let stored = try #require(try context.makeStoredWindowController(view: name, request, transactionsMax: near, following: true)).controller
         #expect(stored.holdsStoredWindow)
         let memory = try context.makeResultsControllerAndObjects(request).controller

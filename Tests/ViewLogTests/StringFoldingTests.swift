@@ -8,7 +8,7 @@ import TestSupport
 /// that changed the SPI's results would fail here, not silently change which rows a predicate matches.
 @Suite("String folding")
 struct StringFoldingTests {
-    /// The folding as it was built on Foundation: NFD, nonspacing marks dropped, then the scalar case fold.
+    /// The folding built on Foundation, as a reference: NFD, nonspacing marks dropped, then the scalar case fold.
     private func reference(_ s: String, _ options: ComparisonOptions) -> String {
         var out = String.UnicodeScalarView()
         let caseless = options.contains(.caseInsensitive)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// One refused command (DESIGN §7, issue #2 point 7): it must exit non-zero with exactly one `error: …` line on
+/// One refused command (DESIGN §7): it must exit non-zero with exactly one `error: …` line on
 /// standard error that contains `mentions` (the input line, the attribute, the id …), print nothing on standard
 /// output, and leave every store and the directory as they were.
 struct BadInput: Sendable, CustomTestStringConvertible {
@@ -62,12 +62,12 @@ extension BadInput {
                mentions: ["line 1", "active"]),
         append("a malformed date", #"{"insert": "Employee", "id": "e9", "values": {"name": "X", "hired": "2026-13-01"}}"# + "\n",
                mentions: ["line 1", "hired", "2026-13-01"]),
-        // Issue #14.6: an update that sets nothing.
+        // An update that sets nothing.
         append("an update with empty values", #"{"update": "Employee", "id": "e1", "values": {}}"# + "\n",
                mentions: ["line 1", "values", "e1"]),
         append("an empty update in a transaction", good + "\n" + #"{"changes": [{"update": "Employee", "id": "e1", "values": {}}]}"# + "\n",
                mentions: ["line 2", "values"]),
-        // Issue #14.9: one date range, years 0001…9999 UTC, checked after the offset.
+        // One date range, years 0001…9999 UTC, checked after the offset.
         append("a date in year 10000 by its offset",
                #"{"update": "Employee", "id": "e1", "values": {"hired": "9999-12-31T23:00:00-01:00"}}"# + "\n",
                mentions: ["line 1", "hired", "9999-12-31T23:00:00-01:00", "0001-01-01"]),
@@ -194,7 +194,7 @@ extension BadInput {
             files: ["in.jsonl": #"{"seq": 5, "time": "2026-01-01T00:00:00.000Z", "author": "x", "changes": [{"op": "update", "entity": "Employee", "id": "e1", "values": {"hired": "9999-12-31T23:00:00-01:00"}, "previous": {"hired": null}}]}"# + "\n"]),
         run("import of a time in year 10000", ["import", "shop", "in.jsonl"], mentions: ["line 1", "time"],
             files: ["in.jsonl": #"{"seq": 5, "time": "9999-12-31T23:00:00-01:00", "author": "x", "changes": [{"op": "update", "entity": "Employee", "id": "e1", "values": {"height": 1}, "previous": {"height": 180}}]}"# + "\n"]),
-        // Issue #14.6: import reads lines as append does (InputLines): `\r\n`, blank lines, errors.
+        // Import reads lines as append does (InputLines): `\r\n`, blank lines, errors.
         run("import of bad JSON after a blank \\r\\n line", ["import", "shop", "in.jsonl"],
             mentions: ["line 2", "JSON"], files: ["in.jsonl": "\r\n{\r\n"]),
         run("import of a line of a no-break space, which is not blank", ["import", "shop", "in.jsonl"],

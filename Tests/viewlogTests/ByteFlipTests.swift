@@ -6,7 +6,7 @@ import TestSupport
 import Glibc
 #endif
 
-/// Issue #14.1: flip a few random bytes of a store's `data.mdb`, many times; every `verify` and `query` (run as
+/// Flip a few random bytes of a store's `data.mdb`, many times; every `verify` and `query` (run as
 /// child processes, so a crash is seen) either fails with one `error:` line or returns exactly the right data.
 /// Never a crash, never different data. `tools/flip-test` runs it longer (`VIEWLOG_FLIP_ROUNDS`,
 /// `VIEWLOG_FLIP_SEED`).

@@ -27,7 +27,7 @@ import TestSupport
         #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
     }
 
-    /// The scenario: `watch` and `sync --follow` run on replica A; the only server is stopped, its stream
+    /// A lost stream: `watch` and `sync --follow` run on replica A; the only server is stopped, its stream
     /// files removed and restarted; replica C makes the stream again and appends 7 other transactions. Both end
     /// with one `error:` line naming seq 1; `append` on A is refused the same way, nothing appended; and
     /// `sync --rebuild` makes A a replica of the new stream, keeping the old one beside it.

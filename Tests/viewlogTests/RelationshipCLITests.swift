@@ -40,7 +40,7 @@ enum CompanyStory {
     }
 }
 
-/// Golden tests of the CLI over relationships (DESIGN §10, issue 27): delete rules' consequences in `log`, the
+/// Golden tests of the CLI over relationships (DESIGN §10): delete rules' consequences in `log`, the
 /// integrity and `deny` refusals, `paths` in `query --json` (named views' `include` and `--include`), `diff` with key
 /// paths in `changed` both ways, sections by `department.name`.
 @Suite struct RelationshipCLITests {

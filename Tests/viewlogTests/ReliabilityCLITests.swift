@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-/// Issue #7 at the level of the `viewlog` binary: several processes writing and reading one store, a full disk,
+/// Reliability at the level of the `viewlog` binary: several processes writing and reading one store, a full disk,
 /// over-long input, damaged and foreign files, file permissions. Each test runs the binary in child processes
 /// (see ``CLIProcess``).
 @Suite("Reliability (CLI)")

@@ -31,9 +31,9 @@ import TestSupport
     }
 
     /// The faults `swift test` runs: `REPLICATION_TEST_FAULT`, or every one but the partition. The partition runs in
-    /// `tools/replication-test`'s rounds (`REPLICATION_TEST_FAULT=partition`): in a clean-clone CI rehearsal its
-    /// round once ended on a client request timing out during the partition (the test's own probe, not a lost
-    /// append), and one such flake would fail CI for a fault the rounds cover.
+    /// `tools/replication-test`'s rounds (`REPLICATION_TEST_FAULT=partition`): its round can end on a client request
+    /// timing out during the partition (the test's own probe, not a lost append), and one such flake would fail CI
+    /// for a fault the rounds cover.
     static var faults: [Fault] {
         ProcessInfo.processInfo.environment["REPLICATION_TEST_FAULT"].map { [Fault(rawValue: $0)].compactMap { $0 } }
             ?? Fault.allCases.filter { $0 != .partition }

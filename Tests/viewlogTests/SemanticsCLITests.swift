@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue #14.3, #14.8, #14.9 through the CLI: code-point string identity, the null section's name, and dates that
+/// Semantics through the CLI: code-point string identity, the null section's name, and dates that
 /// `export` writes and `import` reads.
 @Suite struct SemanticsCLITests {
     static let schema = """

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// What the CLI's start-up leaves out (bench/RESULTS-notes.md, "Session 15: start-up"): the binary does not need the
+/// What the CLI's start-up leaves out (bench/RESULTS-notes.md, its start-up section): the binary does not need the
 /// NATS client or OpenSSL (ViewLogReplication loads them on its first connection, Sources/CNATS), and `get`, `query`
 /// and `diff` in their plain spellings, which skip ArgumentParser, print what ArgumentParser's parse of the same
 /// arguments prints.

@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-/// Issue #13: storage faults seen through the `viewlog` binary and the store. Each test injects one fault
+/// Storage faults seen through the `viewlog` binary and the store. Each test injects one fault
 /// (a truncated file, a deleted lock file, a file size limit, a held writer lock, an over-long schema) and
 /// checks that nothing acknowledged is lost, nothing wrong is served, and nothing crashes.
 @Suite("Storage faults")
@@ -27,7 +27,7 @@ struct StorageFaultCLITests {
         try #require(result.status == 0, "\(result)")
     }
 
-    /// #13.3: a `data.mdb` cut short is refused on open by every command, with one `error:` line — no SIGBUS
+    /// A `data.mdb` cut short is refused on open by every command, with one `error:` line — no SIGBUS
     /// on reading, no append that succeeds onto the hole.
     @Test func truncatedDataFileIsRefused() throws {
         try Self.withStore { directory, store in
@@ -44,7 +44,7 @@ struct StorageFaultCLITests {
         }
     }
 
-    /// #13.2: a process whose `lock.mdb` was deleted under it refuses to commit (another process could now
+    /// A process whose `lock.mdb` was deleted under it refuses to commit (another process could now
     /// hold the writer lock beside it and commit the same seqs); a process started afterwards works.
     @Test func deletedLockFileRefusesWrites() throws {
         try Self.withStore { directory, store in
@@ -63,7 +63,7 @@ struct StorageFaultCLITests {
         }
     }
 
-    /// #13.1: an import whose first seq no longer follows the head (another append won the race) fails
+    /// An import whose first seq no longer follows the head (another append won the race) fails
     /// with nothing committed — checked inside the write, not before it or after committing.
     @Test func importAfterARacingAppendCommitsNothing() throws {
         try Self.withStore { directory, store in
@@ -87,7 +87,7 @@ struct StorageFaultCLITests {
         }
     }
 
-    /// #13.5: `init` under a file size limit fails cleanly and leaves nothing at the path (it is built in a
+    /// `init` under a file size limit fails cleanly and leaves nothing at the path (it is built in a
     /// temporary sibling and renamed into place), so it can be run again.
     @Test(.disabled(if: CLIProcess.isThreadSanitized, "ThreadSanitizer's runtime dies under `ulimit -f` (SIGBUS)"))
     func initOnAFullDiskLeavesNothing() throws {
@@ -104,7 +104,7 @@ struct StorageFaultCLITests {
         #expect(again.status == 0, "\(again)")
     }
 
-    /// #13.5: init on a 64 KiB tmpfs (root only: it mounts one) fails cleanly and leaves nothing behind.
+    /// `init` on a 64 KiB tmpfs (root only: it mounts one) fails cleanly and leaves nothing behind.
     @Test func initOnASmallTmpfsLeavesNothing() throws {
         guard getuid() == 0 else {
             print("skipped initOnASmallTmpfsLeavesNothing: mounting a tmpfs needs root (CI runs it)")
@@ -128,9 +128,9 @@ struct StorageFaultCLITests {
         #expect(left.isEmpty, "left behind: \(left)")
     }
 
-    /// Issue 29: `init` on a tmpfs that appends filled to the last block. LMDB sizes `lock.mdb` with
-    /// `ftruncate` and writes it through a shared map: that write was a SIGBUS (rc -7) inside `mdb_env_open`.
-    /// Now: one `error:` line, exit 1, nothing left behind (root only: it mounts a 2 MB tmpfs).
+    /// `init` on a tmpfs that appends filled to the last block. LMDB sizes `lock.mdb` with `ftruncate` and writes
+    /// it through a shared map, a write that raises SIGBUS (rc -7) inside `mdb_env_open` when no block is left: one
+    /// `error:` line, exit 1, nothing left behind (root only: it mounts a 2 MB tmpfs).
     @Test func initOnAFullTmpfsEndsWithOneError() throws {
         guard getuid() == 0 else {
             print("skipped initOnAFullTmpfsEndsWithOneError: mounting a tmpfs needs root (CI runs it)")
@@ -161,10 +161,10 @@ struct StorageFaultCLITests {
         #expect(left.isEmpty, "left behind: \(left)")
     }
 
-    /// Issue 29: a `watch` whose address space cannot hold the map another process grew (its RLIMIT_AS set,
-    /// with prlimit, to 32 MiB above its size once it runs) died of SIGSEGV inside liblmdb (after the failed
-    /// remap, LMDB's meta pointers point into the unmapped map), or, with that fixed, watched in silence. Now:
-    /// one `error:` line naming the address space, exit 1.
+    /// A `watch` whose address space cannot hold the map another process grew (its RLIMIT_AS set, with prlimit,
+    /// to 32 MiB above its size once it runs) neither dies of SIGSEGV inside liblmdb (after the failed remap, LMDB's
+    /// meta pointers point into the unmapped map) nor watches in silence: one `error:` line naming the address
+    /// space, exit 1.
     @Test(.disabled(if: CLIProcess.isThreadSanitized, "ThreadSanitizer's runtime reserves address space"))
     func aWatcherThatCannotMapTheGrownFileEndsWithOneError() throws {
         try Self.withStore { directory, store in
@@ -200,7 +200,7 @@ struct StorageFaultCLITests {
         }
     }
 
-    /// #13.5: one schema size limit for `init` and `schema --update`, checked at the input with an `error:`.
+    /// One schema size limit for `init` and `schema --update`, checked at the input with an `error:`.
     @Test func overlongSchemaIsRefusedByInitAndUpdate() throws {
         try Self.withStore { directory, store in
             let big = String(repeating: "x", count: Limits.schemaBytesMax)
@@ -219,7 +219,7 @@ struct StorageFaultCLITests {
         }
     }
 
-    /// #13.6: reading commands take no writer lock: a query finishes while another process holds it, and a
+    /// Reading commands take no writer lock: a query finishes while another process holds it, and a
     /// store whose files and directory are read-only can be queried.
     @Test func readsNeedNoWriteAccess() throws {
         try Self.withStore { directory, store in

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 29: `watch --json --seq` prints, for each batch, exactly the document `diff --from A --to B --json --seq`
+/// `watch --json --seq` prints, for each batch, exactly the document `diff --from A --to B --json --seq`
 /// prints for the same A and B — also when batches that did not change the view were folded into it.
 @Suite struct WatchEqualsDiffTests {
     @Test func everyWatchDocumentIsTheDiffDocumentOfItsSpan() throws {
@@ -13,7 +13,7 @@ import Testing
         let view = ["--entity", "Employee", "--sort", "name", "--limit", "2"]
         let watch = try box.start(["watch", "s"] + view + ["--json", "--seq", "--count", "3"])
         try watch.waitForLines(1)
-        // The issue's case: c is inserted outside the window (seq 3: no change to the view), then a's delete
+        // c is inserted outside the window (seq 3: no change to the view), then a's delete
         // (seq 4) brings it in. c was touched by transaction 3, not 4: DESIGN §5's seq is 3.
         try box.run(["append", "s", "insert", "Employee", "c", "name=c", "height=182"])
         try box.run(["append", "s", "delete", "Employee", "a"])

@@ -146,7 +146,7 @@ extension Context {
     /// holds the view's rows.
     /// - Returns: the controller (adopted by this context: every move reaches it) and the values of its rows at p.
     func makeStoredWindowController(view name: String, _ request: FetchRequest,
-                                                         transactionsMax: UInt64 = 65_536, following: Bool = false) throws
+                                                         transactionsMax: UInt64 = Limits.storedViewCatchUpTransactionsMax, following: Bool = false) throws
         -> (controller: ResultsController, values: [ObjectID: ObjectValues])? {
         guard let (_, entity, _) = try storedWindowRequest(request) else { return nil }
         let plan = try ViewPlan(request, for: entity)

@@ -203,7 +203,7 @@ extension Context {
         var rows: [(ObjectID, ObjectValues)] = []
         if keepingRows { rows.reserveCapacity(own.count) }
         relational.pathValues = [:]
-        relational.pathValues.reserveCapacity(own.count)  // growing it was ~16 % of a fetch (bench/RESULTS-notes.md)
+        relational.pathValues.reserveCapacity(own.count)  // growing it costs ~16 % of a fetch (bench/RESULTS-notes.md)
         for (id, values) in own {
             let pathValues = relational.pathValues(of: values, id: id, entity: entity, lookup: lookup)
             relational.pathValues[id] = pathValues

@@ -100,7 +100,7 @@ extension Context {
     /// can read the view.
     /// - Returns: the controller (adopted by this context) and its rows' own values at p.
     func makeStoredPathRangeController(view name: String, _ request: FetchRequest,
-                                       transactionsMax: UInt64 = 65_536) throws
+                                       transactionsMax: UInt64 = Limits.storedViewCatchUpTransactionsMax) throws
         -> (controller: ResultsController, values: [ObjectID: ObjectValues])? {
         try processPendingChanges()
         let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)

@@ -14,7 +14,7 @@ extension Dictionary: AttributeValues where Key == String, Value == ViewLog.Valu
 /// The values of a few attributes of one object, in slots: a fetch decodes each stored row into the same
 /// `FetchedValues` (no dictionary, no allocation per row) and hands it to the controller, which keeps none of it.
 ///
-/// A class: a scan's closures hand the one instance on by reference. As a struct captured by those closures it was
+/// A class: a scan's closures hand the one instance on by reference. A struct captured by those closures would be
 /// retained and released twice per row (its two arrays), about 7 % of a small view's initial fetch.
 ///
 /// A lookup compares `name` with the attributes' names in turn: a view reads a handful of attributes, for which

@@ -1,6 +1,6 @@
 // Canonical decomposition (NFD) through the standard library's `_nfd` (the decomposition its own String
 // comparison uses), so the engine needs no full Foundation: on Linux, Foundation brings ICU, whose loading and
-// conformance tables cost every CLI start about 4 ms (bench/RESULTS-notes.md, session 9). It is SPI, so a
+// conformance tables cost every CLI start about 4 ms (bench/RESULTS-notes.md, "no Foundation at start-up"). It is SPI, so a
 // toolchain may change it; StringFoldingTests pin its results. Foundation's `folding(options:locale:)` is not
 // used: it depends on a locale.
 @_spi(_Unicode) import Swift

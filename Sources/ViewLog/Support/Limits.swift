@@ -46,6 +46,13 @@
     public static let mapSizeBytesInitial = StoreOptions.defaultMapSizeBytes
     /// Largest LMDB map size the store grows to.
     public static let mapSizeBytesMax = 1 << 40
+    /// Most transactions a context's position may lie below the head for a controller of a stored view to be made
+    /// from the view's rows at the head (``Context/makeStoredWindowController(view:_:transactionsMax:following:)``,
+    /// ``Context/makeStoredPathRangeController(view:_:transactionsMax:)``), and for a following controller to refill
+    /// its window from them before a move: every transaction in between is read, and every object it touched held,
+    /// in one read transaction. The bound keeps that work and memory independent of the log's length; farther below
+    /// the head the caller builds the view whole instead.
+    public static let storedViewCatchUpTransactionsMax: UInt64 = 65_536
     /// Most ``LogStore/headUpdates()`` streams of one store open at once in a process (they share one monitor;
     /// each holds only its newest head). One more ends at once with an error.
     public static let headSubscribersMax = 65_536

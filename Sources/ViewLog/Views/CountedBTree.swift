@@ -37,7 +37,7 @@ final class CountedBTree<Element: CountedTreeElement> {
         let isLeaf: Bool
         // The tree's storage is unchecked for exclusivity at run time: every access is within one method of the
         // tree, which its owner calls from one thread (a controller is not Sendable), and the dynamic check was
-        // about a tenth of `apply` at 1M rows (`swift_beginAccess`, `AccessSet::insert`; RESULTS-notes, session 9).
+        // about a tenth of `apply` at 1M rows (`swift_beginAccess`, `AccessSet::insert`; bench/RESULTS-notes.md).
         /// Leaf only: the elements, in order.
         @exclusivity(unchecked) var elements: [Element] = []
         /// Inner only: the children, and per child its first element, element count and weight.

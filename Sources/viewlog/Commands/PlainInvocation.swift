@@ -8,7 +8,7 @@ import ViewLogDocuments
 ///
 /// — options in any order among the words, each at most once, numbers as decimal digits. ArgumentParser's parse
 /// costs more than the store's own work on these paths (reflection and protocol-conformance scans of a large binary,
-/// ~1.5 ms of a ~4 ms `get`: bench/RESULTS-notes.md, "Session 15"). Anything else — another option, a word starting
+/// ~1.5 ms of a ~4 ms `get`: bench/RESULTS-notes.md, its start-up section). Anything else — another option, a word starting
 /// with `-` (a negative id, `--`, `-h`, `--help`, `--at=3`), a repeated option, a number that is not plain digits, a
 /// view selection with a problem — is `nil` and goes to ArgumentParser, which then parses it and prints its help and
 /// errors; so what is accepted here parses there to the same values, and runs the same `run`.

@@ -3,7 +3,6 @@ import Dispatch
 import Glibc
 #endif
 import GRDB
-import Synchronization
 @_spi(Engine) import ViewLog
 
 // MARK: - ViewLog, in memory
@@ -180,7 +179,7 @@ public enum GRDBWorkload {
 
 /// Values that a GRDB observation delivers on its queue, handed to the benchmark thread.
 final class Inbox: Sendable {
-    let values = Mutex<[[Int64]]>([])
+    let values = Locked<[[Int64]]>([])
     let ready = DispatchSemaphore(value: 0)
 
     func put(_ ids: [Int64]) {

@@ -45,8 +45,8 @@ extension LogStore {
     }
 
     /// The stored views of the head's schema whose rows the store lacks, the prefixes of the views it holds that the
-    /// schema does not store, and those of the views with aggregate state that the schema does not keep (left by
-    /// code that did not know it: a view removed, or changed, by session 15's code).
+    /// schema does not store, and those of the views with aggregate state that the schema does not keep (left by a
+    /// ViewLog that knew no aggregate state, and so did not drop it when it removed or changed a view).
     private func storedViewsToBuild(in txn: LMDBTransaction) throws -> (build: [StoredView], drop: [[UInt8]], orphans: [[UInt8]]) {
         guard let db = viewsDB else { return ([], [], []) }
         let views = storedViews(of: try schema(at: UInt64.max, in: txn))

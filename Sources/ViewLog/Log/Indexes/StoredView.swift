@@ -59,8 +59,8 @@ struct StoredView {
         aggregates = StoredAggregates(viewPrefix: prefix, paths: paths, quantified: quantified, schema: schema)
         // `include` names paths the rows carry (and whose aggregate state is kept) but that order nothing: named only
         // when present, so that a view without one keeps the signature it had.
-        // A double `@sum`/`@avg` keeps an exact sum in its targets' state records (session 17; before, it walked
-        // member entries): named, so that state of the older layout is built again, never read.
+        // A double `@sum`/`@avg` keeps an exact sum in its targets' state records: named, so that state laid out
+        // otherwise (its sum walked from member entries) is built again, never read.
         let exactSums = aggregates?.tables.contains { $0.exactSum.contains(true) } == true
         let parts = [Self.signatureVersion, definition.entity, definition.predicate ?? "", definition.sort ?? "",
                      definition.sectionKey ?? ""] + (request.includes.isEmpty ? [] : [request.includes.joined(separator: ",")])

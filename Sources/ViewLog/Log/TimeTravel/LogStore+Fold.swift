@@ -15,7 +15,7 @@ extension LogStore {
         /// unless the entries before the position outnumber those after it by more than a third, else undo. An undo entry costs more than a fold entry (it decodes
         /// the previous values, and an entity's undo first reads every row at the head): on the bench's log (an
         /// insert per four updates) the two ways cost the same at 57 % of the log, and the middle folds 8–15 % faster
-        /// than it undoes (`bench/RESULTS-notes.md`, session 9).
+        /// than it undoes (`bench/RESULTS-notes.md`, "cheaper time-travel choice").
         case automatic
         /// Start from the object rows at the head and undo every change after the position (no checkpoint).
         case undoFromHead
