@@ -9,18 +9,6 @@ private let rulesEntities = ["Department", "Employee", "Project", "Task"]
 /// different ways.
 private func trimmed(_ values: ObjectValues?) -> ObjectValues? { values?.filter { $0.value != .null } }
 
-/// The changes of `t` as `op Entity id` lines, as ``RelationshipModelTests/Model`` logs them.
-private func outlined(_ t: Transaction) -> [String] {
-    t.changes.map { c in
-        switch c {
-        case .insert(let k, _): return "insert \(k.entity) \(k.id.json.text)"
-        case .update(let k, let v, _): return "update \(k.entity) \(k.id.json.text) \(v.keys.sorted().joined(separator: ","))"
-        case .delete(let k, _): return "delete \(k.entity) \(k.id.json.text)"
-        case .schema: return "schema"
-        }
-    }
-}
-
 /// A context shows what the delete rules of its staged deletes will do (DESIGN §10) exactly as the store will do it
 /// when the changes are saved, wherever the context sits: checked after every staging against the store's own rules
 /// run from scratch on the same changes (``RelationshipModelTests/Model``, which the store's log is checked against),
@@ -179,7 +167,7 @@ struct ContextDeleteRuleModelTests {
             do {
                 let transaction = try context.save()
                 if let transaction {
-                    #expect(outlined(transaction) == log, "round \(round): the store logged \(outlined(transaction)), \(g.rerunHint)")
+                    #expect(outline(transaction) == log, "round \(round): the store logged \(outline(transaction)), \(g.rerunHint)")
                     saved += 1
                 }
                 for entity in rulesEntities {

@@ -34,8 +34,9 @@ private func dept(_ id: Int64, _ name: String) -> ChangeRequest {
     .insert(entity: "Department", id: .int(id), values: ["name": .string(name)])
 }
 
-/// The changes of `t` as `op Entity id` lines, for comparing logged consequences.
-private func outline(_ t: Transaction) -> [String] {
+/// The changes of `t` as `op Entity id` lines, for comparing logged consequences (as ``RelationshipModelTests/Model``
+/// logs them).
+func outline(_ t: Transaction) -> [String] {
     t.changes.map { c in
         switch c {
         case .insert(let k, _): return "insert \(k.entity) \(k.id.json.text)"
