@@ -39,8 +39,9 @@ extension Context {
         let schema = try self.schema
         let position = self.position
         return try store.perform(read: true) { txn -> ResultsController? in
-            guard try store.head(in: txn) == position,
-                  let view = try store.storedView(named: name, schema: schema, showing: plan.request, in: txn) else { return nil }
+            // At the head: the one check of a stored view near a position, with no transaction between.
+            guard let (view, _) = try store.storedView(named: name, schema: schema, showing: plan.request, near: position,
+                                                       transactionsMax: 0, in: txn) else { return nil }
             return try ResultsController(plan: plan, entity: entity, position: position) { stage in
                 try store.forEachStoredRowKey(of: view, in: txn, stage)
             }
@@ -108,8 +109,8 @@ extension Context {
         window.offset = 0
         let plan = try ViewPlan(window, for: entity)
         return try store.perform(read: true) { txn -> (ResultsController, ViewRowRecords)? in
-            guard try store.head(in: txn) == position,
-                  let view = try store.storedView(named: name, schema: schema, showing: request, in: txn) else { return nil }
+            guard let (view, _) = try store.storedView(named: name, schema: schema, showing: request, near: position,
+                                                       transactionsMax: 0, in: txn) else { return nil }
             let ids = try store.storedRowIDs(of: view, offset: request.offset, limit: limit, in: txn)
             var rows = ViewRowRecords(entity: entity)
             let what = "the stored view '\(name)'"
@@ -223,8 +224,9 @@ extension Context {
         guard !paths.isEmpty || !quantified.isEmpty else { return nil }
         let position = self.position
         return try store.perform(read: true) { txn in
-            guard try store.head(in: txn) == position, let db = store.viewsDB,
-                  let view = try store.storedView(named: name, schema: schema, showing: request, in: txn) else { return nil }
+            guard let db = store.viewsDB,
+                  let (view, _) = try store.storedView(named: name, schema: schema, showing: request, near: position,
+                                                       transactionsMax: 0, in: txn) else { return nil }
             let ids = try store.storedRowIDs(of: view, offset: offset, limit: count, in: txn)
             let what = "the stored view '\(name)'"
             let format = try store.format(in: txn)
