@@ -16,9 +16,6 @@ package final class MaterializedView: ContextObserver {
     /// The change set of the move under way (the controller reports only non-empty ones).
     private var reported: ChangeSet?
     private var observation: ViewObservation?
-    /// Whether the controller holds only part of its view (a stored window or range): `values` then lacks the rows that
-    /// a move brings into the window from past it, until the move reads them.
-    private var holdsWindowOnly = false
 
     /// `selection` at `position`, opened for `purpose` (``Context/openView(_:for:keepingRows:)`` decides where its rows
     /// come from: a named view's stored rows, or the objects). A view opened to be printed (`.print`) may hold only its
@@ -40,7 +37,6 @@ package final class MaterializedView: ContextObserver {
         case nil:
             values = [:]
         }
-        holdsWindowOnly = opened.windowOnly
         // After the controller: each move reaches it first.
         context.addObserver(self)
         observation = controller.observe { [weak self] event in
@@ -97,9 +93,9 @@ package final class MaterializedView: ContextObserver {
         if let error = controller.followError { throw error }
         let changes = reported ?? ChangeSet(from: from, to: position, isSectioned: controller.isSectioned,
                                             sectionChanges: [], rowChanges: [])
-        if holdsWindowOnly || controller.fetchRequest.limit != nil {
+        if controller.fetchRequest.limit != nil {
             // A row that entered the window from past it, untouched by the move: its values, for printing (the values
-            // kept are those of the rows shown, and of the objects moves touched).
+            // kept are those of the rows shown, and of the objects moves touched; a stored source holds only a window).
             for change in changes.rowChanges where values[change.id] == nil {
                 values[change.id] = try context.store.object(ObjectKey(entity: entity.name, id: change.id), at: position)
             }

@@ -109,7 +109,7 @@ extension Context {
         let objects = try self.objects(of: entity.name, staged: processed)
         let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
         if !paths.isEmpty || !quantified.isEmpty {
-            return (adopt(try makeRelationalController(request, entity: viewEntity, paths: paths, quantified: quantified)), objects)
+            return (adopt(try makeRelationalController(request, entity: viewEntity, paths: paths, quantified: quantified).controller), objects)
         }
         let controller = try ResultsController(fetchRequest: request, entity: entity,
                                                objects: objects.lazy.map { ($0.id, $0.values) }, position: position)

@@ -22,11 +22,9 @@
 
     /// The controller, adopted by the context: every later move reaches it.
     public let controller: ResultsController
-    /// `nil` unless asked for (`keepingRows`).
+    /// `nil` unless asked for (`keepingRows`). Of a window, the window's rows (and, for a stored source, the others it
+    /// holds): a row a later move brings into the window has none (read it then).
     public let rows: Rows?
-    /// Whether the source holds only part of the view: a row a later move brings into the window has no values in
-    /// ``rows`` (read it then).
-    public let windowOnly: Bool
 }
 
 extension Context {
@@ -54,44 +52,42 @@ extension Context {
             position = min(from, to)
         }
         if !unsavedChangesTouch(entity.name, overPaths: overPaths), let name = try storedViewName(of: request),
-           let opened = try openStored(name, request, for: purpose, keepingRows: keepingRows, overPaths: overPaths) {
+           let opened = try openStored(name, request, for: purpose, keepingRows: keepingRows, viewEntity: viewEntity,
+                                       paths: paths, quantified: quantified) {
             return opened
         }
         if case .range(let from, _) = purpose {
             position = from
         }
         if overPaths {
-            let controller = try makeRelationalController(request, entity: viewEntity, paths: paths, quantified: quantified)
-            return OpenedView(controller: adopt(controller), rows: keepingRows ? .values(try memberValues(of: controller)) : nil,
-                              windowOnly: false)
+            let (controller, rows) = try makeRelationalController(request, entity: viewEntity, paths: paths, quantified: quantified)
+            // The rows' own values are their values without the path values added.
+            let own = Set(entity.attributes.map(\.name))
+            return OpenedView(controller: adopt(controller),
+                              rows: keepingRows ? .values(shownValues(of: controller, among: rows) { $0.filter { own.contains($0.key) } }) : nil)
         }
         if keepingRows, let (controller, records) = try makeResultsControllerKeepingRows(request) {
-            return OpenedView(controller: controller, rows: .records(records), windowOnly: false)
+            return OpenedView(controller: controller, rows: .records(records))
         }
         let plan = try ViewPlan(request, for: entity)
         if !keepingRows, let streamed = try headController(plan, entity) {
-            return OpenedView(controller: adopt(streamed), rows: nil, windowOnly: false)
+            return OpenedView(controller: adopt(streamed), rows: nil)
         }
         let objects = try self.objects(of: entity.name, staged: processed, reading: keepingRows ? nil : plan.attributesRead(of: entity))
         let controller = ResultsController(plan: plan, entity: entity, objects: objects.lazy.map { ($0.id, $0.values) },
                                            position: position)
-        var values: [ObjectID: ObjectValues] = [:]
-        if keepingRows {
-            let shown = Set(controller.fetchedObjects)
-            for o in objects where shown.contains(o.id) { values[o.id] = o.values }
-        }
-        return OpenedView(controller: adopt(controller), rows: keepingRows ? .values(values) : nil, windowOnly: false)
+        return OpenedView(controller: adopt(controller),
+                          rows: keepingRows ? .values(shownValues(of: controller, among: objects.lazy.map { ($0.id, $0.values) })) : nil)
     }
 
     /// The named view `name`'s stored rows opened for `purpose` (see ``openView(_:for:keepingRows:)``), or `nil` when
     /// the store does not hold them near the context's position (each source checks that in its read).
     private func openStored(_ name: String, _ request: FetchRequest, for purpose: ViewPurpose, keepingRows: Bool,
-                            overPaths: Bool) throws -> OpenedView? {
+                            viewEntity: EntityDescription, paths: [KeyPath], quantified: [QuantifiedPath]) throws -> OpenedView? {
+        let overPaths = !paths.isEmpty || !quantified.isEmpty
         guard request.limit != nil else {
             // A whole named view comes in its stored order, rows without values: for a follower that needs none.
             guard purpose == .follow, !keepingRows else { return nil }
-            let schema = try self.schema
-            let (viewEntity, paths, quantified) = try schema.viewEntity(of: request)
             guard let controller = try storedViewController(view: name, try ViewPlan(request, for: viewEntity), viewEntity) else {
                 return nil
             }
@@ -100,34 +96,31 @@ extension Context {
                 try relationalRows(of: viewEntity.name, relational, keepingRows: false)
                 controller.relational = relational
             }
-            return OpenedView(controller: adopt(controller), rows: nil, windowOnly: false)
+            return OpenedView(controller: adopt(controller), rows: nil)
         }
         switch (purpose, overPaths) {
         case (.print, false):
             guard let (controller, records) = try makeStoredWindowSnapshot(view: name, request) else { return nil }
-            return OpenedView(controller: controller, rows: .records(records), windowOnly: true)
+            return OpenedView(controller: controller, rows: .records(records))
         case (.print, true):
             guard let (controller, objects) = try makeStoredPathWindowSnapshot(view: name, request) else { return nil }
-            return OpenedView(controller: controller, rows: .values(Dictionary(uniqueKeysWithValues: objects.map { ($0.id, $0.values) })),
-                              windowOnly: true)
+            return OpenedView(controller: controller, rows: .values(Dictionary(uniqueKeysWithValues: objects.map { ($0.id, $0.values) })))
         case (.range, false), (.follow, false):
             guard let (controller, values) = try makeStoredWindowController(view: name, request, following: purpose == .follow) else {
                 return nil
             }
-            return OpenedView(controller: controller, rows: keepingRows ? .values(values) : nil, windowOnly: true)
+            return OpenedView(controller: controller, rows: keepingRows ? .values(values) : nil)
         case (.range, true):
             guard let (controller, values) = try makeStoredPathRangeController(view: name, request) else { return nil }
-            return OpenedView(controller: controller, rows: keepingRows ? .values(values) : nil, windowOnly: true)
+            return OpenedView(controller: controller, rows: keepingRows ? .values(values) : nil)
         case (.follow, true):
             if let controller = try makeStoredPathWindowController(view: name, request) {
-                return OpenedView(controller: adopt(controller), rows: keepingRows ? .values(try memberValues(of: controller, oneByOne: true)) : nil,
-                                  windowOnly: true)
+                return OpenedView(controller: adopt(controller), rows: keepingRows ? .values(try memberValues(of: controller)) : nil)
             }
             // Below the head: the window and the rows changed since, exact up to the head (the values of the window's
             // rows, as at the head).
             guard let (controller, _) = try makeStoredPathRangeController(view: name, request) else { return nil }
-            return OpenedView(controller: controller, rows: keepingRows ? .values(try memberValues(of: controller, oneByOne: true)) : nil,
-                              windowOnly: true)
+            return OpenedView(controller: controller, rows: keepingRows ? .values(try memberValues(of: controller)) : nil)
         }
     }
 
@@ -138,17 +131,19 @@ extension Context {
         overPaths ? !processed.isEmpty : processed.keys.contains { $0.entity == entity }
     }
 
-    /// The own values of `controller`'s rows in this context: each read (`oneByOne`: a window's few rows), or from
-    /// every object of the entity.
-    private func memberValues(of controller: ResultsController, oneByOne: Bool = false) throws -> [ObjectID: ObjectValues] {
+    /// The own values of `controller`'s rows in this context, each read (a window's few rows).
+    private func memberValues(of controller: ResultsController) throws -> [ObjectID: ObjectValues] {
         var values: [ObjectID: ObjectValues] = [:]
-        let name = controller.fetchRequest.entity
-        if oneByOne {
-            for id in controller.fetchedObjects { values[id] = try object(ObjectKey(entity: name, id: id)) }
-        } else {
-            let shown = Set(controller.fetchedObjects)
-            for o in try objects(of: name) where shown.contains(o.id) { values[o.id] = o.values }
-        }
+        for id in controller.fetchedObjects { values[id] = try object(ObjectKey(entity: controller.fetchRequest.entity, id: id)) }
+        return values
+    }
+
+    /// The values of `controller`'s rows among `objects`, the objects it was made from (`own`: a row's values as kept).
+    private func shownValues(of controller: ResultsController, among objects: some Sequence<(ObjectID, ObjectValues)>,
+                             own: (ObjectValues) -> ObjectValues = { $0 }) -> [ObjectID: ObjectValues] {
+        let shown = Set(controller.fetchedObjects)
+        var values: [ObjectID: ObjectValues] = [:]
+        for (id, v) in objects where shown.contains(id) { values[id] = own(v) }
         return values
     }
 }

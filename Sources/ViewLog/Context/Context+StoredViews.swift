@@ -53,17 +53,19 @@ extension Context {
 extension Context {
     /// The rows a controller holding the window of a flat stored view (``ViewSource/storedWindow(rowsBefore:)``) adds
     /// before it applies `delta`, a move this context is delivering, so that its window after the move is exact: the
-    /// stored-view reader's rows at the move's start (``storedRangeRows(view:_:_:entity:at:alsoTouched:transactionsMax:)``)
-    /// — the first stored rows of objects untouched since, and the objects changed since up to the head — with the
-    /// objects the move changes as they were at its start, and those of the unsaved changes as the context shows them.
-    /// `nil` when the stored view cannot serve the move (the caller takes the whole view).
+    /// stored-view reader's rows at the move's end, the context's position
+    /// (``storedRangeRows(view:_:_:entity:alsoTouched:transactionsMax:)``) — the first stored rows of objects untouched
+    /// since, and the objects changed since up to the head — with the objects the move changes as they were at its
+    /// start (the delta has them: the move's span is not read again), and those of the unsaved changes as the context
+    /// shows them. Every other object is the same at both ends. `nil` when the stored view cannot serve the move (the
+    /// caller takes the whole view).
     func storedRowsBefore(_ delta: Delta, view name: String, _ request: FetchRequest, entity: EntityDescription,
                           transactionsMax: UInt64) throws -> [(ObjectID, ObjectValues)]? {
         // The objects whose values at the move's start the store's rows do not give.
         var start = try processedValues(of: entity.name)
         for d in delta.objects where d.key.entity == entity.name { start[d.key.id] = .some(d.before) }
         guard let (_, rows, _) = try storedRangeRows(view: name, request, RelationalView(paths: [], quantified: []), entity: entity,
-                                                     at: delta.from, alsoTouched: Set(start.keys),
+                                                     alsoTouched: Set(start.keys),
                                                      transactionsMax: transactionsMax) else { return nil }
         var out = rows.filter { start[$0.0] == nil }
         for case let (id, values?) in start { out.append((id, values)) }

@@ -174,14 +174,15 @@ extension Context {
 
     /// A controller of `request` over key paths: `entity` is the request's entity with one attribute per path
     /// (``Schema/viewEntity(of:requiresVariables:)``); every object is fed with its own values and its path values.
+    /// - Returns: the controller, and the rows it was fed (each object's values with its path values added).
     func makeRelationalController(_ request: FetchRequest, entity: EntityDescription, paths: [KeyPath],
-                                  quantified: [QuantifiedPath]) throws -> ResultsController {
+                                  quantified: [QuantifiedPath]) throws -> (controller: ResultsController, rows: [(ObjectID, ObjectValues)]) {
         let plan = try ViewPlan(request, for: entity)
         let relational = RelationalView(paths: paths, quantified: quantified)
         let rows = try relationalRows(of: entity.name, relational)
         let controller = ResultsController(plan: plan, entity: entity, objects: rows, position: position)
         controller.relational = relational
-        return controller
+        return (controller, rows)
     }
 
     /// Every object of `entity` in this context with its path values added, which `relational` keeps (with its

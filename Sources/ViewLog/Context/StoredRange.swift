@@ -116,8 +116,8 @@ extension Context {
     }
 
     /// The stored-view reader of windowed named views near the head, flat ones (`relational` with no paths) and those
-    /// over key paths alike (DESIGN §11): at position p (default: the context's), the rows the window can show at any
-    /// position from p to the head — the first `offset + limit` stored rows of objects untouched since p, and every row
+    /// over key paths alike (DESIGN §11): at this context's position p, the rows the window can show at any position
+    /// from p to the head — the first `offset + limit` stored rows of objects untouched since p, and every row
     /// touched since (``touchedRows(after:through:relational:entity:entities:refs:in:)``, and `alsoTouched`) — with
     /// their values at p (path values added, which `relational` keeps), read from the head, the delta from it and the
     /// view's stored state. One read transaction. The stored rows hold no unsaved change: a caller with some names the
@@ -127,13 +127,13 @@ extension Context {
     /// no schema change after it, and the store holds the view's rows (and, for paths, its relationships index).
     /// - Returns: the range, the rows (values with path values), and the rows' own values at p.
     func storedRangeRows(view name: String, _ request: FetchRequest, _ relational: RelationalView,
-                         entity viewEntity: EntityDescription, at position: UInt64? = nil, alsoTouched: Set<ObjectID> = [],
+                         entity viewEntity: EntityDescription, alsoTouched: Set<ObjectID> = [],
                          transactionsMax: UInt64)
         throws -> (range: StoredRange, rows: [(ObjectID, ObjectValues)], values: [ObjectID: ObjectValues])? {
         let overPaths = !relational.paths.isEmpty || !relational.quantified.isEmpty
         guard let limit = request.limit else { return nil }
         let schema = try self.schema
-        let position = position ?? self.position
+        let position = self.position
         let entities = relational.entitiesRead.union([viewEntity.name])
         let (paths, quantified) = (relational.paths, relational.quantified)
         return try store.perform(read: true) { txn -> (StoredRange, [(ObjectID, ObjectValues)], [ObjectID: ObjectValues])? in
