@@ -180,9 +180,16 @@ extension Context {
     /// - Throws: ``StoreError/notAStore(path:reason:)`` when the store's files are removed while it follows;
     ///   an error of ``refresh()``.
     public func mergeChangesAutomatically(isolation: isolated (any Actor)? = #isolation) async throws {
-        for try await head in store.headUpdates() {
-            if Task.isCancelled { return }
-            if head > position { try refresh() }
+        try await Self.merge(heads: store, isolation: isolation) { self }
+    }
+
+    /// The merge loop of ``mergeChangesAutomatically(isolation:)`` and ``startMergingChangesAutomatically(isolation:)``:
+    /// moves the context `context` gives to every new head of `store`, until the task is cancelled or `context`
+    /// gives none (released).
+    private static func merge(heads store: LogStore, isolation: isolated (any Actor)?, _ context: () -> Context?) async throws {
+        for try await head in store.headUpdates() {  // bounded by the task: it ends when the task is cancelled
+            guard let context = context(), !Task.isCancelled else { return }
+            if head > context.position { try context.refresh() }
         }
     }
 
@@ -217,10 +224,7 @@ extension Context {
             _ = isolation
             var failure: (any Error)?
             do {
-                for try await head in store.headUpdates() {
-                    guard let self, !Task.isCancelled else { return }
-                    if head > self.position { try self.refresh() }
-                }
+                try await Self.merge(heads: store, isolation: isolation) { [weak self] in self }
             } catch {
                 failure = error
             }
