@@ -91,12 +91,12 @@ final class StoredRange {
 extension Context {
     /// A live controller of a windowed named view over key paths at this context's position p, close below the head
     /// (DESIGN §10, §11), holding only the rows the window can show at any position from p to the head
-    /// (``StoredRange``, ``storedRangeRows(view:_:_:entity:transactionsMax:)``). Its moves within that range read path
+    /// (``StoredRange``, ``storedRangeRows(view:_:_:entity:alsoTouched:transactionsMax:)``). Its moves within that range read path
     /// values from the view's stored state; a move out of it (or one that shows unsaved changes) takes the whole view at
     /// its start, unreported, and follows in memory from there. The CLI's `diff` uses it: O(log n + offset + limit +
     /// the rows the changes reach), not the view's entity.
     ///
-    /// `nil` (nothing made) unless the request has key paths and ``storedRangeRows(view:_:_:entity:transactionsMax:)``
+    /// `nil` (nothing made) unless the request has key paths and ``storedRangeRows(view:_:_:entity:alsoTouched:transactionsMax:)``
     /// can read the view.
     /// - Returns: the controller (adopted by this context) and its rows' own values at p.
     func makeStoredPathRangeController(view name: String, _ request: FetchRequest,
