@@ -45,8 +45,19 @@ let package = Package(
         .target(name: "CCRC32C"),
         // A cache prefetch hint (header only, inlined): folds and printed rows overlap their cache misses.
         .target(name: "CPrefetch"),
-        // The engine: model, log, query, views, context.
-        .target(name: "ViewLog", dependencies: ["LMDB", "CCRC32C", "CPrefetch"]),
+        // The engine, in layers that depend only downward (README, "Architecture"); `ViewLog` re-exports their public
+        // API, so that a user imports one module. Between layers, `package` access.
+        // Values, schemas, ids, timestamps, JSON, checksums: what every layer above speaks.
+        .target(name: "ViewLogModel", dependencies: ["CCRC32C"]),
+        // Predicates, key paths, sort keys and their byte encoding: pure functions of values.
+        .target(name: "ViewLogQuery", dependencies: ["ViewLogModel"]),
+        // The log on LMDB: codecs, append (with delete rules and the indexes it maintains in the same write, stored
+        // views among them), time travel, checkpoints, observation of the head, verify.
+        .target(name: "ViewLogStore", dependencies: ["ViewLogModel", "ViewLogQuery", "LMDB", "CPrefetch"]),
+        // Views as values: ordered rows, sections, change sets and how a batch of changes moves them.
+        .target(name: "ViewLogViews", dependencies: ["ViewLogModel", "ViewLogQuery", "ViewLogStore", "CPrefetch"]),
+        // Contexts and results controllers: a view bound to a position of the log, and where its rows come from.
+        .target(name: "ViewLog", dependencies: ["ViewLogModel", "ViewLogQuery", "ViewLogStore", "ViewLogViews", "LMDB"]),
         // The NATS C client (Debian's libnats-dev: its headers at build time), loaded by dlopen on the first replication
         // connection, so that no program linking ViewLogReplication (the CLI's `get`, `query`, …) loads libnats and
         // OpenSSL at start-up. Only the ViewLogReplication target imports this module.

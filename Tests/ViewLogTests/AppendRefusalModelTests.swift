@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// An append does not read the store for an object whose first change in the write is an insert: the row's put
 /// checks that it was absent. Whatever the order of the write's changes and of their keys, the refusal must be

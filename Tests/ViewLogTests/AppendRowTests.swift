@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// An append writes an inserted object's row from the bytes its log entry already holds, and every other row from
 /// the values: either way the row is byte for byte the record of the object's values and last seq.

@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// `AppendedObjects` (the objects one append touches) against a dictionary: each key gets one slot, found again
 /// on every later touch, whether the keys came ascending (no table) or in any order (the table made on the first

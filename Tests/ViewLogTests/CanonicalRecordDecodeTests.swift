@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// The initial fetch decodes an object row straight into its entity's canonical form (a merge walk over the
 /// record's names): it must give what decoding then ``EntityDescription/canonical(_:)`` gives, and the same

@@ -1,5 +1,9 @@
 import Testing
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// ``ChangeMerge`` on its own: every request kind × object existing/missing at the head × every merge policy.
 @Suite struct ChangeMergeTests {

@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ViewLog
+@testable import ViewLogModel
+@testable import ViewLogQuery
+@testable import ViewLogStore
+@testable import ViewLogViews
 
 @Suite struct ChangeSetCanonicalTests {
     /// `ChangeSet.canonical` (sorted as integers) against the rule written out with `IndexPath`'s own order:

@@ -2,8 +2,12 @@ import Foundation
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
-/// Checkpoints (`Sources/ViewLog/Log/Checkpoints`): the directory's codec, the choice of the nearest ones, a build
+/// Checkpoints (`Sources/ViewLogStore/Checkpoints`): the directory's codec, the choice of the nearest ones, a build
 /// left behind by code that does not keep checkpoints, and damage to their rows or directory. The store model test
 /// (`StoreModelTests`) checks time travel through them against a plain model under three policies.
 @Suite("Checkpoints")

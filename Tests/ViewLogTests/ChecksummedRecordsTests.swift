@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// Log format 2: object rows and metadata records carry a CRC-32C checked on every read (DESIGN §3). A changed
 /// byte anywhere in one of them is an error naming the record — never other data, never a crash.

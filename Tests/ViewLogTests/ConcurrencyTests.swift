@@ -2,6 +2,10 @@ import Dispatch
 import Foundation
 import Testing
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// Several writers and readers in one process: through one `LogStore`, through several
 /// `LogStore`s of the same path (which share one LMDB environment), while the map grows. Multi-process writers

@@ -2,6 +2,10 @@ import Foundation
 import LMDB
 import Testing
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// Damaged stores: an entry whose bytes no longer match its checksum is reported by
 /// `verify` and by every read that needs it, naming its seq — never a crash or wrong data; a file that is not a

@@ -1,5 +1,9 @@
 import Testing
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// Departments with employees (each with an optional department, manager and mentor: nullify, nullify and cascade,
 /// the last two naming employees), projects owned by a department (required, cascade) and led by an employee

@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// `append` reads a one-change line straight from its bytes when it can (`AppendInput.directEntry`) and the general
 /// way otherwise. The direct reader may decline any line, but a line it reads must be one the general reader

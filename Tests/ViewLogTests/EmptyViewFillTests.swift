@@ -2,6 +2,10 @@ import Testing
 import TestSupport
 import ViewLogTesting
 @_spi(Engine) @_spi(Testing) @testable import ViewLog
+@_spi(Engine) @_spi(Testing) @testable import ViewLogModel
+@_spi(Engine) @_spi(Testing) @testable import ViewLogQuery
+@_spi(Engine) @_spi(Testing) @testable import ViewLogStore
+@_spi(Engine) @_spi(Testing) @testable import ViewLogViews
 
 @Suite struct EmptyViewFillTests {
     static let seed = ViewTestRNG.seed(default: 0xF111)

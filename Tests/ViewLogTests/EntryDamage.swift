@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// Damaged log entries for the tests of the readers that fold the log (by name and by slot): each reader must
 /// refuse every truncation and every changed byte with the full decoder's error, and never trap on a corruption

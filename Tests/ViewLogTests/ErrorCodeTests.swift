@@ -13,7 +13,7 @@ struct ErrorCodeTests {
     static func declaredCodes() throws -> [String: String] {
         var codes: [String: String] = [:]
         let pattern = try NSRegularExpression(pattern: #"public static let (\w+) = ErrorCode\(rawValue: "([^"]+)"\)"#)
-        for file in ["Sources/ViewLog/Support/ErrorCode.swift", "Sources/ViewLogReplication/ReplicationError.swift"] {
+        for file in ["Sources/ViewLogModel/Support/ErrorCode.swift", "Sources/ViewLogReplication/ReplicationError.swift"] {
             let text = try String(contentsOf: packageRoot.appendingPathComponent(file), encoding: .utf8)
             for m in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
                 let name = String(text[Range(m.range(at: 1), in: text)!])

@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
 @testable import ViewLog
+@testable import ViewLogModel
+@testable import ViewLogQuery
+@testable import ViewLogStore
+@testable import ViewLogViews
 
 /// The exact sum behind a double `@sum`/`@avg` (DESIGN §10): the double nearest to the true sum, whatever the order the
 /// values came and went in.

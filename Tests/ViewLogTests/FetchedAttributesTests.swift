@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// A context's results controller decodes from the store only the attributes its view reads (predicate, section,
 /// sort): the view is the same as one built from whole objects.

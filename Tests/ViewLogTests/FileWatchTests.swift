@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ViewLog
+@testable import ViewLogModel
+@testable import ViewLogQuery
+@testable import ViewLogStore
+@testable import ViewLogViews
 #if canImport(Glibc)
 import Glibc
 #endif

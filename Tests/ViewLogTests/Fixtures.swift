@@ -1,4 +1,8 @@
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// The schema of DESIGN §2, shared by the JSON and append-input tests.
 enum Fixtures {

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// The fuzzers' seed corpora (`tools/fuzz/corpus/<target>/`) run through the same checks as the libFuzzer
 /// targets (`tools/fuzz/Sources/`), in every `swift test`: an input that once crashed a target is added to its

@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// `InputLines.nextLine()` against splitting on `\n`: the same lines, numbered from 1, for random texts small
 /// and large (a small string's bytes live in the string itself), ASCII or not, with and without a final `\n`.

@@ -1,6 +1,10 @@
 import TestSupport
 import Testing
 @testable import ViewLog
+@testable import ViewLogModel
+@testable import ViewLogQuery
+@testable import ViewLogStore
+@testable import ViewLogViews
 
 /// An append completes an insert by walking the given dictionary (names matched without hashing) and falls back to
 /// the walk in attribute order only to name a refusal: both must give the same object, and the same error.

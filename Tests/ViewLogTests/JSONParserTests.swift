@@ -1,5 +1,9 @@
 import Testing
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// The JSON parser's rules that its fast paths must keep: duplicate keys refused in small and large objects (by
 /// String equality, canonical equivalence included, as before), and strings validated as UTF-8 unless ASCII.

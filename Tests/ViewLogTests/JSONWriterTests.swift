@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// `JSONWriter` writes the same bytes as the `JSONValue` tree's text, for every kind of value, and its strings are
 /// escaped as the CLI contract's JSON always was (checked against an independent escaper, scalar by scalar, since

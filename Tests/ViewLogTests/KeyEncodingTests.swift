@@ -1,5 +1,9 @@
 import Testing
 @testable @_spi(Testing) @_spi(Engine) import ViewLog
+@testable @_spi(Testing) @_spi(Engine) import ViewLogModel
+@testable @_spi(Testing) @_spi(Engine) import ViewLogQuery
+@testable @_spi(Testing) @_spi(Engine) import ViewLogStore
+@testable @_spi(Testing) @_spi(Engine) import ViewLogViews
 import ViewLogTesting
 import TestSupport
 

@@ -25,7 +25,8 @@ struct LocalizedErrorTests {
         let declaration = try NSRegularExpression(
             pattern: #"public (?:struct|enum|final class|class|actor) (\w+)\s*:[^{]*\b(?:Error|LocalizedError|ViewLogError)\b"#)
         var found: Set<String> = []
-        for module in ["ViewLog", "LMDB", "ViewLogTesting", "ViewLogReplication", "ViewLogServer"] {
+        for module in ["ViewLogModel", "ViewLogQuery", "ViewLogStore", "ViewLogViews", "ViewLog", "LMDB", "ViewLogTesting",
+                       "ViewLogReplication", "ViewLogServer"] {
             let folder = Self.packageRoot.appendingPathComponent("Sources/\(module)")
             let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
             while let url = enumerator?.nextObject() as? URL {

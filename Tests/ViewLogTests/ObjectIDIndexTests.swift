@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
 @testable import ViewLog
+@testable import ViewLogModel
+@testable import ViewLogQuery
+@testable import ViewLogStore
+@testable import ViewLogViews
 
 /// `ObjectIDIndex` (the row index of a fold by slot) against a dictionary: every id found at its row, every
 /// other id absent, across growth, with int and string ids (code-point equality: `"é"` and `"e\u{301}"` are two).

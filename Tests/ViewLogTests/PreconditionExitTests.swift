@@ -1,5 +1,9 @@
 import Testing
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// Programmer errors trap (preconditions stay on in release builds); these exit tests prove they do.
 @Suite("Preconditions")

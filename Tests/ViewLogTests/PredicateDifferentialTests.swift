@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// Random small predicates, built in code, evaluated by the compiled evaluator and by a tiny independent
 /// reference evaluator written here from DESIGN §4. Rerun a failure with `VIEWLOG_SEED=<seed>`.

@@ -1,6 +1,10 @@
 import Testing
 import ViewLogTesting
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// The README's library example, so that it keeps compiling and doing what it says.
 @Suite("README example")

@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
 @testable @_spi(Engine) import ViewLog
+@testable @_spi(Engine) import ViewLogModel
+@testable @_spi(Engine) import ViewLogQuery
+@testable @_spi(Engine) import ViewLogStore
+@testable @_spi(Engine) import ViewLogViews
 
 /// A scan reads each object row's names by comparing them with the last row's (``RecordShape``): the values it
 /// reads and the errors it throws are exactly those of reading every row the general way.

@@ -1,5 +1,9 @@
 import Testing
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// The `refs` key layout as `schema/log-format.md` documents it ("The relationships index"), byte for byte, so the
 /// document and the code cannot drift apart.

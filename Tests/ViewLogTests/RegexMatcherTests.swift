@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// `MATCHES`: the linear-time matcher answers what Swift's backtracking `Regex` answers, on every string, and
 /// refuses what it cannot run.

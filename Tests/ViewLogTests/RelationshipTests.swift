@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 import ViewLogTesting
 
 /// A schema with relationships (DESIGN §10): employees in departments, each with an optional manager; projects

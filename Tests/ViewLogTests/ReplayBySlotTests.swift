@@ -2,6 +2,10 @@ import LMDB
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// `replay --into` and `verify` fold a log without schema changes by slot (``CheckedFold``): entries copied as
 /// they are, rows written from their slots, every change checked against them. The other way — change by change,

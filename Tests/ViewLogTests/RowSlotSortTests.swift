@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
 @testable import ViewLog
+@testable import ViewLogModel
+@testable import ViewLogQuery
+@testable import ViewLogStore
+@testable import ViewLogViews
 
 /// The initial load's sort of rows (a radix sort by key prefix, then comparisons within equal prefixes) against
 /// sorting by the whole keys' bytes: random unique keys of every length around the 12-byte prefix, with many

@@ -3,6 +3,10 @@ import Testing
 import TestSupport
 import ViewLogTesting
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// Semantics through the library: string identity by code point, the null section's
 /// name, updates that set nothing, `IN` with null, and the one date range.

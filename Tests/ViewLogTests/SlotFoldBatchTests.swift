@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// A fold by slot applies the log in batches of ``LogStore/slotFoldBatchChanges`` changes (prefetching each
 /// batch's rows first). Over logs many batches long — inserts, updates and deletes of few objects, so that one

@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// The slot reader (`TransactionCodec.slotChanges`, what replay and time travel fold by) against the full decoder:
 /// the same changes of the wanted entity with each value in its attribute's slot, the inverses for an undo, the

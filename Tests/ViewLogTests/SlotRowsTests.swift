@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// `SlotRows` keeps each row's values as a tag byte and an 8-byte payload per slot (strings aside, their places
 /// reused). Random batches of sets, merges and removes — values of every type, NaN payloads, -0.0, empty and repeated

@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// A store-level model-based test: random appends, context saves under every merge policy, a schema change,
 /// moves and time travel through ``LogStore`` (`append`, `object`/`objects` at positions, `delta(from:to:)`) and

@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 import ViewLogTesting
 
 /// Stored views over key paths (DESIGN §10, §11): a write moves the rows of the objects it touches and of every object

@@ -3,6 +3,10 @@ import LMDB
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 import ViewLogTesting
 
 /// Stored views (DESIGN §11): after every write — appends in batches, deletes, a schema change that adds a view,

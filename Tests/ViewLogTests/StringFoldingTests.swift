@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ViewLog
+@testable import ViewLogModel
+@testable import ViewLogQuery
+@testable import ViewLogStore
+@testable import ViewLogViews
 
 /// `[d]` decomposes through the standard library's NFD (SPI), so that the engine needs no full Foundation. These
 /// tests pin it to Foundation's supported `decomposedStringWithCanonicalMapping`, which it replaced: a toolchain

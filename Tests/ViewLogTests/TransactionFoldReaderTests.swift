@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// The fold reader (`TransactionCodec.forEachChange`, used by time travel and deltas) against the full decoder:
 /// the same changes of the wanted entity, the same errors for damaged entries, and no trap on any bytes.

@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import ViewLogTesting
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// Typed rows from a controller, literals for ids and values, a typed update that stages only what changed,
 /// `performFetch` through the controller's context, and staging errors that say what was staged.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// A store of log format 1, made by the format-1 code (`Tests/ViewLogTests/V1Store`): it must still open and
 /// read exactly as that code read it.

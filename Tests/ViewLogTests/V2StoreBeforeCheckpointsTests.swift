@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// A store of log format 2 made before the `checkpoints` database existed (`Tests/ViewLogTests/V2StoreBeforeCheckpoints`):
 /// it must open, read-only too, read exactly as that code exported it, and take checkpoints from its next appends.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// `viewlog checkpoints` and what the CLI says about a damaged checkpoint: the error names it and how to repair it,
 /// and `--drop` repairs it. The store is made through the library with a policy that builds checkpoints within a

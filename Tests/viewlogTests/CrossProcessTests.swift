@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// The Core Data sibling-stack scenario across processes: `viewlog watch` follows a view while other
 /// `viewlog append` processes insert objects that do not match, then update some so that they do — and the

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLogViews
 
 /// `viewlog upgrade STORE` on the version-1 store made by the format-1 code (`Tests/ViewLogTests/V1Store`).
 @Suite("CLI upgrade")

@@ -1,3 +1,7 @@
+@_spi(Engine) import ViewLogModel
+@_spi(Engine) import ViewLogQuery
+@_spi(Engine) import ViewLogStore
+@_spi(Engine) import ViewLogViews
 /// The pure rule of ``MergePolicy``: what one staged request becomes when transactions after the context's
 /// position changed the same object. The store runs it inside the save's write transaction (so the check and
 /// the append are atomic) without knowing the policy; tests run it on its own.

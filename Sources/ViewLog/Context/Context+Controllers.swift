@@ -1,3 +1,7 @@
+@_spi(Engine) import ViewLogModel
+@_spi(Engine) import ViewLogQuery
+@_spi(Engine) import ViewLogStore
+@_spi(Engine) import ViewLogViews
 extension Context {
     /// Makes a results controller of `request` showing this context — its position plus the unsaved changes
     /// already processed — and keeps it up to date: every later move, save or ``processPendingChanges()``

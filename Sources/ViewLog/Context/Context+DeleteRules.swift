@@ -1,3 +1,7 @@
+@_spi(Engine) import ViewLogModel
+@_spi(Engine) import ViewLogQuery
+@_spi(Engine) import ViewLogStore
+@_spi(Engine) import ViewLogViews
 import LMDB
 
 /// What the delete rules of a context's staged deletes will do (DESIGN §10), kept in ``StagedChanges/implied`` as the

@@ -1,3 +1,7 @@
+@_spi(Engine) import ViewLogModel
+@_spi(Engine) import ViewLogQuery
+@_spi(Engine) import ViewLogStore
+@_spi(Engine) import ViewLogViews
 /// What a view is opened for: which sources (``ViewSource``) can serve it.
 @_spi(Engine) public enum ViewPurpose: Sendable, Equatable {
     /// Printed once where it is opened (`query`, the server's reads), never moved: a window of a stored view is read

@@ -1,3 +1,7 @@
+@_spi(Engine) import ViewLogModel
+@_spi(Engine) import ViewLogQuery
+@_spi(Engine) import ViewLogStore
+@_spi(Engine) import ViewLogViews
 /// Results controllers made from the named views stored in the store (DESIGN §11): a window of a named view in
 /// O(log n + offset + limit), kept exact as it moves by pulling rows from the stored view; a whole named view from
 /// its stored rows' keys; the windows the CLI prints once (also of views over key paths).
@@ -242,7 +246,7 @@ extension Context {
                 guard let values = try store.objectRecord(ObjectRecordCodec.key(key), of: key, format: format, in: txn)?.values else {
                     throw StoreError.corrupt(seq: nil, reason: "\(what) names \(key.entity) \(id.json.text), which does not exist: run 'viewlog verify'")
                 }
-                let pathValues = RelationalView.pathValues(paths: paths, quantified: quantified, of: values, id: id,
+                let pathValues = KeyPath.pathValues(paths: paths, quantified: quantified, of: values, id: id,
                                                            entity: key.entity, lookup: lookup, aggregates: aggregates)
                 if let failure = lookup.failure() ?? aggregates.failure { throw failure }
                 relational.pathValues[id] = pathValues

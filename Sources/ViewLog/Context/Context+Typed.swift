@@ -1,3 +1,7 @@
+@_spi(Engine) import ViewLogModel
+@_spi(Engine) import ViewLogQuery
+@_spi(Engine) import ViewLogStore
+@_spi(Engine) import ViewLogViews
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -1,3 +1,7 @@
+@_spi(Engine) import ViewLogModel
+@_spi(Engine) import ViewLogQuery
+@_spi(Engine) import ViewLogStore
+@_spi(Engine) import ViewLogViews
 /// A projection of the log at a position, with unsaved changes: how applications read and write a store,
 /// the way they use a managed object context in Core Data — but every view sees every logged change
 ///.

@@ -1,3 +1,7 @@
+@_spi(Engine) import ViewLogModel
+@_spi(Engine) import ViewLogQuery
+@_spi(Engine) import ViewLogStore
+@_spi(Engine) import ViewLogViews
 /// What a save does when an object it changes was changed by another transaction after the context's
 /// position. Decided per object, inside the write, so the outcome is atomic.
 ///

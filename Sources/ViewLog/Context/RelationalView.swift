@@ -1,3 +1,7 @@
+@_spi(Engine) import ViewLogModel
+@_spi(Engine) import ViewLogQuery
+@_spi(Engine) import ViewLogStore
+@_spi(Engine) import ViewLogViews
 /// What a results controller over key paths (DESIGN §10) keeps to follow relationships: the paths its request uses,
 /// every object's path values at the controller's position, and the per-target state of the to-many inverses its
 /// aggregates and quantifiers read (``AggregateTable``) — so that a move reports exactly the rows whose path values
@@ -31,31 +35,13 @@ final class RelationalView {
         self.quantified = quantified
         names = paths.map(\.text) + quantified.map(\.text)
         entitiesLooked = Set(paths.flatMap { $0.hops.map(\.target) } + quantified.flatMap { $0.hops.map(\.target) })
-        var attributes: [InverseRelationship: [String]] = [:]
-        var quantifiers: [InverseRelationship: [(String, CompiledPredicate?)]] = [:]
-        for p in paths {
-            if case .aggregate(_, let inverse, let attribute) = p.tail {
-                if attributes[inverse] == nil { attributes[inverse] = [] }
-                if let attribute, !attributes[inverse]!.contains(attribute) { attributes[inverse]!.append(attribute) }
-            }
-        }
-        for q in quantified {
-            if attributes[q.inverse] == nil { attributes[q.inverse] = [] }
-            quantifiers[q.inverse, default: []].append((q.text, q.member))
-        }
-        var tables: [InverseRelationship: AggregateTable] = [:]
-        for (inverse, names) in attributes {
-            tables[inverse] = AggregateTable(inverse: inverse, attributes: names, quantifiers: quantifiers[inverse] ?? [])
-        }
-        self.tables = tables
+        tables = AggregateTable.tables(paths: paths, quantified: quantified)
         entitiesRead = entitiesLooked.union(tables.keys.map(\.source))
     }
 
     /// Fills the aggregate tables from every object of each inverse's source entity, read by `objects`.
     func fillTables(_ objects: (String) throws -> [(id: ObjectID, values: ObjectValues)]) rethrows {
-        for table in tables.values {
-            for (_, values) in try objects(table.inverse.source) { table.add(values, 1) }
-        }
+        try AggregateTable.fill(tables, objects)
     }
 
     /// Moves the aggregate tables by `delta`: each member it touched leaves its target before and joins its target
@@ -72,7 +58,7 @@ final class RelationalView {
     /// The path values of the object `id` of `entity` whose own values are `values`.
     func pathValues(of values: ObjectValues, id: ObjectID, entity: String, lookup: PathLookup) -> [Value] {
         rowsEvaluated += 1
-        return Self.pathValues(paths: paths, quantified: quantified, of: values, id: id, entity: entity, lookup: lookup,
+        return KeyPath.pathValues(paths: paths, quantified: quantified, of: values, id: id, entity: entity, lookup: lookup,
                                aggregates: TableAggregates(tables: tables))
     }
 
@@ -128,7 +114,7 @@ final class RelationalView {
                                        lookup: PathLookup, aggregates: A) -> Delta {
         func pathValues(of values: ObjectValues, id: ObjectID) -> [Value] {
             rowsEvaluated += 1
-            return Self.pathValues(paths: paths, quantified: quantified, of: values, id: id, entity: entity,
+            return KeyPath.pathValues(paths: paths, quantified: quantified, of: values, id: id, entity: entity,
                                    lookup: lookup, aggregates: aggregates)
         }
         var result: [ObjectDelta] = []

@@ -1,3 +1,7 @@
+@_spi(Engine) import ViewLogModel
+@_spi(Engine) import ViewLogQuery
+@_spi(Engine) import ViewLogStore
+@_spi(Engine) import ViewLogViews
 /// A context's unsaved changes, collapsed per object as Core Data does: insert + update is one insert,
 /// insert + delete is nothing, update + update is one update, update + delete is a delete.
 struct StagedChanges: Equatable {

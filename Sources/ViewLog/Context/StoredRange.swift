@@ -1,3 +1,7 @@
+@_spi(Engine) import ViewLogModel
+@_spi(Engine) import ViewLogQuery
+@_spi(Engine) import ViewLogStore
+@_spi(Engine) import ViewLogViews
 import LMDB
 
 /// A windowed named view over key paths held between positions close below the head (DESIGN §10, §11): the rows
@@ -156,7 +160,7 @@ extension Context {
                     throw StoreError.corrupt(seq: nil, reason: "the stored view '\(name)' names \(viewEntity.name) \(id.json.text), which does not exist: run 'viewlog verify'")
                 }
                 if overPaths {
-                    let pathValues = RelationalView.pathValues(paths: paths, quantified: quantified, of: own, id: id,
+                    let pathValues = KeyPath.pathValues(paths: paths, quantified: quantified, of: own, id: id,
                                                                entity: viewEntity.name, lookup: lookup, aggregates: aggregates)
                     relational.pathValues[id] = pathValues
                     rows.append((id, relational.adding(pathValues, to: own)))

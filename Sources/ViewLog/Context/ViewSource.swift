@@ -1,3 +1,7 @@
+@_spi(Engine) import ViewLogModel
+@_spi(Engine) import ViewLogQuery
+@_spi(Engine) import ViewLogStore
+@_spi(Engine) import ViewLogViews
 /// Where a live controller's rows come from (DESIGN §11): every row of its view, or only the part of a stored named
 /// view that its window needs, read from the store as moves need more.
 ///

@@ -1,0 +1,152 @@
+@_spi(Engine) import ViewLogModel
+@_spi(Engine) import ViewLogQuery
+/// The binary form of a log entry (one ``Transaction``), version ``formatVersion``; byte layout in
+/// `schema/log-format.md`.
+///
+/// An entry is a 32-byte header — magic `VLTX`, format version, flags, total length, CRC-32C of everything after
+/// the checksum field, seq, time — then the author and the changes. Encoding is deterministic: equal
+/// transactions give equal bytes (attribute names are written in code-point order). Decoding is total: any
+/// bytes give a transaction or a ``CodecError``, never a trap; lengths and counts are checked against the bytes
+/// that remain and against ``Limits`` before anything is allocated.
+@_spi(Engine) public enum TransactionCodec {
+    /// The version of the format this build writes and reads.
+    public static let formatVersion: UInt16 = CodecError.formatVersionRead
+
+    /// The four bytes every entry starts with: `VLTX`.
+    public static let magic: [UInt8] = [0x56, 0x4C, 0x54, 0x58]
+
+    /// Bytes of the fixed header: magic, version, flags, length, checksum, seq, time.
+    public static let headerBytes = 32
+
+    /// Offset of the length field (`UInt32`, little-endian).
+    static let lengthOffset = 8
+    /// Offset of the CRC-32C field (`UInt32`, little-endian); the checksum covers every byte after it.
+    static let checksumOffset = 12
+    /// Offset of the seq field, the first byte the checksum covers.
+    static let seqOffset = 16
+
+    /// Change kinds.
+    enum Kind {
+        package static let insert: UInt8 = 1
+        package static let update: UInt8 = 2
+        static let delete: UInt8 = 3
+        static let schema: UInt8 = 4
+    }
+
+    /// Encodes `t` as one log entry.
+    ///
+    /// - Precondition: `t` is a transaction the store may log: seq in `1...Int64.max`, 1…
+    ///   ``Limits/transactionChangesMax`` changes, names of 1…``Limits/nameBytesMax`` bytes, string ids of at most
+    ///   ``Limits/idBytesMax`` bytes, strings of at most ``Limits/stringBytesMax`` bytes, at most
+    ///   ``Limits/attributesMax`` attributes per change, updates whose `previous` has the keys of `values`, and
+    ///   at most ``Limits/transactionBytesMax`` bytes in all. The store checks these before it encodes; a
+    ///   violation is a programmer error and traps rather than writing an entry that could not be read back.
+    public static func encode(_ t: Transaction) -> [UInt8] {
+        var entry = EntryWriter(capacity: headerBytes + 8 + t.author.utf8.count + t.changes.count * 96)
+        entry.begin(seq: t.seq, time: t.time, author: t.author, changeCount: t.changes.count)
+        for change in t.changes { entry.append(change) }
+        _ = entry.end()
+        return entry.finish()
+    }
+
+    /// Decodes one log entry, checking in order: magic, version, flags, length, checksum, seq, then the body.
+    ///
+    /// - Parameters:
+    ///   - bytes: exactly one entry (as LMDB returns the value of one `log` record).
+    ///   - expectedSeq: the seq the entry must hold (the log's key for it), or `nil` to accept any. It is also the
+    ///     seq a ``CodecError/checksumMismatch(seq:stored:computed:)`` names.
+    /// - Throws: ``CodecError`` naming what is wrong and at which byte offset.
+    public static func decode(_ bytes: UnsafeRawBufferPointer, expectedSeq: UInt64?) throws(CodecError) -> Transaction {
+        var (r, seq, time) = try checkedHeader(bytes, expectedSeq: expectedSeq)
+        let author = try r.string("author", limit: Limits.stringBytesMax)
+        let count = try changeCount(&r)
+        var changes: [Change] = []
+        changes.reserveCapacity(count)
+        for _ in 0..<count { changes.append(try decodeChange(&r)) }
+        guard r.isAtEnd else { throw .trailingBytes(offset: r.offset, count: r.remaining) }
+        return Transaction(seq: seq, time: time, author: author, changes: changes)
+    }
+
+    /// Checks an entry's header in order — magic, version, flags, length, checksum, seq — and returns a reader
+    /// positioned at the author, with the seq and time.
+    static func checkedHeader(_ bytes: UnsafeRawBufferPointer, expectedSeq: UInt64?)
+        throws(CodecError) -> (reader: ByteReader, seq: UInt64, time: Timestamp) {
+        var r = ByteReader(bytes)
+        try r.need(magic.count, "magic")
+        for b in magic where try r.u8("magic") != b { throw .badMagic }
+        let version = try r.u16("format version")
+        guard version == formatVersion else { throw .unsupportedVersion(version) }
+        let flags = try r.u16("flags")
+        guard flags == 0 else { throw .invalid(field: "flags", offset: 6, reason: "unknown flags \(flags)") }
+        let length = Int(try r.u32("length"))
+        guard length == bytes.count else { throw .lengthMismatch(declared: length, actual: bytes.count) }
+        guard length >= headerBytes else { throw .truncated(field: "header", offset: 0) }
+        guard length <= Limits.transactionBytesMax else {
+            throw .tooLarge(field: "length", offset: lengthOffset, value: length, limit: Limits.transactionBytesMax)
+        }
+        let stored = try r.u32("checksum")
+        let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[seqOffset...]))
+        let seq = try r.u64("seq")
+        guard stored == computed else {
+            throw .checksumMismatch(seq: expectedSeq ?? seq, stored: stored, computed: computed)
+        }
+        guard seq >= 1, seq <= UInt64(Int64.max) else {
+            throw .invalid(field: "seq", offset: seqOffset, reason: "\(seq) is not in 1...\(Int64.max)")
+        }
+        if let expectedSeq, seq != expectedSeq { throw .unexpectedSeq(expected: expectedSeq, found: seq) }
+        let time = Timestamp(milliseconds: Int64(bitPattern: try r.u64("time")))
+        return (r, seq, time)
+    }
+
+    /// The change count (1 … ``Limits/transactionChangesMax``).
+    static func changeCount(_ r: inout ByteReader) throws(CodecError) -> Int {
+        let countAt = r.offset
+        let count = try r.count("change count", limit: Limits.transactionChangesMax, bytesEach: EncodedSize.changeMin)
+        guard count >= 1 else {
+            throw .invalid(field: "change count", offset: countAt, reason: "a transaction has at least one change")
+        }
+        return count
+    }
+
+    static func decodeChange(_ r: inout ByteReader) throws(CodecError) -> Change {
+        let at = r.offset
+        let kind = try r.u8("change kind")
+        switch kind {
+        case Kind.insert:
+            let key = try r.key()
+            return .insert(key, values: try r.objectValues())
+        case Kind.update:
+            let key = try r.key()
+            let (values, previous) = try r.updatePairs()
+            return .update(key, values: values, previous: previous)
+        case Kind.delete:
+            let key = try r.key()
+            return .delete(key, previous: try r.objectValues())
+        case Kind.schema:
+            let schema = try decodeSchema(&r, field: "schema")
+            return .schema(schema, previous: try decodeSchema(&r, field: "previous schema"))
+        default:
+            throw .invalid(field: "change kind", offset: at, reason: "unknown kind \(kind)")
+        }
+    }
+
+    static func decodeSchema(_ r: inout ByteReader, field: StaticString) throws(CodecError) -> Schema {
+        let at = r.offset
+        let text = try r.string(field, limit: Limits.stringBytesMax)
+        do {
+            return try Schema(jsonText: text)
+        } catch {
+            throw .invalid(field: "\(field)", offset: at, reason: error.description)
+        }
+    }
+}
+
+extension TransactionCodec {
+    /// Decodes one log entry from an array; see ``decode(_:expectedSeq:)``.
+    public static func decode(_ bytes: [UInt8], expectedSeq: UInt64?) throws(CodecError) -> Transaction {
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(CodecError) in try decode(raw, expectedSeq: expectedSeq) }
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,47 @@
+@_spi(Engine) import ViewLogModel
+@_spi(Engine) import ViewLogQuery
+/// One change as the log holds it: resolved against the state it was applied to, so that the log
+/// replays forwards from empty and backwards from any position.
+public enum Change: Sendable, Hashable {
+    /// A new object, with every attribute after defaults.
+    case insert(ObjectKey, values: ObjectValues)
+    /// The attributes an update set, with their new values and the values they had before.
+    /// `previous` has exactly the keys of `values`.
+    case update(ObjectKey, values: ObjectValues, previous: ObjectValues)
+    /// A removed object, with every attribute it had.
+    case delete(ObjectKey, previous: ObjectValues)
+    /// The store's schema became `schema`; it was `previous` before. Schema changes are additive
+    /// (new entities, attributes and views), so older objects stay valid.
+    case schema(Schema, previous: Schema)
+
+    /// The object the change touches; `nil` for a schema change.
+    public var key: ObjectKey? {
+        switch self {
+        case .insert(let k, _), .update(let k, _, _), .delete(let k, _): return k
+        case .schema: return nil
+        }
+    }
+
+    /// The change that undoes this one: replaying it takes the state after this change back to the state
+    /// before it.
+    public var inverse: Change {
+        switch self {
+        case let .insert(k, values): return .delete(k, previous: values)
+        case let .update(k, values, previous): return .update(k, values: previous, previous: values)
+        case let .delete(k, previous): return .insert(k, values: previous)
+        case let .schema(s, previous): return .schema(previous, previous: s)
+        }
+    }
+}
+
+extension Change {
+    /// The request that makes this change again on the state it was made on; `nil` for a schema change.
+    public var request: ChangeRequest? {
+        switch self {
+        case let .insert(k, values): return .insert(entity: k.entity, id: k.id, values: values)
+        case let .update(k, values, _): return .update(entity: k.entity, id: k.id, values: values)
+        case let .delete(k, _): return .delete(entity: k.entity, id: k.id)
+        case .schema: return nil
+        }
+    }
+}

@@ -1,0 +1,160 @@
+@_spi(Engine) import ViewLogModel
+@_spi(Engine) import ViewLogQuery
+/// The JSON document of a transaction, as `viewlog log --json` and `export` print it and `import` reads it
+///:
+///
+/// ```
+/// {"seq": 3, "time": "2026-11-22T10:00:00.000Z", "author": "cli",
+///  "changes": [{"op": "insert", "entity": "Employee", "id": "e1", "values": {…}},
+///              {"op": "update", "entity": "Employee", "id": "e1", "values": {…}, "previous": {…}},
+///              {"op": "delete", "entity": "Employee", "id": "e1", "previous": {…}},
+///              {"op": "schema", "schema": {…}, "previous": {…}}]}
+/// ```
+///
+/// Ids keep their schema type; values are in attribute order. A schema change applies to the changes after it
+/// in the same transaction, when writing and when reading.
+extension Transaction {
+    /// The JSON document of this transaction; `schema` is the schema in force before it (values of entities the
+    /// schema lacks are written with their keys sorted).
+    @_spi(Engine) public func json(schema: Schema) -> JSONValue {
+        var current = schema
+        var documents: [JSONValue] = []
+        documents.reserveCapacity(changes.count)
+        for change in changes {
+            documents.append(change.json(schema: current))
+            if case .schema(let next, _) = change { current = next }
+        }
+        return .object([
+            ("seq", .int(Int64(clamping: seq))),
+            ("time", .string(time.iso8601)),
+            ("author", .string(author)),
+            ("changes", .array(documents)),
+        ])
+    }
+
+    /// Reads a transaction from its JSON document (one line of `export`), checking it against `schema`, the schema
+    /// in force before it.
+    ///
+    /// Checks the document's shape and every value's type, not the store's state (whether an inserted object is
+    /// new, or an update's `previous` matches): that is the store's job.
+    /// - Parameters:
+    ///   - line: the 1-based input line the document came from, for errors; `0` when there is none.
+    /// - Throws: ``InputError`` naming the line, the change and what is wrong.
+    @_spi(Engine) public init(json: JSONValue, schema: Schema, line: Int = 0) throws(InputError) {
+        let members = try InputValues.members(json, what: "a transaction", line: line, context: "")
+        try InputValues.checkKeys(members, allowed: ["seq", "time", "author", "changes"], line: line, context: "")
+        guard case .int(let s)? = json["seq"], s >= 1 else {
+            throw InputError(line: line, message: "\"seq\" must be an integer of at least 1")
+        }
+        let seq = UInt64(s)
+        let context = "seq \(seq)"
+        guard case .string(let timeText)? = json["time"] else {
+            throw InputValues.error("\"time\" must be an ISO-8601 date string", line: line, context: context)
+        }
+        guard let time = Timestamp(iso8601: timeText) else {
+            throw InputValues.error("\"time\": '\(timeText)' \(Timestamp.problem(iso8601: timeText))", line: line, context: context,
+                                    code: .malformedDate)
+        }
+        guard case .string(let author)? = json["author"] else {
+            throw InputValues.error("\"author\" must be a string", line: line, context: context)
+        }
+        guard case .array(let documents)? = json["changes"] else {
+            throw InputValues.error("\"changes\" must be an array of changes", line: line, context: context)
+        }
+        guard !documents.isEmpty else {
+            throw InputValues.error("a transaction needs at least one change", line: line, context: context)
+        }
+        guard documents.count <= Limits.transactionChangesMax else {
+            throw InputValues.error("more than \(Limits.transactionChangesMax) changes", line: line, context: context,
+                                    code: .tooManyChanges)
+        }
+        var current = schema
+        var changes: [Change] = []
+        changes.reserveCapacity(documents.count)
+        for (i, document) in documents.enumerated() {
+            let change = try Change(json: document, schema: current, line: line, context: "\(context), change \(i + 1)")
+            if case .schema(let next, _) = change { current = next }
+            changes.append(change)
+        }
+        self.init(seq: seq, time: time, author: author, changes: changes)
+    }
+}
+
+extension Change {
+    /// The JSON document of this change (see ``Transaction/json(schema:)``); `schema` gives the attribute order.
+    @_spi(Engine) public func json(schema: Schema) -> JSONValue {
+        func entity(_ key: ObjectKey) -> EntityDescription {
+            schema.entities[key.entity] ?? EntityDescription(name: key.entity, idType: key.id.type, attributes: [])
+        }
+        switch self {
+        case let .insert(key, values):
+            return .object([("op", .string("insert")), ("entity", .string(key.entity)), ("id", key.id.json),
+                            ("values", entity(key).json(values))])
+        case let .update(key, values, previous):
+            let e = entity(key)
+            return .object([("op", .string("update")), ("entity", .string(key.entity)), ("id", key.id.json),
+                            ("values", e.json(values)), ("previous", e.json(previous))])
+        case let .delete(key, previous):
+            return .object([("op", .string("delete")), ("entity", .string(key.entity)), ("id", key.id.json),
+                            ("previous", entity(key).json(previous))])
+        case let .schema(new, previous):
+            return .object([("op", .string("schema")), ("schema", new.json), ("previous", previous.json)])
+        }
+    }
+
+    /// Reads one change of a transaction document against `schema`.
+    init(json: JSONValue, schema: Schema, line: Int, context prefix: String) throws(InputError) {
+        let members = try InputValues.members(json, what: "a change", line: line, context: prefix)
+        guard case .string(let op)? = json["op"] else {
+            throw InputValues.error("\"op\" must be \"insert\", \"update\", \"delete\" or \"schema\"", line: line, context: prefix)
+        }
+        if op == "schema" {
+            try InputValues.checkKeys(members, allowed: ["op", "schema", "previous"], line: line, context: prefix + ": schema")
+            func read(_ key: String) throws(InputError) -> Schema {
+                guard let document = json[key] else {
+                    throw InputValues.error("missing \"\(key)\"", line: line, context: prefix + ": schema")
+                }
+                do { return try Schema(json: document) } catch {
+                    throw InputValues.error("\"\(key)\": \(error.description)", line: line, context: prefix + ": schema")
+                }
+            }
+            self = .schema(try read("schema"), previous: try read("previous"))
+            return
+        }
+        let allowed: [String]
+        switch op {
+        case "insert": allowed = ["op", "entity", "id", "values"]
+        case "update": allowed = ["op", "entity", "id", "values", "previous"]
+        case "delete": allowed = ["op", "entity", "id", "previous"]
+        default:
+            throw InputValues.error("unknown op \(JSONValue.string(op).text) (expected \"insert\", \"update\", \"delete\" or \"schema\")",
+                                    line: line, context: prefix)
+        }
+        try InputValues.checkKeys(members, allowed: allowed, line: line, context: prefix + ": " + op)
+        guard let entityJSON = json["entity"] else {
+            throw InputValues.error("missing \"entity\"", line: line, context: prefix + ": " + op)
+        }
+        let entity = try InputValues.entity(entityJSON, key: "entity", schema: schema, line: line, context: prefix + ": " + op)
+        let id = try InputValues.id(json["id"], entity: entity, line: line,
+                                    context: InputValues.context(prefix, op, entity.name, nil))
+        let key = ObjectKey(entity: entity.name, id: id)
+        let context = InputValues.context(prefix, op, entity.name, id)
+        func values(_ name: String, nullAlways: Bool = false) throws(InputError) -> ObjectValues {
+            guard let document = json[name] else { throw InputValues.error("missing \"\(name)\"", line: line, context: context) }
+            return try InputValues.values(document, what: name, entity: entity, line: line, context: context, nullAlways: nullAlways)
+        }
+        switch op {
+        case "insert":
+            self = .insert(key, values: try values("values"))
+        case "update":
+            let new = try values("values")
+            let previous = try values("previous", nullAlways: true)
+            guard new.count == previous.count, new.keys.allSatisfy({ previous[$0] != nil }) else {
+                throw InputValues.error("\"previous\" must have exactly the attributes of \"values\"", line: line, context: context)
+            }
+            self = .update(key, values: new, previous: previous)
+        default:
+            self = .delete(key, previous: try values("previous"))
+        }
+    }
+}

@@ -1,0 +1,21 @@
+@_spi(Engine) import ViewLogModel
+@_spi(Engine) import ViewLogQuery
+/// One entry of the log: the atomic unit of change. One save is one transaction.
+public struct Transaction: Sendable, Hashable {
+    /// Position after this transaction: 1, 2, 3, … with no gaps.
+    public var seq: UInt64
+    /// When it was committed.
+    public var time: Timestamp
+    /// Who made it: a context's name, or `--author` in the CLI.
+    public var author: String
+    /// Its changes, in order; never empty.
+    public var changes: [Change]
+
+    /// Makes a transaction.
+    public init(seq: UInt64, time: Timestamp, author: String, changes: [Change]) {
+        self.seq = seq
+        self.time = time
+        self.author = author
+        self.changes = changes
+    }
+}
