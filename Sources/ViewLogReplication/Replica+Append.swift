@@ -46,7 +46,8 @@ extension Replica {
     ///
     /// - Parameters:
     ///   - requests: the transactions, appended one after the other, each as one message of the stream.
-    ///   - committed: called with each seq as soon as it is committed locally.
+    ///   - committed: called with each seq as soon as it is committed locally (0 for a transaction whose changes by
+    ///     predicate all matched nothing: it appends nothing).
     /// - Throws: ``ReplicaAppendError`` naming the first transaction not appended and the seqs committed before it.
     @discardableResult
     public func append(_ requests: [TransactionRequest],
@@ -105,6 +106,7 @@ extension Replica {
                 }
                 let prepared: (seq: UInt64, bytes: [UInt8])
                 do throws(StoreError) { prepared = try store.prepareEncoded(request) } catch { throw .store(error) }
+                if prepared.seq == 0 { return 0 }  // its changes by predicate matched nothing: nothing to publish
                 // Validated against the state at `prepared.seq - 1` — past the caught-up head when another process
                 // sharing this store (a follower, a writer) committed meanwhile: that is the state to expect.
                 // A publish retried through timeouts keeps its id and expectation, so its answer is definite:

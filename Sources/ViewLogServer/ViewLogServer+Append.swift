@@ -23,7 +23,8 @@ extension ViewLogServer {
         let store = self.store
         return try await blocking {
             let seqs = try AppendInOneWrite.append(store, text: text, author: author)
-            return Self.json(JSONValue.object([("seqs", .array(seqs.map { .int(Int64($0)) }))]).text)
+            // null for a transaction whose changes by predicate matched nothing (it appended nothing).
+            return Self.json(JSONValue.object([("seqs", .array(seqs.map { $0 == 0 ? .null : .int(Int64($0)) }))]).text)
         }
     }
 }

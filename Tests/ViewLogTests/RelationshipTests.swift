@@ -291,6 +291,7 @@ struct RelationshipModelTests {
                 case .delete:
                     guard objects[key] != nil else { objects = saved; return nil }
                     delete(key)
+                case .updateMatching, .deleteMatching: preconditionFailure("this model makes no changes by predicate")
                 }
             }
             for key in touched {

@@ -80,6 +80,7 @@ struct StoreModelTests {
                     precondition(state[key] != nil)
                     state[key] = nil
                     touched[key, default: Touch()].structural = true
+                case .updateMatching, .deleteMatching: preconditionFailure("this model makes no changes by predicate")
                 }
             }
             states.append(state)
@@ -113,6 +114,7 @@ struct StoreModelTests {
                 case .insert(_, _, let v): mine = Set(v.keys); isUpdate = false
                 case .update(_, _, let v): mine = Set(v.keys); isUpdate = true
                 case .delete: mine = []; isUpdate = false
+                case .updateMatching, .deleteMatching: preconditionFailure("this model makes no changes by predicate")
                 }
                 let structural = their.structural || mine.isEmpty || !isUpdate
                 let exists = current[request.key] != nil
@@ -128,6 +130,7 @@ struct StoreModelTests {
                     case let .insert(e, id, v): out.append(exists ? .update(entity: e, id: id, values: v) : request)
                     case let .update(e, id, v): out.append(exists ? request : .insert(entity: e, id: id, values: v))
                     case .delete: if exists { out.append(request) }
+                    case .updateMatching, .deleteMatching: preconditionFailure("this model makes no changes by predicate")
                     }
                 case .overwrite:
                     // The context's whole object: its state at `position` with the staged request applied.
@@ -137,6 +140,7 @@ struct StoreModelTests {
                     case .insert(_, _, let v): whole = v
                     case .update(_, _, let v): whole = base?.merging(v) { $1 }
                     case .delete: whole = nil
+                    case .updateMatching, .deleteMatching: preconditionFailure("this model makes no changes by predicate")
                     }
                     let (e, id) = (request.key.entity, request.key.id)
                     switch (whole, exists) {

@@ -46,6 +46,7 @@ struct ChangeMerge {
         switch request {
         case .insert(_, _, let v), .update(_, _, let v): return Set(v.keys)
         case .delete: return []
+        case .updateMatching, .deleteMatching: preconditionFailure("a context stages the matches of a change by predicate")
         }
     }
 
@@ -58,6 +59,8 @@ struct ChangeMerge {
             return current == nil ? [.insert(entity: e, id: id, values: values)] : [request]
         case .delete:
             return current == nil ? [] : [request]
+        case .updateMatching, .deleteMatching:
+            preconditionFailure("a context stages the matches of a change by predicate")
         }
     }
 

@@ -91,8 +91,13 @@ public final class Context {
         try stage(.delete(entity: entity, id: id))
     }
 
-    /// Stages `request` after checking it against the schema and the context's state.
+    /// Stages `request` after checking it against the schema and the context's state. A change by predicate is
+    /// resolved against the context's state into one change per match (``update(_:where:values:max:)``).
     public func stage(_ request: ChangeRequest) throws(StoreError) {
+        if request.isByPredicate {
+            _ = try stageMatching(request)
+            return
+        }
         let schema = try self.schema
         var resolver = ChangeResolver(schema: schema)
         let key = request.key

@@ -144,6 +144,8 @@ struct StagedChanges: Equatable {
             next = .deleted
         case (.delete, .deleted?):
             throw refused(request, "no such object (deleted in this context)")
+        case (.updateMatching, _), (.deleteMatching, _):
+            preconditionFailure("a context stages the matches of a change by predicate")
         }
         let isNewInOrder = place[key] == nil
         if isNewInOrder {

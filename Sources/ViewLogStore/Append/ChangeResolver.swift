@@ -96,6 +96,8 @@ package struct ChangeResolver {
         case let .delete(entityName, id):
             guard let current else { throw Refusal(reason: "delete of \(entityName) \(id.json.text): no such object") }
             return .delete(ObjectKey(entity: entityName, id: id), previous: current)
+        case .updateMatching, .deleteMatching:
+            preconditionFailure("a change by predicate is resolved into its matches before each is resolved")
         }
     }
 }

@@ -11,7 +11,8 @@ extension LogStore {
 
     /// Appends `requests` as consecutive transactions in **one** LMDB write: every change is checked against
     /// the schema and the state left by the changes before it; if any is refused, nothing is appended.
-    /// - Returns: the transactions as logged, with their seqs.
+    /// - Returns: the transactions as logged, with their seqs, one per request: a request whose changes by predicate
+    ///   all matched nothing appends nothing and is returned with seq 0 and no changes.
     /// - Throws: ``StoreError/invalidChange(transaction:change:reason:)`` naming the refused change by its
     ///   0-based transaction and change index; ``StoreError/emptyTransaction(transaction:)``; ``StoreError/emptyInput``.
     @discardableResult
@@ -20,7 +21,7 @@ extension LogStore {
         try Self.checkShape(of: requests)
         let time = Timestamp.now
         let appended = try perform { txn in try self.appendInTransaction(txn, requests, time: time) }
-        if let last = appended.last { notifyHead(last.seq) }
+        if let last = appended.last(where: { $0.seq != 0 }) { notifyHead(last.seq) }
         return appended
     }
 
@@ -32,7 +33,8 @@ extension LogStore {
     /// batch. With `rewind`, that run calls `rewind` and then reads the batches from `next` again (`rewind` must
     /// make `next` start over). Without it, the batches read are kept, to be given again, so the whole input is
     /// held in memory.
-    /// - Returns: the seqs appended, in order.
+    /// - Returns: the seqs appended, in order, one per request: 0 for a request that appended nothing (its changes by
+    ///   predicate all matched nothing).
     /// - Throws: what `next` or `rewind` throws, as it is (nothing is appended); otherwise a ``StoreError`` as
     ///   ``append(_:)-([TransactionRequest])`` throws it, its transaction index counted over all the batches.
     public func append(batches next: () throws -> [TransactionRequest]?,
@@ -84,12 +86,12 @@ extension LogStore {
         } catch {
             throw producerError ?? error
         }
-        if let last = seqs.last { notifyHead(last) }
+        if let last = seqs.last(where: { $0 != 0 }) { notifyHead(last) }
         return seqs
     }
 
     /// Refuses an empty transaction or one with too many changes.
-    private static func checkShape(of requests: [TransactionRequest]) throws(StoreError) {
+    static func checkShape(of requests: [TransactionRequest]) throws(StoreError) {
         for (i, r) in requests.enumerated() {
             guard !r.changes.isEmpty else { throw .emptyTransaction(transaction: i) }
             guard r.changes.count <= Limits.transactionChangesMax else {
@@ -133,8 +135,10 @@ extension LogStore {
             changes.reserveCapacity(loggedCount)
             // The entry is written as its changes are resolved: an insert's values go from their slots straight
             // into it, never through a dictionary sorted by name. With relationships, delete rules add changes as
-            // they run: the entry, which declares its count first, is written once the transaction is resolved.
-            let deferred = references.isActive
+            // they run, and a change by predicate makes one per match: the entry, which declares its count first,
+            // is written once the transaction is resolved.
+            let byPredicate = request.changes.contains(where: \.isByPredicate)
+            let deferred = references.isActive || byPredicate
             var causes: [Int] = []  // deferred: the request change behind each logged change
             if !deferred { entries.begin(seq: seq, time: time, author: request.author, changeCount: loggedCount) }
             if let newSchema = schemaChange {
@@ -143,7 +147,25 @@ extension LogStore {
                 changes.append(change)
                 try putMeta(txn, MetaKey.schema(at: seq), Array(newSchema.json.text.utf8), format: format)
             }
-            for (ci, changeRequest) in request.changes.enumerated() {
+            // Each request as given, or each match of a change by predicate, resolved where it stands.
+            var resolving: [(index: Int, request: ChangeRequest, matched: Bool)] = []
+            for (ci, given) in request.changes.enumerated() {
+                if given.isByPredicate {
+                    guard request.expected == nil else {
+                        throw try refusal(of: objects, transaction: ti, change: ci,
+                                          "a change by predicate cannot be checked against the changes it must log", in: txn)
+                    }
+                    let matches: [ChangeRequest]
+                    do {
+                        matches = try self.requests(matching: given, objects: objects, schema: resolver.schema, format: format, in: txn)
+                    } catch let refused as ChangeResolver.Refusal {
+                        throw try refusal(of: objects, transaction: ti, change: ci, refused.reason, in: txn)
+                    }
+                    resolving = matches.map { (ci, $0, true) }
+                } else {
+                    resolving = [(ci, given, false)]
+                }
+                for (ci, changeRequest, matched) in resolving {
                 let key = changeRequest.key
                 // Before the key is encoded: only a schema's entity and a valid id make an LMDB key.
                 let entity: ChangeResolver.ResolvedEntity
@@ -162,6 +184,8 @@ extension LogStore {
                     current = try objects.withKey(of: slot) { k in try objectRecord(k, of: key, format: format, in: txn) }?.values
                 }
                 if isNew { objects[slot].before = current }
+                // A match an earlier match's delete rules deleted is skipped.
+                if matched, current == nil { continue }
                 let change: Change
                 do { change = try resolver.resolve(changeRequest, of: entity, current: current) } catch {
                     throw try refusal(of: objects, transaction: ti, change: ci, error.reason, in: txn)
@@ -187,7 +211,7 @@ extension LogStore {
                 }
                 objects[slot].changed(to: ObjectValues.applying(change, to: current), at: seq, inserted: inserted)
                 changes.append(change)
-                if deferred {
+                if references.isActive {
                     references.record(change, before: current, after: objects[slot].values, index: ci)
                     // A transaction reproduced as logged (import, replay, a replica) holds its rules' consequences.
                     if case .delete = change, request.expected == nil {
@@ -199,14 +223,22 @@ extension LogStore {
                         }
                     }
                 }
+                }
             }
-            if deferred {
+            // Changes by predicate that all matched nothing: the transaction appends nothing (and takes no seq).
+            if changes.isEmpty {
+                result.append(Transaction(seq: 0, time: time, author: request.author, changes: []))
+                continue
+            }
+            if references.isActive {
                 if let problem = try references.integrityProblem(refs: try refsDatabase(), objects: objectsDB, in: txn) {
                     throw try refusal(of: objects, transaction: ti, change: problem.change, problem.reason, in: txn)
                 }
+            }
+            if deferred {
                 guard changes.count <= Limits.transactionChangesMax else {
                     throw try refusal(of: objects, transaction: ti, change: causes.last ?? 0,
-                                      "its delete rules make more than \(Limits.transactionChangesMax) changes in one transaction", in: txn)
+                                      "its \(byPredicate ? "changes by predicate and delete rules" : "delete rules") make more than \(Limits.transactionChangesMax) changes in one transaction", in: txn)
                 }
                 entries.begin(seq: seq, time: time, author: request.author, changeCount: changes.count)
                 for (i, change) in changes.enumerated() {

@@ -9,21 +9,50 @@ public enum ChangeRequest: Sendable, Hashable {
     case update(entity: String, id: ObjectID, values: ObjectValues)
     /// Remove an existing object.
     case delete(entity: String, id: ObjectID)
+    /// Set `values` on every object of `entity` that `predicate` matches (DESIGN §14): resolved where it is applied
+    /// — inside the append's write, after the earlier changes of its transaction, or in a context when staged — into
+    /// one ``update(entity:id:values:)`` per match in id order. With `max`, more matches refuse the transaction.
+    case updateMatching(entity: String, predicate: ViewPredicate, values: ObjectValues, max: Int?)
+    /// Delete every object of `entity` that `predicate` matches, resolved as ``updateMatching(entity:predicate:values:max:)``
+    /// into one ``delete(entity:id:)`` per match in id order, each with its delete rules (a match an earlier match's
+    /// cascade deleted is skipped).
+    case deleteMatching(entity: String, predicate: ViewPredicate, max: Int?)
 
-    /// The object the request is about.
+    /// The entity the request changes.
+    public var entity: String {
+        switch self {
+        case .insert(let e, _, _), .update(let e, _, _), .delete(let e, _), .updateMatching(let e, _, _, _),
+             .deleteMatching(let e, _, _):
+            return e
+        }
+    }
+
+    /// Whether it is a change by predicate, which names no one object.
+    public var isByPredicate: Bool {
+        switch self {
+        case .insert, .update, .delete: return false
+        case .updateMatching, .deleteMatching: return true
+        }
+    }
+
+    /// The object the request is about. A change by predicate names no one object (check ``isByPredicate``): the
+    /// store and a context resolve it into one request per match before they look at keys.
     public var key: ObjectKey {
         switch self {
         case .insert(let e, let id, _), .update(let e, let id, _), .delete(let e, let id):
             return ObjectKey(entity: e, id: id)
+        case .updateMatching, .deleteMatching:
+            preconditionFailure("a change by predicate (\(operation) of \(entity) where …) names no one object")
         }
     }
 
-    /// `insert`, `update` or `delete`: the operation's name in messages and the log's JSON.
+    /// `insert`, `update` or `delete`: the operation's name in messages and the log's JSON (a change by predicate
+    /// logs updates or deletes).
     public var operation: String {
         switch self {
         case .insert: return "insert"
-        case .update: return "update"
-        case .delete: return "delete"
+        case .update, .updateMatching: return "update"
+        case .delete, .deleteMatching: return "delete"
         }
     }
 }

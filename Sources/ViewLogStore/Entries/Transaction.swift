@@ -8,7 +8,8 @@ public struct Transaction: Sendable, Hashable {
     public var time: Timestamp
     /// Who made it: a context's name, or `--author` in the CLI.
     public var author: String
-    /// Its changes, in order; never empty.
+    /// Its changes, in order; never empty in the log (an append returns a request whose changes by predicate all
+    /// matched nothing as seq 0 with no changes: it appended nothing).
     public var changes: [Change]
 
     /// Makes a transaction.

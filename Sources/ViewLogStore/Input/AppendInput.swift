@@ -155,6 +155,10 @@
         }
         let entity = try InputValues.entity(entityJSON, key: op, schema: schema, line: line,
                                             context: prefix.isEmpty ? op : prefix + ": " + op)
+        if let whereJSON = json["where"] {
+            return try requestByPredicate(json, op: op, entity: entity, whereJSON: whereJSON, members: members, line: line,
+                                          prefix: prefix, schema: schema)
+        }
         let allowed = op == "delete" ? [op, "id"] : [op, "id", "values"]
         try InputValues.checkKeys(members, allowed: allowed, line: line, context: InputValues.context(prefix, op, entity.name, nil))
         let id = try InputValues.id(json["id"], entity: entity, line: line, context: InputValues.context(prefix, op, entity.name, nil))
@@ -178,6 +182,49 @@
         default:
             return .delete(entity: entity.name, id: id)
         }
+    }
+
+    /// Reads a change by predicate (DESIGN §14): `{"update": ENTITY, "where": PREDICATE, "values": {…}, "max": N}`
+    /// or `{"delete": ENTITY, "where": PREDICATE, "max": N}` (`max` optional). The predicate is checked against the
+    /// schema here (the language of §4 and §10, no variables, no `id`); which objects it matches, the store decides
+    /// inside the append's write.
+    static func requestByPredicate(_ json: JSONValue, op: String, entity: EntityDescription, whereJSON: JSONValue,
+                                   members: [(String, JSONValue)], line: Int, prefix: String,
+                                   schema: Schema) throws(InputError) -> ChangeRequest {
+        let context = InputValues.context(prefix, op, entity.name, nil) + " where"
+        guard op != "insert" else {
+            throw InputValues.error("an insert names its object by \"id\"; \"where\" goes with update and delete", line: line,
+                                    context: InputValues.context(prefix, op, entity.name, nil))
+        }
+        if json["id"] != nil {
+            throw InputValues.error("give either \"id\" or \"where\", not both", line: line, context: context)
+        }
+        try InputValues.checkKeys(members, allowed: op == "delete" ? [op, "where", "max"] : [op, "where", "values", "max"],
+                                  line: line, context: context)
+        guard case .string(let format) = whereJSON else {
+            throw InputValues.error("\"where\" must be a predicate string, got \(whereJSON.typeName)", line: line, context: context)
+        }
+        let predicate: ViewPredicate
+        do {
+            predicate = try ViewPredicate(format)
+            _ = try ObjectMatcher(entity: entity.name, predicate: predicate, schema: schema)
+        } catch {
+            throw InputValues.error(error.description, line: line, context: context, code: error.code)
+        }
+        var max: Int?
+        if let m = json["max"] {
+            guard case .int(let n) = m, n >= 0 else {
+                throw InputValues.error("\"max\" must be a non-negative integer, got \(m.text)", line: line, context: context)
+            }
+            max = Int(n)
+        }
+        if op == "delete" { return .deleteMatching(entity: entity.name, predicate: predicate, max: max) }
+        guard let v = json["values"] else { throw InputValues.error("missing \"values\"", line: line, context: context) }
+        let values = try InputValues.values(v, what: "values", entity: entity, line: line, context: context)
+        guard !values.isEmpty else {
+            throw InputValues.error("\"values\" is empty: an update needs at least one attribute", line: line, context: context)
+        }
+        return .updateMatching(entity: entity.name, predicate: predicate, values: values, max: max)
     }
 
     /// The change of the command-line shorthand `viewlog append STORE OP ENTITY ID [KEY=VALUE …]`.

@@ -84,19 +84,20 @@ extension LogStore {
     }
 
     /// Validates `request` against the state at the head, as if it were appended now, and returns the seq it
-    /// would get and its encoded entry — without appending anything.
+    /// would get and its encoded entry — without appending anything. A request whose changes by predicate all match
+    /// nothing would append nothing: seq 0 and no bytes.
     /// - Throws: the errors of ``append(_:)-(TransactionRequest)`` (naming transaction 0).
     public func prepareEncoded(_ request: TransactionRequest) throws(StoreError) -> (seq: UInt64, bytes: [UInt8]) {
-        guard !request.changes.isEmpty else { throw .emptyTransaction(transaction: 0) }
-        guard request.changes.count <= Limits.transactionChangesMax else {
-            throw .invalidChange(transaction: 0, change: Limits.transactionChangesMax,
-                                 reason: "more than \(Limits.transactionChangesMax) changes in one transaction")
-        }
+        try Self.checkShape(of: [request])
         let time = request.time ?? Timestamp.now
         var prepared: (seq: UInt64, bytes: [UInt8])?
         do throws(StoreError) {
             try perform { txn in
                 let t = try self.appendInTransaction(txn, [request], time: time, replicated: true)[0]
+                guard t.seq != 0 else {
+                    prepared = (0, [])
+                    throw PreparedRollback()
+                }
                 guard let bytes = try self.encodedEntry(t.seq, in: txn) else {
                     throw StoreError.corrupt(seq: t.seq, reason: "the entry just written cannot be read back")
                 }

@@ -13,6 +13,9 @@ public enum StoreError: ViewLogError, Hashable {
     /// A context refused to stage a change (`operation`: `insert`, `update` or `delete`) of an object;
     /// nothing was staged by that call and nothing was appended.
     case invalidStagedChange(ObjectKey, operation: String, reason: String)
+    /// A context refused to stage a change by predicate (`operation`: `update` or `delete` of the objects of
+    /// `entity` that `predicate` matches); nothing was staged by that call and nothing was appended.
+    case invalidStagedChangeByPredicate(entity: String, operation: String, predicate: String, reason: String)
     /// A transaction with no changes.
     case emptyTransaction(transaction: Int)
     /// An append with no transactions.
@@ -43,6 +46,8 @@ public enum StoreError: ViewLogError, Hashable {
             return "transaction \(t + 1), change \(c + 1): \(reason)"
         case let .invalidStagedChange(key, operation, reason):
             return "cannot stage the \(operation) of \(key.entity) \(key.id.json.text): \(reason) (nothing staged, nothing saved)"
+        case let .invalidStagedChangeByPredicate(entity, operation, predicate, reason):
+            return "cannot stage the \(operation) of \(entity) where \(predicate): \(reason) (nothing staged, nothing saved)"
         case .emptyTransaction(let t): return "transaction \(t + 1) has no changes"
         case .emptyInput: return "no transactions to append"
         case let .positionPastHead(p, head): return "position \(p) is past the head (\(head))"
@@ -90,7 +95,7 @@ extension StoreError {
         case .alreadyExists: return .alreadyExists
         case .unsupportedFormat: return .unsupportedFormat
         case .invalidChange: return .invalidChange
-        case .invalidStagedChange: return .invalidStagedChange
+        case .invalidStagedChange, .invalidStagedChangeByPredicate: return .invalidStagedChange
         case .emptyTransaction: return .emptyTransaction
         case .emptyInput: return .emptyInput
         case .positionPastHead: return .positionPastHead

@@ -26,7 +26,13 @@ struct AppendCommand: ParsableCommand {
           {"insert": "Employee", "id": "e1", "values": {"name": "Ann", "height": 180}}
           {"update": "Employee", "id": "e1", "values": {"height": 182}}
           {"delete": "Employee", "id": "e1"}
+          {"update": "Employee", "where": "height > 190", "values": {"x": 1}, "max": 9}
+          {"delete": "Employee", "where": "active == NO"}
           {"author": "sync", "changes": [ ...changes as above... ]}
+
+        A change by predicate ("where", optional "max") is resolved inside the write into one logged change per \
+        match, in id order; a transaction whose forms all match nothing appends nothing and prints -. \
+        --dry-run prints the transactions the input would log ("seq": null) and appends nothing.
 
         Examples:
           viewlog append shop < changes.jsonl
@@ -44,6 +50,8 @@ struct AppendCommand: ParsableCommand {
     var chunked = false
     @Option(help: "With --chunked: changes per write.")
     var chunkSize: Int = Limits.chunkChangesMax
+    @Flag(help: "Check and resolve the input as an append would, print the transactions it would log (log documents with \"seq\": null; - for one that would append nothing), and append nothing.")
+    var dryRun = false
     @OptionGroup var format: JSONFlag
     @Argument(parsing: .allUnrecognized, help: "insert|update|delete ENTITY ID [KEY=VALUE | KEY:=JSON ...]")
     var change: [String] = []
@@ -57,7 +65,7 @@ struct AppendCommand: ParsableCommand {
         if change.isEmpty {
             let text = try file.map(readTextFile) ?? readStandardInput()
             bytes = text.utf8.count
-            if try store.replicaLink == nil, !chunked, bytes <= Limits.singleWriteInputBytesMax {
+            if !dryRun, try store.replicaLink == nil, !chunked, bytes <= Limits.singleWriteInputBytesMax {
                 guard chunkSize > 0 else { throw CLIError("--chunk-size must be positive") }
                 return try appendInOneWrite(store, text: text)
             }
@@ -84,6 +92,10 @@ struct AppendCommand: ParsableCommand {
             }
             requests.append(TransactionRequest(author: author, changes: [request]))
             lines.append(1)
+        }
+        if dryRun {
+            try printDryRun(store, requests: requests, lines: lines, schema: schema)
+            return
         }
         if try store.replicaLink != nil {
             try appendThroughStream(store, requests: requests, lines: lines)
@@ -115,14 +127,37 @@ struct AppendCommand: ParsableCommand {
         Output.standard.flush()
     }
 
+    /// Prints what `requests` would log (``LogStore/dryRun(_:)``): each transaction's log document with `"seq": null`,
+    /// or `-` for one that would append nothing. The errors are the append's.
+    func printDryRun(_ store: LogStore, requests: [TransactionRequest], lines: [Int], schema: Schema) throws {
+        let would: [Transaction]
+        do { would = try store.dryRun(requests) } catch {
+            let described = change.isEmpty ? AppendInOneWrite.describe(error, lines: lines) : Self.withoutPosition(error)
+            throw CLIError("\(described); nothing appended")
+        }
+        for transaction in would {  // bounded by the input's transactions
+            guard transaction.seq != 0 else {
+                Output.standard.line("-")
+                continue
+            }
+            guard case .object(let members) = transaction.json(schema: schema) else { continue }
+            Output.standard.line(JSONValue.object(members.map { $0.0 == "seq" ? ("seq", .null) : $0 }).text)
+        }
+    }
+
     /// Prints a new seq as the output format wants it.
     func printSeq(_ seq: UInt64) { printSeqs(CollectionOfOne(seq)) }
 
-    /// Prints new seqs, one per line, as the output format wants them (the format option read once).
+    /// Prints new seqs, one per line, as the output format wants them (the format option read once): `-` (`null`)
+    /// for a transaction that appended nothing (its changes by predicate matched nothing).
     func printSeqs(_ seqs: some Sequence<UInt64>) {
         let json = format.json
         for seq in seqs {  // bounded by the seqs appended
-            Output.standard.line(json ? JSONValue.object([("seq", .int(Int64(seq)))]).text : String(seq))
+            if json {
+                Output.standard.line(JSONValue.object([("seq", seq == 0 ? .null : .int(Int64(seq)))]).text)
+            } else {
+                Output.standard.line(seq == 0 ? "-" : String(seq))
+            }
         }
     }
 
