@@ -34,6 +34,7 @@ struct ViewLogCommand: AsyncParsableCommand {
             DiffCommand.self, WatchCommand.self, VerifyCommand.self, StatsCommand.self, ExportCommand.self,
             ImportCommand.self, ReplayCommand.self, SchemaCommand.self, ViewsCommand.self, UpgradeCommand.self,
             CheckpointsCommand.self,
+            RevertCommand.self, UndoCommand.self, RedoCommand.self,
             SyncCommand.self, ServeCommand.self,
         ]
     )

@@ -363,3 +363,43 @@ import TestSupport
         #expect(throws: CodecError.self) { try ObjectRecordCodec.decodeKey([UInt8](repeating: 0x41, count: 300) + [0, 2]) }
     }
 }
+
+extension TransactionCodecTests {
+    /// A revert's entry (DESIGN §14): flag bit 0, then after the author the reverted seqs, descending. Its bytes are
+    /// pinned (`schema/log-format.md`), it round-trips, the fold reads past the list, and a damaged list is an error.
+    @Test func aRevertListsItsSeqsAfterTheAuthor() throws {
+        var t = Self.example
+        t.seq = 9
+        t.reverts = [7, 3]
+        let bytes = TransactionCodec.encode(t)
+        #expect(Self.hex(Array(bytes[4..<8])) == "01 00 01 00")  // version 1, flags 1 (reverts)
+        #expect(Self.hex(Array(bytes[32..<53])) == "03 63 6c 69 02 07 00 00 00 00 00 00 00 03 00 00 00 00 00 00 00")
+        #expect(try TransactionCodec.decode(bytes, expectedSeq: 9) == t)
+        #expect(try Self.roundTrip(t) == bytes)
+        var inserts = 0
+        _ = try bytes.withUnsafeBytes { b in
+            try TransactionCodec.walkChanges(b, expectedSeq: 9, entity: nil) { (_, _, _, r) throws(CodecError) -> Bool in
+                inserts += 1
+                try r.skipID()
+                try r.skipObjectValues()
+                return true
+            }
+        }
+        #expect(inserts == 1)
+        // Not descending, not below the entry's seq, the flag with no seqs: each named, never a trap.
+        func damaged(_ reverts: [UInt64], count: UInt8? = nil) -> [UInt8] {
+            var d = bytes
+            if let count { d[36] = count }
+            for (i, s) in reverts.enumerated() { withUnsafeBytes(of: s.littleEndian) { d.replaceSubrange(37 + 8 * i ..< 45 + 8 * i, with: $0) } }
+            let crc = CRC32C.checksum(Array(d[16...]))
+            withUnsafeBytes(of: crc.littleEndian) { d.replaceSubrange(12..<16, with: $0) }
+            return d
+        }
+        for bad in [damaged([3, 7]), damaged([9, 3]), damaged([7, 0])] {
+            #expect(throws: CodecError.self) { try TransactionCodec.decode(bad, expectedSeq: 9) }
+        }
+        var unknownFlag = bytes
+        unknownFlag[6] = 3
+        #expect(throws: CodecError.self) { try TransactionCodec.decode(unknownFlag, expectedSeq: 9) }
+    }
+}

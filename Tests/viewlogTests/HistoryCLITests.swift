@@ -50,3 +50,54 @@ import Testing
         Golden.check("company-history.txt", t.text)
     }
 }
+
+extension HistoryCLITests {
+    /// `revert`, `undo` and `redo`: each a separate process, so the history is the log's; a revert of a delete with
+    /// its rules' consequences restores them; conflicts and bad requests are refused and append nothing; `export` and
+    /// `import` keep `reverts`.
+    @Test func revertUndoAndRedo() throws {
+        let box = try Sandbox()
+        var t = Transcript()
+        try CompanyStory.setUp(in: box, transcript: &t)
+        func run(_ arguments: [String], input: String? = nil) throws { t.record(try box.run(arguments, input: input)) }
+        func refused(_ arguments: [String], mentions: [String]) throws {
+            let head = try box.run(["log", "co", "--json"]).stdout
+            let r = try box.run(arguments)
+            t.record(r)
+            #expect(r.status == 1 && r.stdout.isEmpty && r.errorLines.count == 1, "\(r.stderr)")
+            for m in mentions { #expect(r.stderr.contains(m), "\(r.stderr) does not mention \(m)") }
+            #expect(try box.run(["log", "co", "--json"]).stdout == head, "a refusal appended")
+        }
+        t.note("Research is deleted (Di's department nullified, Atlas and Beacon cascaded); the revert restores all of it")
+        try run(["append", "co", "--author", "hr", "delete", "Department", "3"])
+        try run(["revert", "co", "4", "--author", "hr", "--json"])
+        try run(["log", "co", "--from", "4"])
+        try run(["query", "co", "--entity", "Project", "--sort", "id"])
+        t.note("undo and redo by author, each in its own process: the history is read from the log")
+        try run(["append", "co", "--author", "ann", "update", "Employee", "ann", "height=181"])
+        try run(["append", "co", "--author", "bob", "update", "Employee", "bob", "height=166"])
+        try run(["undo", "co", "--author", "ann"])
+        try run(["get", "co", "Employee", "ann"])
+        try run(["redo", "co", "--author", "ann", "--json"])
+        try refused(["redo", "co", "--author", "ann"], mentions: ["ann has nothing to redo"])
+        try run(["undo", "co", "--author", "ann"])
+        try run(["undo", "co", "--author", "bob"])
+        try refused(["undo", "co", "--author", "nobody"], mentions: ["nobody has nothing to undo"])
+        t.note("a later change of what a revert sets back refuses it, naming the object, the attribute and the seq")
+        try run(["append", "co", "update", "Employee", "di", "height=173"])
+        try run(["append", "co", "update", "Employee", "di", "height=174"])
+        try refused(["revert", "co", "12"], mentions: ["Employee \"di\"", "'height'", "seq 13"])
+        try run(["revert", "co", "13", "12"])
+        try refused(["revert", "co", "99"], mentions: ["no transaction 99"])
+        try refused(["revert", "co", "1"], mentions: ["Department 3", "seq 4"])
+        try run(["log", "co", "--from", "13", "--json"])
+        try run(["verify", "co"])
+        t.note("export and import keep what each transaction reverts")
+        try box.write("co.jsonl", try box.run(["export", "co"]).stdout)
+        try run(["init", "copy", "--schema", "company.json"])
+        try run(["import", "copy", "co.jsonl"])
+        try run(["verify", "copy"])
+        #expect(try box.run(["export", "copy"]).stdout == box.run(["export", "co"]).stdout)
+        Golden.check("company-revert.txt", t.text)
+    }
+}

@@ -12,7 +12,11 @@
 /// itself — `viewlog append`, ``LogStore/append(_:)-([TransactionRequest])`` — resolves it inside the write.)
 extension Context {
     /// Stages an update setting `values` on every object of `entity` that `predicate` matches in this context.
-    /// - Parameter max: refuse (staging nothing) when more objects match.
+    /// - Parameters:
+    ///   - entity: the entity whose objects it updates.
+    ///   - predicate: which of them: the query language of DESIGN §4 and §10, without variables or `id`.
+    ///   - values: the attributes to set on each.
+    ///   - max: refuse (staging nothing) when more objects match.
     /// - Returns: the ids of the objects updated, in id order.
     /// - Throws: ``StoreError/invalidStagedChangeByPredicate(entity:operation:predicate:reason:)`` when the predicate
     ///   or the values do not check against the schema, or more than `max` objects match; nothing is staged.
@@ -24,6 +28,10 @@ extension Context {
 
     /// Stages the delete of every object of `entity` that `predicate` matches in this context, each with its delete
     /// rules (a match an earlier one's cascade already deleted is skipped).
+    /// - Parameters:
+    ///   - entity: the entity whose objects it deletes.
+    ///   - predicate: which of them, as for ``update(_:where:values:max:)``.
+    ///   - max: refuse (staging nothing) when more objects match.
     /// - Returns: the ids of the objects deleted by the form itself, in id order.
     /// - Throws: as ``update(_:where:values:max:)``; nothing is staged.
     @discardableResult

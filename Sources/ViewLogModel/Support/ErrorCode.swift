@@ -81,6 +81,10 @@ extension ErrorCode {
     public static let storage = ErrorCode(rawValue: "store.storage")
     /// A local-only append to a replica of a stream.
     public static let replicaAppend = ErrorCode(rawValue: "store.replica")
+    /// A revert, undo or redo refused: a later transaction changed what it would set back.
+    public static let revertConflict = ErrorCode(rawValue: "revert.conflict")
+    /// A revert, undo or redo that cannot be made: no such transaction, a schema change, nothing to undo or redo, or integrity.
+    public static let cannotRevert = ErrorCode(rawValue: "revert.refused")
 }
 
 // MARK: - Schemas

@@ -21,6 +21,8 @@
     public static let chunkChangesMax = 100_000
     /// Most changes in one transaction.
     public static let transactionChangesMax = 1_000_000
+    /// Most transactions one revert lists (DESIGN §14).
+    public static let revertsMax = 1024
     /// Most attributes of one entity.
     public static let attributesMax = 1024
     /// Deepest nesting of a JSON document ViewLog reads.

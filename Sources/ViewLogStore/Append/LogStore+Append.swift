@@ -140,7 +140,16 @@ extension LogStore {
             let byPredicate = request.changes.contains(where: \.isByPredicate)
             let deferred = references.isActive || byPredicate
             var causes: [Int] = []  // deferred: the request change behind each logged change
-            if !deferred { entries.begin(seq: seq, time: time, author: request.author, changeCount: loggedCount) }
+            if !request.reverts.isEmpty {
+                let r = request.reverts
+                guard r.count <= Limits.revertsMax, zip(r, r.dropFirst()).allSatisfy(>), r.last! >= 1, r.first! < seq else {
+                    throw StoreError.invalidChange(transaction: ti, change: 0,
+                                                   reason: "reverts must list at most \(Limits.revertsMax) seqs, descending, below \(seq)")
+                }
+            }
+            if !deferred {
+                entries.begin(seq: seq, time: time, author: request.author, changeCount: loggedCount, reverts: request.reverts)
+            }
             if let newSchema = schemaChange {
                 let change = Change.schema(newSchema, previous: currentSchema)
                 if deferred { causes.append(0) } else { entries.append(change) }
@@ -213,8 +222,9 @@ extension LogStore {
                 changes.append(change)
                 if references.isActive {
                     references.record(change, before: current, after: objects[slot].values, index: ci)
-                    // A transaction reproduced as logged (import, replay, a replica) holds its rules' consequences.
-                    if case .delete = change, request.expected == nil {
+                    // A transaction reproduced as logged (import, replay, a replica) holds its rules' consequences,
+                    // and a revert undoes the reverted ones with its own changes.
+                    if case .delete = change, request.expected == nil, request.reverts.isEmpty {
                         do {
                             try applyDeleteRules(of: key, seq: seq, change: ci, objects: &objects, changes: &changes,
                                                  causes: &causes, references: &references, format: format, in: txn)
@@ -240,7 +250,7 @@ extension LogStore {
                     throw try refusal(of: objects, transaction: ti, change: causes.last ?? 0,
                                       "its \(byPredicate ? "changes by predicate and delete rules" : "delete rules") make more than \(Limits.transactionChangesMax) changes in one transaction", in: txn)
                 }
-                entries.begin(seq: seq, time: time, author: request.author, changeCount: changes.count)
+                entries.begin(seq: seq, time: time, author: request.author, changeCount: changes.count, reverts: request.reverts)
                 for (i, change) in changes.enumerated() {
                     entries.append(change)
                     guard entries.count <= Limits.transactionBytesMax else {
@@ -254,7 +264,7 @@ extension LogStore {
                 try entries.withBytes(entry) { try txn.put(logDB, key: key, value: $0, flags: .append) }
             }
             head = seq
-            result.append(Transaction(seq: seq, time: time, author: request.author, changes: changes))
+            result.append(Transaction(seq: seq, time: time, author: request.author, changes: changes, reverts: request.reverts))
         }
         // The checkpoint being built copies the rows this write changes before it writes them (see
         // `LogStore+CheckpointWriter.swift`).

@@ -22,8 +22,9 @@ struct EntryWriter: ~Copyable {
     }
 
     /// Begins the entry of transaction `seq`.
-    /// - Precondition: no entry is open; `seq` in `1...Int64.max`; 1…``Limits/transactionChangesMax`` changes.
-    mutating func begin(seq: UInt64, time: Timestamp, author: String, changeCount: Int) {
+    /// - Precondition: no entry is open; `seq` in `1...Int64.max`; 1…``Limits/transactionChangesMax`` changes;
+    ///   `reverts` descending, below `seq`, at most ``Limits/revertsMax``.
+    mutating func begin(seq: UInt64, time: Timestamp, author: String, changeCount: Int, reverts: [UInt64] = []) {
         precondition(declared == nil, "an entry is already open")
         precondition(seq >= 1 && seq <= UInt64(Int64.max), "seq \(seq) out of range")
         precondition(changeCount >= 1, "a transaction has at least one change")
@@ -33,12 +34,18 @@ struct EntryWriter: ~Copyable {
         start = w.count
         for b in TransactionCodec.magic { w.u8(b) }
         w.u16(TransactionCodec.formatVersion)
-        w.u16(0)  // flags: none defined in version 1
+        precondition(reverts.count <= Limits.revertsMax && zip(reverts, reverts.dropFirst()).allSatisfy(>)
+                     && (reverts.first.map { $0 < seq && reverts.last! >= 1 } ?? true), "reverts must be descending seqs below \(seq)")
+        w.u16(reverts.isEmpty ? 0 : TransactionCodec.Flag.reverts)
         w.u32(0)  // length, patched by end()
         w.u32(0)  // checksum, patched by end()
         w.u64(seq)
         w.u64(UInt64(bitPattern: time.milliseconds))
         w.string(author, limit: Limits.stringBytesMax)
+        if !reverts.isEmpty {
+            w.varint(reverts.count)
+            for r in reverts { w.u64(r) }
+        }
         w.varint(changeCount)
     }
 

@@ -44,8 +44,9 @@ extension TransactionCodec {
     static func walkChanges(_ bytes: UnsafeRawBufferPointer, expectedSeq: UInt64, entity: [UInt8]?,
                             _ body: (UInt8, UnsafeRawBufferPointer, Int, inout ByteReader) throws(CodecError) -> Bool)
         throws(CodecError) -> Bool {
-        var (r, _, _) = try checkedHeader(bytes, expectedSeq: expectedSeq)
+        var (r, seq, _, flags) = try checkedHeader(bytes, expectedSeq: expectedSeq)
         try r.skipString("author", limit: Limits.stringBytesMax)
+        _ = try reverts(&r, flags: flags, seq: seq)
         let count = try changeCount(&r)
         for _ in 0..<count {
             let at = r.offset

@@ -43,7 +43,7 @@
     ///   violation is a programmer error and traps rather than writing an entry that could not be read back.
     public static func encode(_ t: Transaction) -> [UInt8] {
         var entry = EntryWriter(capacity: headerBytes + 8 + t.author.utf8.count + t.changes.count * 96)
-        entry.begin(seq: t.seq, time: t.time, author: t.author, changeCount: t.changes.count)
+        entry.begin(seq: t.seq, time: t.time, author: t.author, changeCount: t.changes.count, reverts: t.reverts)
         for change in t.changes { entry.append(change) }
         _ = entry.end()
         return entry.finish()
@@ -57,27 +57,55 @@
     ///     seq a ``CodecError/checksumMismatch(seq:stored:computed:)`` names.
     /// - Throws: ``CodecError`` naming what is wrong and at which byte offset.
     public static func decode(_ bytes: UnsafeRawBufferPointer, expectedSeq: UInt64?) throws(CodecError) -> Transaction {
-        var (r, seq, time) = try checkedHeader(bytes, expectedSeq: expectedSeq)
+        var (r, seq, time, flags) = try checkedHeader(bytes, expectedSeq: expectedSeq)
         let author = try r.string("author", limit: Limits.stringBytesMax)
+        let reverts = try Self.reverts(&r, flags: flags, seq: seq)
         let count = try changeCount(&r)
         var changes: [Change] = []
         changes.reserveCapacity(count)
         for _ in 0..<count { changes.append(try decodeChange(&r)) }
         guard r.isAtEnd else { throw .trailingBytes(offset: r.offset, count: r.remaining) }
-        return Transaction(seq: seq, time: time, author: author, changes: changes)
+        return Transaction(seq: seq, time: time, author: author, changes: changes, reverts: reverts)
+    }
+
+    /// The flag bits of an entry's header.
+    enum Flag {
+        /// The entry lists the transactions it reverts (DESIGN §14) after its author.
+        static let reverts: UInt16 = 1
+        static let all: UInt16 = reverts
+    }
+
+    /// Reads the list of reverted seqs that follows the author when `flags` has ``Flag/reverts`` (empty otherwise):
+    /// `varint` n (1 … ``Limits/revertsMax``), then n × `u64`, strictly descending, each in `1 ..< seq`.
+    static func reverts(_ r: inout ByteReader, flags: UInt16, seq: UInt64) throws(CodecError) -> [UInt64] {
+        guard flags & Flag.reverts != 0 else { return [] }
+        let at = r.offset
+        let n = try r.count("reverts count", limit: Limits.revertsMax, bytesEach: 8)
+        guard n >= 1 else { throw .invalid(field: "reverts count", offset: at, reason: "the reverts flag with no seqs") }
+        var out: [UInt64] = []
+        out.reserveCapacity(n)
+        for _ in 0..<n {
+            let o = r.offset
+            let s = try r.u64("reverted seq")
+            guard s >= 1, s < seq, out.last.map({ s < $0 }) ?? true else {
+                throw .invalid(field: "reverted seq", offset: o, reason: "\(s) is not below the seq \(seq) and the seq before it")
+            }
+            out.append(s)
+        }
+        return out
     }
 
     /// Checks an entry's header in order — magic, version, flags, length, checksum, seq — and returns a reader
-    /// positioned at the author, with the seq and time.
+    /// positioned at the author, with the seq, time and flags.
     static func checkedHeader(_ bytes: UnsafeRawBufferPointer, expectedSeq: UInt64?)
-        throws(CodecError) -> (reader: ByteReader, seq: UInt64, time: Timestamp) {
+        throws(CodecError) -> (reader: ByteReader, seq: UInt64, time: Timestamp, flags: UInt16) {
         var r = ByteReader(bytes)
         try r.need(magic.count, "magic")
         for b in magic where try r.u8("magic") != b { throw .badMagic }
         let version = try r.u16("format version")
         guard version == formatVersion else { throw .unsupportedVersion(version) }
         let flags = try r.u16("flags")
-        guard flags == 0 else { throw .invalid(field: "flags", offset: 6, reason: "unknown flags \(flags)") }
+        guard flags & ~Flag.all == 0 else { throw .invalid(field: "flags", offset: 6, reason: "unknown flags \(flags)") }
         let length = Int(try r.u32("length"))
         guard length == bytes.count else { throw .lengthMismatch(declared: length, actual: bytes.count) }
         guard length >= headerBytes else { throw .truncated(field: "header", offset: 0) }
@@ -95,7 +123,7 @@
         }
         if let expectedSeq, seq != expectedSeq { throw .unexpectedSeq(expected: expectedSeq, found: seq) }
         let time = Timestamp(milliseconds: Int64(bitPattern: try r.u64("time")))
-        return (r, seq, time)
+        return (r, seq, time, flags)
     }
 
     /// The change count (1 … ``Limits/transactionChangesMax``).

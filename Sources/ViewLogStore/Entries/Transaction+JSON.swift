@@ -4,7 +4,7 @@
 ///:
 ///
 /// ```
-/// {"seq": 3, "time": "2026-11-22T10:00:00.000Z", "author": "cli",
+/// {"seq": 3, "time": "2026-11-22T10:00:00.000Z", "author": "cli", ("reverts": [2, 1], only for a revert)
 ///  "changes": [{"op": "insert", "entity": "Employee", "id": "e1", "values": {…}},
 ///              {"op": "update", "entity": "Employee", "id": "e1", "values": {…}, "previous": {…}},
 ///              {"op": "delete", "entity": "Employee", "id": "e1", "previous": {…}},
@@ -24,12 +24,15 @@ extension Transaction {
             documents.append(change.json(schema: current))
             if case .schema(let next, _) = change { current = next }
         }
-        return .object([
+        var members: [(String, JSONValue)] = [
             ("seq", .int(Int64(clamping: seq))),
             ("time", .string(time.iso8601)),
             ("author", .string(author)),
-            ("changes", .array(documents)),
-        ])
+        ]
+        // Only a revert has the member (DESIGN §14): an ordinary transaction's document is as it always was.
+        if !reverts.isEmpty { members.append(("reverts", .array(reverts.map { .int(Int64(clamping: $0)) }))) }
+        members.append(("changes", .array(documents)))
+        return .object(members)
     }
 
     /// Reads a transaction from its JSON document (one line of `export`), checking it against `schema`, the schema
@@ -42,7 +45,7 @@ extension Transaction {
     /// - Throws: ``InputError`` naming the line, the change and what is wrong.
     @_spi(Engine) public init(json: JSONValue, schema: Schema, line: Int = 0) throws(InputError) {
         let members = try InputValues.members(json, what: "a transaction", line: line, context: "")
-        try InputValues.checkKeys(members, allowed: ["seq", "time", "author", "changes"], line: line, context: "")
+        try InputValues.checkKeys(members, allowed: ["seq", "time", "author", "reverts", "changes"], line: line, context: "")
         guard case .int(let s)? = json["seq"], s >= 1 else {
             throw InputError(line: line, message: "\"seq\" must be an integer of at least 1")
         }
@@ -57,6 +60,18 @@ extension Transaction {
         }
         guard case .string(let author)? = json["author"] else {
             throw InputValues.error("\"author\" must be a string", line: line, context: context)
+        }
+        var reverts: [UInt64] = []
+        if let list = json["reverts"] {
+            guard case .array(let items) = list, !items.isEmpty, items.count <= Limits.revertsMax else {
+                throw InputValues.error("\"reverts\" must be an array of 1 to \(Limits.revertsMax) seqs", line: line, context: context)
+            }
+            for item in items {
+                guard case .int(let r) = item, r >= 1, UInt64(r) < seq, reverts.last.map({ UInt64(r) < $0 }) ?? true else {
+                    throw InputValues.error("\"reverts\" must list seqs below \(seq), descending", line: line, context: context)
+                }
+                reverts.append(UInt64(r))
+            }
         }
         guard case .array(let documents)? = json["changes"] else {
             throw InputValues.error("\"changes\" must be an array of changes", line: line, context: context)
@@ -76,7 +91,7 @@ extension Transaction {
             if case .schema(let next, _) = change { current = next }
             changes.append(change)
         }
-        self.init(seq: seq, time: time, author: author, changes: changes)
+        self.init(seq: seq, time: time, author: author, changes: changes, reverts: reverts)
     }
 }
 

@@ -12,11 +12,16 @@ public struct Transaction: Sendable, Hashable {
     /// matched nothing as seq 0 with no changes: it appended nothing).
     public var changes: [Change]
 
+    /// The transactions it reverts (DESIGN §14), descending: its changes are their changes' inverses, newest
+    /// first. Empty for an ordinary transaction.
+    public var reverts: [UInt64]
+
     /// Makes a transaction.
-    public init(seq: UInt64, time: Timestamp, author: String, changes: [Change]) {
+    public init(seq: UInt64, time: Timestamp, author: String, changes: [Change], reverts: [UInt64] = []) {
         self.seq = seq
         self.time = time
         self.author = author
         self.changes = changes
+        self.reverts = reverts
     }
 }

@@ -12,19 +12,26 @@ public struct TransactionRequest: Sendable, Hashable {
     /// request to anything else — because its state differs from the one the changes were made on — the
     /// append is refused.
     public var expected: [Change]?
+    /// The transactions it reverts, descending (DESIGN §14; ``LogStore/revert(_:author:)`` makes such requests):
+    /// logged with it, and its deletes apply no delete rule of their own (the rules' consequences in the reverted
+    /// transactions are undone by its own changes).
+    public var reverts: [UInt64]
 
     /// Makes a request.
-    public init(author: String, changes: [ChangeRequest], time: Timestamp? = nil, expected: [Change]? = nil) {
+    public init(author: String, changes: [ChangeRequest], time: Timestamp? = nil, expected: [Change]? = nil,
+                reverts: [UInt64] = []) {
         precondition(expected.map { $0.count == changes.count } ?? true, "expected changes must match the requests one to one")
         self.author = author
         self.changes = changes
         self.time = time
         self.expected = expected
+        self.reverts = reverts
     }
 
     /// The request that appends `transaction` again, as it was logged (for import and replay).
     public init(replaying transaction: Transaction) {
         self.init(author: transaction.author, changes: transaction.changes.compactMap(\.request),
-                  time: transaction.time, expected: transaction.changes.filter { $0.key != nil })
+                  time: transaction.time, expected: transaction.changes.filter { $0.key != nil },
+                  reverts: transaction.reverts)
     }
 }

@@ -35,6 +35,13 @@ public enum StoreError: ViewLogError, Hashable {
     /// A local-only append to a replica of a stream: it would fork the log. Append through the
     /// stream (`ViewLogReplication`) instead.
     case replica(path: String, stream: String)
+    /// A revert (or undo, redo) refused because transaction `seq`, later than a reverted one and not listed, changed
+    /// `attribute` of the object `key` that it would set back (`nil`: it inserted, deleted or changed the object that
+    /// the revert would insert or delete).
+    case revertConflict(ObjectKey, attribute: String?, seq: UInt64)
+    /// A revert (or undo, redo) that cannot be made: `seq` not in the log, a schema change, nothing to undo or redo,
+    /// or a result that would break integrity.
+    case cannotRevert(seq: UInt64?, reason: String)
 
     public var description: String {
         switch self {
@@ -61,6 +68,13 @@ public enum StoreError: ViewLogError, Hashable {
         case .storage(let m): return m
         case let .replica(path, stream):
             return "\(path) is a replica of stream \(stream): it takes appends only through the stream, never local-only ones"
+        case let .revertConflict(key, attribute, seq):
+            if let attribute {
+                return "cannot revert: \(key.entity) \(key.id.json.text): its attribute '\(attribute)' was changed later, at seq \(seq)"
+            }
+            return "cannot revert: \(key.entity) \(key.id.json.text) was changed later, at seq \(seq)"
+        case let .cannotRevert(seq, reason):
+            return "cannot revert\(seq.map { " \($0)" } ?? ""): \(reason)"
         }
     }
 }
@@ -96,6 +110,8 @@ extension StoreError {
         case .unsupportedFormat: return .unsupportedFormat
         case .invalidChange: return .invalidChange
         case .invalidStagedChange, .invalidStagedChangeByPredicate: return .invalidStagedChange
+        case .revertConflict: return .revertConflict
+        case .cannotRevert: return .cannotRevert
         case .emptyTransaction: return .emptyTransaction
         case .emptyInput: return .emptyInput
         case .positionPastHead: return .positionPastHead

@@ -111,8 +111,9 @@ struct CheckedFold {
     }
 
     private mutating func readChanges(_ bytes: UnsafeRawBufferPointer, seq: UInt64) throws(CodecError) -> Bool {
-        var (r, _, _) = try TransactionCodec.checkedHeader(bytes, expectedSeq: seq)
+        var (r, _, _, flags) = try TransactionCodec.checkedHeader(bytes, expectedSeq: seq)
         _ = try r.string("author", limit: Limits.stringBytesMax)
+        _ = try TransactionCodec.reverts(&r, flags: flags, seq: seq)
         let count = try TransactionCodec.changeCount(&r)
         for _ in 0..<count {
             let at = r.offset

@@ -38,7 +38,7 @@ struct LogCommand: ParsableCommand {
 /// Human text of a transaction for `log`.
 enum TransactionText {
     static func lines(_ t: Transaction, schema: Schema) -> [String] {
-        var out = ["seq \(t.seq)  \(t.time.iso8601)  \(t.author)"]
+        var out = ["seq \(t.seq)  \(t.time.iso8601)  \(t.author)" + (t.reverts.isEmpty ? "" : "  reverts \(t.reverts.map(String.init).joined(separator: ", "))")]
         for change in t.changes {
             switch change {
             case let .insert(key, values):
