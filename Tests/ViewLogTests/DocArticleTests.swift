@@ -97,6 +97,34 @@ struct DocArticleTests {
         #expect(try tall.objects(as: Employee.self).map(\.name) == ["Ann", "Bob"])
     }
 
+    // MARK: Undo, revert and what-if
+
+    @Test func undoRevertAndWhatIfRuns() throws {
+        let scratch = Scratch()
+        let schema = try Schema(jsonText: try String(contentsOf: Self.packageRoot.appendingPathComponent("schema/company.json"),
+                                                     encoding: .utf8))
+        let store = try LogStore.create(at: scratch.path, schema: schema)
+        try store.append([
+            .insert(entity: "Department", id: 1, values: ["name": "Sales"]),
+            .insert(entity: "Employee", id: "ann", values: ["name": "Ann", "height": 180, "department": 1]),
+            .insert(entity: "Employee", id: "bob", values: ["name": "Bob"]),
+        ], author: "import")
+        let context = try Context(store: store, name: "hr")
+        let raised = try context.update("Employee", where: try ViewPredicate("department.name == 'Sales'"),
+                                         values: ["salary": 5000])
+        try context.delete("Project", where: try ViewPredicate("owner == nil"), max: 10)
+        try context.save()
+        #expect(raised == ["ann"])
+        #expect(try store.object(ObjectKey(entity: "Employee", id: "ann"))?["salary"] == 5000.0)
+
+        try context.update("Employee", id: "ann", values: ["height": 181])
+        try context.save()
+        try context.undo()    // height 180 again; the context is at the head, its controllers got one batch
+        try context.redo()
+        #expect(try store.object(ObjectKey(entity: "Employee", id: "ann"))?["height"] == 181)
+        #expect(try store.transactions(after: 1).map(\.reverts) == [[], [], [3], [4]])
+    }
+
     // MARK: Error codes
 
     @Test func errorCodes() throws {

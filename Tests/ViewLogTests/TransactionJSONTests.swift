@@ -72,7 +72,7 @@ import TestSupport
         #expect(Self.error(#"{"seq": 3, "time": "noon"}"#) == #"line 4: seq 3: "time": 'noon' is not an ISO-8601 date"#)
         #expect(Self.error(#"{\#(head), "changes": []}"#) == "line 4: seq 3: a transaction needs at least one change")
         #expect(Self.error(#"{\#(head), "changes": [], "extra": 1}"#)
-                == #"line 4: unknown key "extra" (expected "seq", "time", "author", "changes")"#)
+                == #"line 4: unknown key "extra" (expected "seq", "time", "author", "reverts", "changes")"#)
         #expect(Self.error(#"{\#(head), "changes": [{"op": "upsert"}]}"#)
                 == #"line 4: seq 3, change 1: unknown op "upsert" (expected "insert", "update", "delete" or "schema")"#)
         #expect(Self.error(#"{\#(head), "changes": [{"op": "insert", "entity": "Boss", "id": "b", "values": {}}]}"#)

@@ -156,25 +156,24 @@ extension LogStore {
                 changes.append(change)
                 try putMeta(txn, MetaKey.schema(at: seq), Array(newSchema.json.text.utf8), format: format)
             }
-            // Each request as given, or each match of a change by predicate, resolved where it stands.
-            var resolving: [(index: Int, request: ChangeRequest, matched: Bool)] = []
+            // Each request as given, or each match of a change by predicate, resolved where it stands (no array
+            // per change for the ordinary ones: a bulk load resolves millions).
             for (ci, given) in request.changes.enumerated() {
+                var matches: [ChangeRequest]?
                 if given.isByPredicate {
                     guard request.expected == nil else {
                         throw try refusal(of: objects, transaction: ti, change: ci,
                                           "a change by predicate cannot be checked against the changes it must log", in: txn)
                     }
-                    let matches: [ChangeRequest]
                     do {
                         matches = try self.requests(matching: given, objects: objects, schema: resolver.schema, format: format, in: txn)
                     } catch let refused as ChangeResolver.Refusal {
                         throw try refusal(of: objects, transaction: ti, change: ci, refused.reason, in: txn)
                     }
-                    resolving = matches.map { (ci, $0, true) }
-                } else {
-                    resolving = [(ci, given, false)]
                 }
-                for (ci, changeRequest, matched) in resolving {
+                let matched = matches != nil
+                for m in 0..<(matches?.count ?? 1) {  // bounded by the matches
+                let changeRequest = matches?[m] ?? given
                 let key = changeRequest.key
                 // Before the key is encoded: only a schema's entity and a valid id make an LMDB key.
                 let entity: ChangeResolver.ResolvedEntity
