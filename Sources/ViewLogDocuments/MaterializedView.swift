@@ -57,6 +57,33 @@ package final class MaterializedView: ContextObserver {
         return (view, changes, before)
     }
 
+    /// What-if (DESIGN §14, `query --with`, `diff --with`): `selection` as it would be after appending `requests` at
+    /// `position`, nothing appended. The changes are staged in a context at `position` (checked and resolved there, as
+    /// an append would: changes by predicate against the state so far, delete rules shown); the view is then moved
+    /// to them — from `from` when given (the change set from the view at `from`), else from `position` itself.
+    /// - Throws: ``WhatIfError`` naming the request refused (its index in `requests`); what a view's move throws.
+    package static func whatIf(store: LogStore, selection: ViewSelection, at position: UInt64,
+                               with requests: [TransactionRequest], from: UInt64? = nil) throws
+        -> (view: MaterializedView, changes: ChangeSet, before: [ObjectID: ObjectValues]) {
+        _ = try store.checkedPosition(position)
+        let staging = try Context(store: store, name: "viewlog", at: position)
+        do { try staging.stage(requests) } catch { throw WhatIfError(request: error.request, error: error.error) }
+        let start = try from.map { try store.checkedPosition($0) } ?? position
+        // Opened to follow (a range source serves moves within the log only, never unsaved changes): its source gives
+        // way to the whole view if the staged changes need it.
+        let view = try MaterializedView(store: store, selection: selection, at: start, for: .follow)
+        view.context.adoptStagedChanges(of: staging)
+        let (changes, before) = try view.move(to: position)
+        return (view, changes, before)
+    }
+
+    /// A what-if's request refused: its index among the requests, and the store's error.
+    package struct WhatIfError: Error, CustomStringConvertible {
+        package let request: Int
+        package let error: StoreError
+        package var description: String { error.description }
+    }
+
     package var observedEntity: String? { entity.name }
 
     package func context(_ context: Context, didMoveWith delta: Delta) {

@@ -46,7 +46,7 @@ public struct FollowWorkload {
     /// view keeps rows); a refused one (a department deleted that employees still name… ) is not counted.
     /// - Returns: whether it was appended.
     @discardableResult
-    public mutating func appendOne(_ store: LogStore) throws -> Bool {
+    public mutating func appendOne(_ store: LogStore, appended record: ([ChangeRequest]) -> Void = { _ in }) throws -> Bool {
         let savedEmployees = employees, savedDepartments = departments
         var changes: [ChangeRequest] = []
         var touched = Set<Int64>()
@@ -76,6 +76,7 @@ public struct FollowWorkload {
         guard !changes.isEmpty else { return false }
         do {
             try store.append(changes, author: "burst")
+            record(changes)
             return true
         } catch {
             guard case .invalidChange = error else { throw error }

@@ -123,6 +123,12 @@ struct DocArticleTests {
         try context.redo()
         #expect(try store.object(ObjectKey(entity: "Employee", id: "ann"))?["height"] == 181)
         #expect(try store.transactions(after: 1).map(\.reverts) == [[], [], [3], [4]])
+
+        let draft = try context.fork()
+        try draft.delete("Employee", where: try ViewPredicate("height < 100"))
+        try draft.merge()
+        try context.save()
+        #expect(try store.head == 5, "nothing matched: nothing staged, nothing saved")
     }
 
     // MARK: Error codes

@@ -101,3 +101,34 @@ extension HistoryCLITests {
         Golden.check("company-revert.txt", t.text)
     }
 }
+
+extension HistoryCLITests {
+    /// `query --with FILE` and `diff --from P --with FILE` (at `--at` too): the view and the change set as they would be
+    /// after appending FILE, nothing appended; a bad FILE named by line.
+    @Test func whatIf() throws {
+        let box = try Sandbox()
+        var t = Transcript()
+        try CompanyStory.setUp(in: box, transcript: &t)
+        func run(_ arguments: [String]) throws { t.record(try box.run(arguments)) }
+        try box.write("plan.jsonl", """
+            {"update": "Employee", "where": "department.name == 'Sales'", "values": {"height": 190}}
+            {"insert": "Employee", "id": "fay", "values": {"name": "Fay", "height": 185, "department": 2}}
+            {"delete": "Department", "id": 3}
+
+            """)
+        try box.write("bad.jsonl", """
+            {"insert": "Employee", "id": "gus", "values": {"name": "Gus"}}
+            {"update": "Employee", "id": "nobody", "values": {"height": 1}}
+
+            """)
+        let head = try box.run(["log", "co", "--json"]).stdout
+        try run(["query", "co", "--entity", "Employee", "--sort", "height desc, name", "--with", "plan.jsonl"])
+        try run(["diff", "co", "--entity", "Employee", "--where", "height > 170", "--sort", "name", "--from", "2", "--with", "plan.jsonl"])
+        try run(["diff", "co", "--entity", "Employee", "--sort", "name", "--from", "1", "--at", "2", "--with", "plan.jsonl", "--json"])
+        try run(["query", "co", "--entity", "Project", "--with", "plan.jsonl", "--json"])
+        try run(["query", "co", "--entity", "Employee", "--with", "bad.jsonl"])
+        try run(["diff", "co", "--entity", "Employee", "--from", "1", "--to", "2", "--with", "plan.jsonl"])
+        #expect(try box.run(["log", "co", "--json"]).stdout == head, "a what-if appended")
+        Golden.check("company-what-if.txt", t.text)
+    }
+}

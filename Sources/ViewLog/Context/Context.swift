@@ -47,6 +47,8 @@ public final class Context {
     var deleteRuleObjectsRead = 0
     /// Tests: find referrers by reading entities, as with a store opened read-only without a relationships index.
     var scansForReferrers = false
+    /// A fork's parent, its staged changes when forked, and the changes staged on the fork since (``fork(name:)``).
+    var fork: (parent: Context, base: StagedChanges, own: [ChangeRequest])?
 
     /// Makes a context on `store` at `position` (default: the head).
     public init(store: LogStore, name: String, at position: UInt64? = nil) throws(StoreError) {
@@ -113,7 +115,8 @@ public final class Context {
         }
         // Stage what the save will log: inserts with their defaults, values converted to their types, so the
         // controllers show staged objects exactly as they will be saved.
-        let staging = try staged.stage(resolved.request ?? request, existsInBase: base != nil,
+        let logged = resolved.request ?? request
+        let staging = try staged.stage(logged, existsInBase: base != nil,
                                        relationships: schema.entities[key.entity]?.relationships ?? [])
         do { try updateImpliedChanges(after: staging, schema: schema) } catch {
             staged.unstage(staging)
@@ -123,6 +126,7 @@ public final class Context {
             }
             throw error
         }
+        fork?.own.append(logged)
     }
 
     /// Discards unsaved changes; controllers that were shown them get one batch back.

@@ -13,16 +13,34 @@ struct QueryCommand: ParsableCommand {
           viewlog query shop tall --at 3 --limit 10 --offset 20
           viewlog query shop --entity Employee --where 'height > $min' --var min=170
           viewlog query shop --entity Employee --sort 'salary desc, name' --section active
+          viewlog query shop tall --with raise.jsonl      # the view as it would be after appending raise.jsonl
         """
     )
 
     @OptionGroup var storeArgument: StoreArgument
     @OptionGroup var view: ViewOptions
     @Option(help: "The position (default: the head).") var at: UInt64?
+    @Option(help: "What-if: show the view as it would be after appending this file (append input) at the position; nothing is appended.")
+    var with: String?
     @OptionGroup var format: JSONFlag
 
     func run() throws {
+        if let with {
+            let store = try StoreArgument.open(storeArgument.store, readOnly: true)
+            let position = try store.checkedPosition(at)
+            let (materialized, _, _) = try WhatIf.view(store, selection: view.selection, at: position, file: with)
+            try Self.print(materialized, json: format.json)
+            return
+        }
         try Self.run(store: storeArgument.store, selection: view.selection, at: at, json: format.json)
+    }
+
+    static func print(_ materialized: MaterializedView, json: Bool) throws {
+        if json {
+            try materialized.printJSON()
+        } else {
+            for line in try materialized.textLines() { Output.standard.line(line) }
+        }
     }
 
     /// The command on plain values: `run()`, and `viewlog query` parsed by ``PlainInvocation``.
@@ -30,11 +48,7 @@ struct QueryCommand: ParsableCommand {
         let store = try StoreArgument.open(path, readOnly: true)
         let position = try store.checkedPosition(at)
         let materialized = try MaterializedView(store: store, selection: selection, at: position, for: .print)
-        if json {
-            try materialized.printJSON()
-        } else {
-            for line in try materialized.textLines() { Output.standard.line(line) }
-        }
+        try print(materialized, json: json)
     }
 }
 
@@ -50,29 +64,79 @@ struct DiffCommand: ParsableCommand {
           viewlog diff shop tall --from 2 --to 5
           viewlog diff shop tall --from 5 --to 2 --json --seq
           viewlog diff shop --entity Employee --sort name --from 5 --to 0 --json
+          viewlog diff shop tall --from 5 --with raise.jsonl    # what appending raise.jsonl at the head would change
         """
     )
 
     @OptionGroup var storeArgument: StoreArgument
     @OptionGroup var view: ViewOptions
     @Option(help: "The position of the view before.") var from: UInt64
-    @Option(help: "The position of the view after.") var to: UInt64
+    @Option(help: "The position of the view after (not with --with).") var to: UInt64?
+    @Option(help: "What-if: the view after is the view at --at (default: the head) with this file (append input) appended; nothing is appended.")
+    var with: String?
+    @Option(help: "With --with: the position the file is applied at (default: the head).") var at: UInt64?
     @Flag(help: "Add each row change's seq (the transaction that last touched the row) to the JSON.") var seq = false
     @OptionGroup var format: JSONFlag
 
+    func validate() throws {
+        if with == nil, to == nil { throw ValidationError("Missing expected argument '--to <to>' (or --with <file>)") }
+        if with != nil, to != nil { throw ValidationError("--with takes the position with --at, not --to") }
+        if with == nil, at != nil { throw ValidationError("--at goes with --with (without it, give --to)") }
+    }
+
     func run() throws {
-        try Self.run(store: storeArgument.store, selection: view.selection, from: from, to: to, seq: seq, json: format.json)
+        if let with {
+            let store = try StoreArgument.open(storeArgument.store, readOnly: true)
+            let position = try store.checkedPosition(at)
+            let (materialized, changes, before) = try WhatIf.view(store, selection: view.selection, at: position, file: with,
+                                                                  from: from)
+            Self.print(changes, before: before, view: materialized, seq: seq, json: format.json)
+            return
+        }
+        try Self.run(store: storeArgument.store, selection: view.selection, from: from, to: to!, seq: seq, json: format.json)
+    }
+
+    static func print(_ changes: ChangeSet, before: [ObjectID: ObjectValues], view materialized: MaterializedView, seq: Bool,
+                      json: Bool) {
+        if json {
+            Output.standard.line(changes.json(includeSeq: seq).text)
+        } else {
+            for line in DiffText.lines(changes, before: before, after: materialized.valuesWithPaths, entity: materialized.entity) {
+                Output.standard.line(line)
+            }
+        }
     }
 
     /// The command on plain values: `run()`, and `viewlog diff` parsed by ``PlainInvocation``.
     static func run(store path: String, selection: ViewSelection, from: UInt64, to: UInt64, seq: Bool, json: Bool) throws {
         let store = try StoreArgument.open(path, readOnly: true)
         let (materialized, changes, before) = try MaterializedView.diff(store: store, selection: selection, from: from, to: to)
-        if json {
-            Output.standard.line(changes.json(includeSeq: seq).text)
-        } else {
-            for line in DiffText.lines(changes, before: before, after: materialized.valuesWithPaths, entity: materialized.entity) {
-                Output.standard.line(line)
+        print(changes, before: before, view: materialized, seq: seq, json: json)
+    }
+}
+
+/// `--with FILE` of `query` and `diff`: the file read as append input against the schema at the position, its
+/// changes staged there (``MaterializedView/whatIf(store:selection:at:with:from:)``), errors named by line.
+enum WhatIf {
+    static func view(_ store: LogStore, selection: ViewSelection, at position: UInt64, file: String, from: UInt64? = nil) throws
+        -> (view: MaterializedView, changes: ChangeSet, before: [ObjectID: ObjectValues]) {
+        let text = try readTextFile(file)
+        let entries: [AppendInput.Entry]
+        do { entries = try AppendInput.parse(text, schema: try store.schema(at: position)) } catch {
+            throw CLIError("--with \(file): \(error)")
+        }
+        let requests = entries.map { TransactionRequest(author: "viewlog", changes: $0.requests) }
+        do {
+            return try MaterializedView.whatIf(store: store, selection: selection, at: position, with: requests, from: from)
+        } catch let refused as MaterializedView.WhatIfError {
+            let line = entries[refused.request].line
+            switch refused.error {
+            case let .invalidStagedChange(key, operation, reason):
+                throw CLIError("--with \(file): line \(line): \(operation) of \(key.entity) \(key.id.json.text): \(reason)")
+            case let .invalidStagedChangeByPredicate(entity, operation, predicate, reason):
+                throw CLIError("--with \(file): line \(line): \(operation) of \(entity) where \(predicate): \(reason)")
+            default:
+                throw CLIError("--with \(file): line \(line): \(refused.error)")
             }
         }
     }
