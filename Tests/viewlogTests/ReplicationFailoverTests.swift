@@ -70,6 +70,17 @@ import TestSupport
         }
     }
 
+    /// The probe's own failures (here: no server at all, then a node that has no stream yet) are asked again until
+    /// its patience ends, and never thrown: a round fails on what the cluster answers, not on its probe's client.
+    @Test func theLeaderProbeAsksAgainThroughItsOwnFailures() throws {
+        let nobody = Self.probeLeader(["nats://127.0.0.1:\(try NATSServers.freePort())"], patience: 1) { $0 != nil }
+        #expect(nobody.leader == nil && nobody.requests >= 2 && nobody.lastFailure != nil)
+        try #require(NATSServers.isInstalled, "nats-server is not installed (tools/install-deps)")
+        let server = try NATSServers(count: 1)
+        let noStream = Self.probeLeader(server.urls, patience: 1) { $0 != nil }
+        #expect(noStream.leader == nil && noStream.requests >= 2)
+    }
+
     @Test(arguments: faults) func nothingAcknowledgedIsLost(_ fault: Fault) throws {
         try #require(NATSServers.isInstalled, "nats-server is not installed (tools/install-deps)")
         if fault == .partition && !NATSServers.canPartition {
