@@ -380,6 +380,57 @@ public final class LMDBEnvironment: @unchecked Sendable {
         try LMDBError.check(mdb_env_sync(env, 1), "mdb_env_sync \(path)")
     }
 
+    /// Copies the environment into `directory`, which must exist and be empty, as one consistent snapshot: LMDB's
+    /// `mdb_env_copy2` reads the last commit through a read transaction of its own, so writers of this and other
+    /// processes go on meanwhile and none of their later commits is in the copy. `compact` (`MDB_CP_COMPACT`)
+    /// leaves out free pages and renumbers the rest: a smaller file, more CPU.
+    ///
+    /// The copy is `data.mdb` alone (LMDB makes `lock.mdb` when it is opened), given this environment's
+    /// ``EnvironmentOptions/fileMode`` and flushed to disk (`fsync` of the file and of `directory`) before this
+    /// returns. Caveats (LMDB's): the copy's read transaction lasts as long as the copy, so pages freed meanwhile
+    /// are not reused and busy writers grow the file; the pages are read outside the guard that turns a damaged
+    /// page into `MDB_CORRUPTED` (a compacting copy runs a thread of its own, which a jump out of LMDB would
+    /// leave waiting), so copy a store that verifies.
+    /// - Throws: ``LMDBError`` naming both paths: `EEXIST` when `directory` already holds a `data.mdb`,
+    ///   `ENOENT` when it does not exist, `ENOSPC` and `EIO` for a full disk (the partial copy is left in
+    ///   `directory` for the caller to remove).
+    @available(*, noasync, message: "the copy holds an LMDB read transaction; run it off the concurrency pool")
+    public func copy(to directory: String, compact: Bool = false) throws(LMDBError) {
+        guard openerPID == getpid() else {
+            throw LMDBError(code: EINVAL, context: "\(path): an LMDB environment opened before fork() cannot be used in the child; open the store again")
+        }
+        let context = "copy \(path) to \(directory)"
+        let copyPath = directory + "/data.mdb"
+        var copied = false
+        for _ in 0..<8 where !copied {
+            if let broken = state.withLock({ $0.broken }) { throw broken }
+            // The copy's read transaction counts as one of this process's transactions: a resize waits for it.
+            enterMap()
+            let rc = mdb_env_copy2(env, directory, compact ? UInt32(MDB_CP_COMPACT) : 0)
+            leaveMap()
+            if rc == MDB_MAP_RESIZED {
+                // Another process grew the map: adopt its size (as a transaction's begin does), then copy again
+                // into a fresh file (LMDB made the file before its transaction began).
+                unlink(copyPath)
+                enterMap()
+                defer { leaveMap() }
+                try begin(readOnly: true).abort()
+                continue
+            }
+            try LMDBError.check(rc, context)
+            copied = true
+        }
+        guard copied else { throw LMDBError(code: MDB_MAP_RESIZED, context: "\(context): the map keeps being resized") }
+        guard chmod(copyPath, mode_t(options.fileMode)) == 0 else { throw LMDBError(code: errno, context: "\(context): chmod data.mdb") }
+        for file in [copyPath, directory] {
+            let fd = Glibc.open(file, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw LMDBError(code: errno, context: "\(context): open \(file) to flush it") }
+            let flushed = fsync(fd) == 0 ? 0 : errno
+            close(fd)
+            if flushed != 0 { throw LMDBError(code: flushed, context: "\(context): fsync \(file)") }
+        }
+    }
+
     /// Clears reader slots of dead processes; returns how many were cleared.
     @discardableResult
     public func clearStaleReaders() -> Int {

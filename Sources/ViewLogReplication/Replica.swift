@@ -34,6 +34,8 @@ public final class Replica: Sendable {
     let writer = Locked()
     /// When the local head was last checked against the stream (checked again after every reconnect).
     let headCheck = HeadCheck()
+    /// Answers tests inject into this replica's reads of the stream (none outside tests).
+    let faults = ReplicaFaults()
     /// What the servers made this replica warn about when it was created or joined (an old server:
     /// ``ReplicationWarning/oldServer(url:version:required:)``); empty for ``open(at:servers:)``.
     public let warnings: [ReplicationWarning]
@@ -210,7 +212,8 @@ public final class Replica: Sendable {
     /// servers and leader elections are retried for up to ``ReplicationLimits/appendPatienceMilliseconds``.
     /// - Throws: ``ReplicationError/diverged(stream:seq:reason:)`` when the local log is not a prefix of the
     ///   stream (naming the first seq that differs); ``ReplicationError/corruptMessage(stream:seq:reason:)`` for a
-    ///   message that fails its checks.
+    ///   message that fails its checks, or that the stream's state says it holds but no answer gives (asked again
+    ///   with backoff first: during a failover a server that does not hold it yet may answer).
     @discardableResult
     public func sync() throws(ReplicationError) -> UInt64 {
         try writer.withLock { () throws(ReplicationError) -> UInt64 in
@@ -244,16 +247,36 @@ public final class Replica: Sendable {
         var applied: [(seq: UInt64, messageID: String?)] = []
         while head < state.lastSeq {
             let seq = head + 1
-            let message = try Self.call(stream) { () throws(NATSConnection.CallError) in try connection.message(stream, seq: seq) }
-            guard let message else {
-                throw .corruptMessage(stream: stream, seq: seq, reason: "the stream has no message at this seq")
-            }
+            let message = try heldMessage(seq, streamFirst: state.firstSeq, streamLast: state.lastSeq)
             try ensureHeadChecked(head, streamLast: state.lastSeq, streamFirst: state.firstSeq)
             try apply(message)
             applied.append((seq, message.messageID))
             head = seq
         }
         return (head, applied)
+    }
+
+    /// The message at `seq`, which the stream's state (`streamFirst`…`streamLast`) says it holds. While a server
+    /// answers that it has none, it is asked again with backoff, up to ``ReplicationLimits/missingMessageChecksMax``
+    /// times: during a failover the answer can come from a server that does not hold it yet (a leader paused across
+    /// the election of another, resumed, answers from its own shorter log until it hears of the new term), and
+    /// the next answer, from the new leader, holds it.
+    /// - Throws: ``ReplicationError/corruptMessage(stream:seq:reason:)`` when every answer says there is none (a
+    ///   stream with a gap: never a silent skip).
+    func heldMessage(_ seq: UInt64, streamFirst: UInt64, streamLast: UInt64) throws(ReplicationError) -> NATSConnection.StoredMessage {
+        var backoff = Backoff()
+        for check in 0...ReplicationLimits.missingMessageChecksMax {
+            if check > 0 { backoff.wait() }
+            if let message = try storedMessage(seq) { return message }
+        }
+        throw .corruptMessage(stream: stream, seq: seq, reason: "the stream has no message at this seq, though its state says it holds \(streamFirst)…\(streamLast) (asked \(ReplicationLimits.missingMessageChecksMax + 1) times)")
+    }
+
+    /// One read of the stream's message at `seq` (`nil`: the server answered that it has none), unless a test
+    /// injected that answer (``faults``).
+    func storedMessage(_ seq: UInt64) throws(ReplicationError) -> NATSConnection.StoredMessage? {
+        if faults.takeMissingAnswer(seq) { return nil }
+        return try Self.call(stream) { () throws(NATSConnection.CallError) in try connection.message(stream, seq: seq) }
     }
 
     /// The local store's head.

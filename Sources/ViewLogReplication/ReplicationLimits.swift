@@ -32,4 +32,9 @@ public enum ReplicationLimits {
     public static let serverVersionMin = "2.12.4"
     /// Times a local head missing from the stream is asked again before the replica is declared diverged.
     public static let divergenceChecksMax = 6
+    /// Times a message that the stream's state says it holds, but a server answered it has none, is asked again
+    /// (with backoff, about 2–4 s in all) before the replica calls it missing: during a failover the answer can
+    /// come from a server that does not hold it yet (a leader paused across the election of another answers from
+    /// its own, shorter log until it hears of the new term).
+    public static let missingMessageChecksMax = 12
 }

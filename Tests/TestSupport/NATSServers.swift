@@ -176,6 +176,36 @@ public final class NATSServers: @unchecked Sendable {
         throw NATSServersError("the cluster did not form in 30 s; see the logs in \(directory)")
     }
 
+    /// Waits (up to `timeout` seconds) until every node's `/jsz` reports stream `name` with the same leader and the
+    /// same last sequence: the cluster agrees again after a fault. A node that was paused or cut off may go on
+    /// believing it leads for a while after it is back, and answer requests from its own, older state (a `sync` then
+    /// stops at that state's last sequence); the final checks of a fault test are made after this.
+    /// - Returns: the leader and last sequence they agree on.
+    @discardableResult
+    public func waitUntilStreamAgrees(_ name: String, timeout: Double = 60) throws -> (leader: String, lastSeq: Int) {
+        let monitors = lock.withLock { nodes.map(\.monitorPort) }
+        let deadline = Date().addingTimeInterval(timeout)
+        var seen: [String] = []
+        while true {
+            let views = monitors.map { port -> (leader: String, lastSeq: Int)? in
+                guard let jsz = try? Self.json(Self.httpGet(port: port, path: "/jsz?accounts=true&streams=true")),
+                      let accounts = jsz["account_details"] as? [[String: Any]],
+                      let stream = accounts.flatMap({ $0["stream_detail"] as? [[String: Any]] ?? [] }).first(where: { $0["name"] as? String == name }),
+                      let leader = (stream["cluster"] as? [String: Any])?["leader"] as? String,
+                      let lastSeq = (stream["state"] as? [String: Any])?["last_seq"] as? Int else { return nil }
+                return (leader, lastSeq)
+            }
+            if let first = views.first ?? nil, views.allSatisfy({ $0?.leader == first.leader && $0?.lastSeq == first.lastSeq }) {
+                return first
+            }
+            seen = views.map { $0.map { "\($0.leader)@\($0.lastSeq)" } ?? "none" }
+            guard Date() < deadline else {
+                throw NATSServersError("the nodes do not agree on stream \(name) after \(Int(timeout)) s (leader@last_seq per node: \(seen.joined(separator: ", "))); see the logs in \(directory)")
+            }
+            usleep(100_000)
+        }
+    }
+
     static func json(_ text: String) throws -> [String: Any] {
         guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
             throw NATSServersError("not a JSON object")

@@ -206,6 +206,31 @@ import Testing
         Golden.check("employees-administration.txt", t.text)
     }
 
+    /// DESIGN §13, "Backup": the copy names its position, verifies, reads and appends as any store; a destination
+    /// that exists and a missing store are errors that write nothing.
+    @Test func employeesBackup() throws {
+        let box = try Sandbox()
+        try Stories.employees(in: box)
+        try box.write("taken", "")
+        var t = Transcript()
+        try record(box, [
+            ["backup", "shop", "copy"],
+            ["backup", "shop", "small", "--compact", "--json"],
+            ["verify", "copy"],
+            ["verify", "small", "--json"],
+            ["log", "small", "--from", "9"],
+            ["query", "copy", "tall", "--json"],
+            ["append", "shop", "delete", "Employee", "e1"],
+            ["get", "copy", "Employee", "e1", "--json"],
+            ["append", "copy", "update", "Employee", "e1", "height=150"],
+            ["backup", "shop", "copy"],
+            ["backup", "shop", "taken", "--json"],
+            ["backup", "nowhere", "other"],
+            ["backup", "shop", "no/such/dir"],
+            ["stats", "other"],
+        ], into: &t)
+        Golden.check("employees-backup.txt", t.text)
+    }
 
     @Test func authors() throws {
         let box = try Sandbox()
@@ -261,7 +286,7 @@ import Testing
         var t = Transcript()
         t.record(try box.run(["--help"]))
         for command in ["init", "append", "log", "get", "query", "diff", "watch", "verify", "stats", "export", "import",
-                        "replay", "schema", "views", "checkpoints"] {
+                        "replay", "backup", "schema", "views", "checkpoints"] {
             t.record(try box.run(["help", command]))
         }
         Golden.check("help.txt", t.text)
