@@ -16,10 +16,16 @@
 /// After an undo or redo the context is at the head, and its controllers got one batch.
 extension Context {
     /// Whether ``undo()`` has a step to undo now.
-    public var canUndo: Bool { ((try? store.undoTarget(author: name)) ?? nil) != nil }
+    public var canUndo: Bool {
+        observationRegistrar.access(self, keyPath: \.canUndo)
+        return ((try? store.undoTarget(author: name)) ?? nil) != nil
+    }
 
     /// Whether ``redo()`` has an undo to redo now.
-    public var canRedo: Bool { ((try? store.redoTarget(author: name)) ?? nil) != nil }
+    public var canRedo: Bool {
+        observationRegistrar.access(self, keyPath: \.canRedo)
+        return ((try? store.redoTarget(author: name)) ?? nil) != nil
+    }
 
     /// Reverts the newest save of this context's author that is not an undo (or is a redo) and that nothing
     /// reverts yet, as one logged transaction.

@@ -2,6 +2,7 @@
 @_spi(Engine) import ViewLogQuery
 @_spi(Engine) import ViewLogStore
 @_spi(Engine) import ViewLogViews
+import Observation
 /// A projection of the log at a position, with unsaved changes: how applications read and write a store,
 /// the way they use a managed object context in Core Data — but every view sees every logged change
 ///.
@@ -23,12 +24,38 @@ public final class Context {
     public let store: LogStore
     /// The author of this context's saves.
     public let name: String
-    /// The seq this context shows (0: the empty store).
-    public internal(set) var position: UInt64
+    /// The seq this context shows (0: the empty store). Observable (Swift's Observation), as ``hasChanges``,
+    /// ``canUndo`` and ``canRedo`` are.
+    public internal(set) var position: UInt64 {
+        get {
+            observationRegistrar.access(self, keyPath: \.position)
+            return storedPosition
+        }
+        set {
+            guard newValue != storedPosition else { return }
+            // A move changes what there is to undo or redo (a save, a merge of others' saves, an undo).
+            observationRegistrar.willSet(self, keyPath: \.position)
+            observationRegistrar.willSet(self, keyPath: \.canUndo)
+            observationRegistrar.willSet(self, keyPath: \.canRedo)
+            storedPosition = newValue
+            observationRegistrar.didSet(self, keyPath: \.position)
+            observationRegistrar.didSet(self, keyPath: \.canUndo)
+            observationRegistrar.didSet(self, keyPath: \.canRedo)
+        }
+    }
+    private var storedPosition: UInt64
+    /// Swift's Observation of ``position``, ``hasChanges``, ``canUndo`` and ``canRedo``.
+    let observationRegistrar = ObservationRegistrar()
     /// What ``save()`` does when another transaction changed an object this context changes.
     public var mergePolicy: MergePolicy = .error
 
-    var staged = StagedChanges()
+    var staged = StagedChanges() {
+        // Only didSet, without oldValue: a mutation of the staged changes stays in place (no copy of them).
+        didSet {
+            observationRegistrar.willSet(self, keyPath: \.hasChanges)
+            observationRegistrar.didSet(self, keyPath: \.hasChanges)
+        }
+    }
     /// The staged state the controllers have been shown (by ``processPendingChanges()``).
     var processed = StagedChanges()
     var observers: [WeakObserver] = []
@@ -56,7 +83,7 @@ public final class Context {
         self.name = name
         let head = try store.head
         if let position, position > head { throw .positionPastHead(position: position, head: head) }
-        self.position = position ?? head
+        self.storedPosition = position ?? head
     }
 
     deinit {
@@ -64,7 +91,10 @@ public final class Context {
     }
 
     /// Whether the context has unsaved changes.
-    public var hasChanges: Bool { !staged.isEmpty }
+    public var hasChanges: Bool {
+        observationRegistrar.access(self, keyPath: \.hasChanges)
+        return !staged.isEmpty
+    }
 
     /// The schema at the context's position.
     public var schema: Schema {
@@ -272,3 +302,6 @@ extension Context {
     /// Called after every move of `context` (merge, save, move, processed changes) with what it touched.
     func context(_ context: Context, didMoveWith delta: Delta)
 }
+
+/// A context is observable with Swift's Observation: ``position``, ``hasChanges``, ``canUndo`` and ``canRedo``.
+extension Context: Observable {}

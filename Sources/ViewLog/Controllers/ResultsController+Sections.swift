@@ -75,6 +75,7 @@ extension ResultsController {
 
     /// The sections in order.
     public var sections: [SectionInfo] {
+        accessRows()
         let w = window
         guard isSectioned else { return [SectionInfo(value: .null, numberOfObjects: w.end - w.start, indexTitle: nil)] }
         var result: [SectionInfo] = []
@@ -135,6 +136,7 @@ extension ResultsController {
 
     /// The ids of the rows in view order (O(rows)).
     public var fetchedObjects: [ObjectID] {
+        accessRows()
         let w = window
         var ids: [ObjectID] = []
         ids.reserveCapacity(w.end - w.start)

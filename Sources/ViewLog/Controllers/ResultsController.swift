@@ -4,6 +4,7 @@
 @_spi(Engine) import ViewLogViews
 #if canImport(FoundationEssentials)
 import FoundationEssentials  // IndexPath
+import Observation
 #else
 import Foundation
 #endif
@@ -56,6 +57,8 @@ public final class ResultsController {
 
     /// Most events the ``changes`` sequence buffers for a consumer that is behind.
     public let changesBufferLimit: Int
+    /// Swift's Observation of ``sections`` and ``fetchedObjects`` (`ResultsController+Observation.swift`).
+    let observationRegistrar = ObservationRegistrar()
 
     /// Set when the view uses key paths (DESIGN §10): what it keeps to follow relationships.
     var relational: RelationalView?
@@ -365,6 +368,8 @@ public final class ResultsController {
     }
 
     private func send(_ event: ViewEvent) {
+        // Every batch and reload passes here: observers of the rows learn of it (after the delegate, as the others).
+        changedRows()
         guard !subscribers.isEmpty else { return }
         var ended: [UInt64] = []
         // A handler may subscribe or cancel while it runs: deliver to the subscribers of the moment.

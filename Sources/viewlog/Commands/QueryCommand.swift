@@ -79,7 +79,7 @@ struct DiffCommand: ParsableCommand {
     @OptionGroup var format: JSONFlag
 
     func validate() throws {
-        if with == nil, to == nil { throw ValidationError("Missing expected argument '--to <to>' (or --with <file>)") }
+        if with == nil, to == nil { throw ValidationError("Missing expected argument '--to <to>'") }
         if with != nil, to != nil { throw ValidationError("--with takes the position with --at, not --to") }
         if with == nil, at != nil { throw ValidationError("--at goes with --with (without it, give --to)") }
     }
