@@ -40,7 +40,8 @@ extension ViewLogServer {
     }
 
     static let tooManySubscribers = ServerError(.serviceUnavailable, .tooManySubscribers,
-                                                "more than \(ServerLimits.watchSubscribersMax) watch subscribers; try again later")
+                                                "more than \(ServerLimits.watchSubscribersMax) watch subscribers; try again later",
+                                                retryAfter: ServerLimits.retryAfterSeconds)
 
     /// A subscriber's place; ``end()`` gives it back.
     final class Subscription: Sendable {
