@@ -103,6 +103,10 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Close once the answer under way has ended (a body went over its bound).
     private var closeAfterAnswer = false
     private var closed = false
+    /// A request head was passed on (the WebSocket upgrader has seen a request).
+    private var forwardedHead = false
+    /// The handlers after this one were told that no more input comes.
+    private var inputEnded = false
     /// Closed for output, reading (and dropping) what the client still sends (``close(_:lingering:)``).
     private var lingering = false
     /// The `101` of a WebSocket upgrade was written: the handler leaves at the next flush.
@@ -129,6 +133,12 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        if !forwardedHead {
+            // A connection that ends before its first request reached the WebSocket upgrader: the upgrader, still
+            // waiting for one, is told that none comes (else it fails as removed before it had a request, and
+            // Hummingbird logs an error).
+            endInput(context)
+        }
         closed = true
         lingering = false
         timeout?.cancel()
@@ -149,6 +159,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             dropping = false
+            forwardedHead = true
             reading = true
             bodyBytes = 0
             answersOwed += 1
@@ -293,7 +304,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         closed = true
         disarmTimeout()
         guard lingering else {
-            context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+            endInput(context)
             context.close(promise: nil)
             return
         }
@@ -302,9 +313,16 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.read()
         timeout = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(Int64(ServerLimits.closeLingerSeconds))) {
             self.timeout = nil
-            context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+            self.endInput(context)
             context.close(promise: nil)
         }
+    }
+
+    /// Tells the handlers after this one, once, that no more input comes.
+    private func endInput(_ context: ChannelHandlerContext) {
+        guard !inputEnded else { return }
+        inputEnded = true
+        context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
     }
 
     private func armTimeout(_ context: ChannelHandlerContext) {
