@@ -52,6 +52,8 @@ public final class ViewLogServer: Sendable {
     let subscribers = Locked(0)
     /// The expensive reads under way.
     let expensiveReads: ReadAdmission
+    /// The follows of the watched views, one per distinct view.
+    let follows = SharedFollows()
 
     /// A server of `store`. `options` must hold a token when they allow appends or need a token on every request.
     public init(store: LogStore, options: Options = Options()) {
