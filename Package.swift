@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
         // Hummingbird's service lifecycle: a watch stream ends when the server shuts down gracefully.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+        // Hummingbird's SwiftNIO: the server's connection guards (Host, Origin, limits, timeouts) are channel handlers.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
     ],
     targets: [
         // Debian's liblmdb-dev (tested); Homebrew's lmdb on macOS (its lmdb.pc). Only the LMDB target imports this module.
@@ -77,9 +79,12 @@ let package = Package(
                 "ViewLog",
                 "ViewLogDocuments",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["CLI"])),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["CLI"])),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: .when(traits: ["CLI"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["CLI"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["CLI"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CLI"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["CLI"])),
             ],
             // The OpenAPI document, a JSON file compiled into the module as bytes: no resource bundle to install
             // beside the executable (Bundle.module looks for one next to it, then in this build directory), and no

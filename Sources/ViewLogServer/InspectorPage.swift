@@ -9,7 +9,8 @@ enum InspectorPage {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>ViewLog inspector</title>
-<style>
+<style nonce="__NONCE__">
+#diff-panel { margin-top: 12px; }
 :root { --bg: #fafafa; --fg: #1d1d1f; --muted: #6e6e73; --line: #d2d2d7; --accent: #0a66c2;
         --insert: #d8f5dd; --delete: #fbdcdc; --move: #dbe9fb; --update: #fdf3c9; }
 * { box-sizing: border-box; }
@@ -102,7 +103,7 @@ tr.flash td { animation: flash 1.6s ease-out; }
       </div>
       <div id="view-table"></div>
     </section>
-    <section class="panel" id="diff-panel" style="margin-top:12px">
+    <section class="panel" id="diff-panel">
       <h2>Change set</h2>
       <div class="row">
         <label>from <input id="diff-from" type="number" min="0" value="0"></label>
@@ -115,7 +116,7 @@ tr.flash td { animation: flash 1.6s ease-out; }
     </section>
   </div>
 </main>
-<script>
+<script nonce="__NONCE__">
 "use strict";
 // Everything comes from the server's JSON API (docs/serve.md): nothing loads the whole log or the whole view —
 // the log in pages, a view in windows of WINDOW rows.
@@ -385,4 +386,9 @@ function wire() {
 </body>
 </html>
 """#
+}
+
+extension InspectorPage {
+    /// ``html`` cut where each answer puts its nonce (``ViewLogServer/page()``).
+    static let parts = html.split(separator: "__NONCE__", omittingEmptySubsequences: false).map(String.init)
 }

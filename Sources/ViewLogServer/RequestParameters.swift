@@ -9,7 +9,8 @@ struct RequestParameters {
     init(query: String?) throws {
         guard let query, !query.isEmpty else { return }
         guard query.utf8.count <= ServerLimits.queryBytesMax else {
-            throw ServerError.tooLarge("the query string is longer than \(ServerLimits.queryBytesMax) bytes")
+            throw ServerError(.uriTooLong, .uriTooLong,
+                              "the query string is \(query.utf8.count) bytes, longer than \(ServerLimits.queryBytesMax)")
         }
         for part in query.split(separator: "&", omittingEmptySubsequences: true) {
             guard pairs.count < ServerLimits.queryParametersMax else {

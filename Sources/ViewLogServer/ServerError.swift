@@ -11,12 +11,15 @@ struct ServerError: Error, CustomStringConvertible {
     let message: String
     /// The `Allow` header of a 405: the methods the path takes (RFC 9110).
     var allow: String?
+    /// The `Retry-After` header of a 503 (seconds).
+    var retryAfter: Int?
 
-    init(_ status: HTTPResponse.Status, _ code: ErrorCode, _ message: String, allow: String? = nil) {
+    init(_ status: HTTPResponse.Status, _ code: ErrorCode, _ message: String, allow: String? = nil, retryAfter: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message
         self.allow = allow
+        self.retryAfter = retryAfter
     }
 
     var description: String { "\(status.code) \(code.rawValue): \(message)" }
@@ -29,8 +32,9 @@ struct ServerError: Error, CustomStringConvertible {
     /// What a request does, for the status of a library error: a bad append input is a 400 whatever it names.
     enum Action { case read, append }
 
-    /// The answer for any error a handler threw.
-    static func from(_ error: any Error, action: Action = .read) -> ServerError {
+    /// The answer for any error a handler threw. An error of neither the library nor the server (one of SwiftNIO or
+    /// Hummingbird) is a 500 whose message names no internal type: `unexpected` is told it, to log.
+    static func from(_ error: any Error, action: Action = .read, unexpected: (any Error) -> Void = { _ in }) -> ServerError {
         if let e = error as? ServerError { return e }
         if let e = error as? any ViewLogError {
             return ServerError(status(for: e.code, action: action), e.code, e.description)
@@ -38,12 +42,18 @@ struct ServerError: Error, CustomStringConvertible {
         if let e = error as? HTTPError {
             switch e.status {
             case .notFound: return .notFound("no such path")
-            case .contentTooLarge: return .tooLarge("the request body is larger than \(ServerLimits.requestBodyBytesMax) bytes")
+            case .contentTooLarge: return .bodyTooLarge
             default: return ServerError(e.status, .serveHTTP, e.body ?? e.status.reasonPhrase)
             }
         }
-        return ServerError(.internalServerError, .storage, String(describing: error))
+        // A body collected past its bound (a chunked body has no length to refuse it by beforehand).
+        if let e = error as? any HTTPResponseError, e.status == .contentTooLarge { return .bodyTooLarge }
+        unexpected(error)
+        return ServerError(.internalServerError, .serveInternal, "the server failed to answer this request (its log says why)")
     }
+
+    /// A request body over ``ServerLimits/requestBodyBytesMax``.
+    static let bodyTooLarge = tooLarge("the request body is larger than \(ServerLimits.requestBodyBytesMax) bytes")
 
     /// DESIGN §12's statuses: 400 bad input, 404 unknown view, entity or object, 409 conflict, 413 too large, 500
     /// storage.
@@ -81,6 +91,23 @@ extension ErrorCode {
     static let tooManySubscribers = ErrorCode(rawValue: "serve.too-many-subscribers")
     /// Another error of HTTP itself.
     static let serveHTTP = ErrorCode(rawValue: "serve.http")
+    /// A request whose `Host` names neither the listen address nor one given by `--allow-host` (a page of another
+    /// site that reaches the server through a name of its own: DNS rebinding).
+    static let forbiddenHost = ErrorCode(rawValue: "serve.forbidden-host")
+    /// A WebSocket upgrade from another site's page: its `Origin` is neither the server's own nor one given by
+    /// `--allow-origin`.
+    static let forbiddenOrigin = ErrorCode(rawValue: "serve.forbidden-origin")
+    /// A request without a `Host` header (HTTP/1.1 needs one).
+    static let missingHost = ErrorCode(rawValue: "serve.missing-host")
+    /// A request target longer than ``ServerLimits/urlBytesMax``.
+    static let uriTooLong = ErrorCode(rawValue: "serve.uri-too-long")
+    /// Request header fields over ``ServerLimits/headerBytesMax`` or ``ServerLimits/headerFieldsMax``.
+    static let headersTooLarge = ErrorCode(rawValue: "serve.headers-too-large")
+    /// More expensive reads at once than the server takes (`Options.expensiveReadsMax`): try again after
+    /// `Retry-After`.
+    static let busy = ErrorCode(rawValue: "serve.busy")
+    /// An error of the server's machinery, not of the request or the store (logged; its answer names no type).
+    static let serveInternal = ErrorCode(rawValue: "serve.internal")
 }
 
 /// `text` on one line (a message is one line, as the CLI prints it).

@@ -21,10 +21,16 @@ extension ViewLogServer {
         let selection = try parameters.selection()
         let at = try parameters.uint64("at")
         let store = self.store
+        let expensiveReads = self.expensiveReads
         // Made before the answer starts, so that its errors have their statuses; written in pieces.
         let view = try await blocking {
+            let position = try store.checkedPosition(at)
+            // Below the head, the view is replayed: an expensive read, its place held while the view is made (not
+            // while a slow client reads it).
+            let ticket = position < (try store.head) ? try expensiveReads.admit("a query at \(position), below the head") : nil
+            defer { ticket?.end() }
             // As `query`: a window of a named view at the head is read from its stored rows.
-            Handoff(try MaterializedView(store: store, selection: selection, at: try store.checkedPosition(at), for: .print))
+            return Handoff(try MaterializedView(store: store, selection: selection, at: position, for: .print))
         }
         return Response(status: .ok, headers: [.contentType: "application/json"], body: Self.streamed(view))
     }
@@ -81,7 +87,11 @@ extension ViewLogServer {
         guard let to = try parameters.uint64("to") else { throw ServerError.badParameter("diff needs to=B") }
         let includeSeq = try parameters.flag("seq")
         let store = self.store
+        let expensiveReads = self.expensiveReads
         return try await blocking {
+            // Its view is read at `from`, below the head: an expensive read.
+            let ticket = try expensiveReads.admit("a diff")
+            defer { ticket.end() }
             let changes = try MaterializedView.diff(store: store, selection: selection, from: from, to: to).changes
             return Self.json(changes.json(includeSeq: includeSeq).text)
         }
@@ -136,6 +146,11 @@ extension ViewLogServer {
     func verify(_ request: Request) async throws -> Response {
         try RequestParameters(query: request.uri.query).check(known: [])
         let store = self.store
-        return try await blocking { Self.json(Documents.verify(try store.verify()).text) }
+        let expensiveReads = self.expensiveReads
+        return try await blocking {
+            let ticket = try expensiveReads.admit("verify")
+            defer { ticket.end() }
+            return Self.json(Documents.verify(try store.verify()).text)
+        }
     }
 }

@@ -40,7 +40,8 @@ extension ViewLogServer {
     }
 
     static let tooManySubscribers = ServerError(.serviceUnavailable, .tooManySubscribers,
-                                                "more than \(ServerLimits.watchSubscribersMax) watch subscribers; try again later")
+                                                "more than \(ServerLimits.watchSubscribersMax) watch subscribers; try again later",
+                                                retryAfter: ServerLimits.retryAfterSeconds)
 
     /// A subscriber's place; ``end()`` gives it back.
     final class Subscription: Sendable {
@@ -64,7 +65,6 @@ extension ViewLogServer {
         // never runs, its client gone, then holds no place).
         guard subscribers.withLock({ $0 < ServerLimits.watchSubscribersMax }) else { throw Self.tooManySubscribers }
         let buffer = WatchBuffer(capacity: options.watchBufferDocuments)
-        let store = self.store
         let body = ResponseBody { [self] writer in
             let subscription: Subscription
             do { subscription = try subscribe() } catch {
@@ -76,7 +76,7 @@ extension ViewLogServer {
             // A client that goes away is noticed when its connection closes, not only at the next document's
             // write: an idle subscriber that left gives its place back at once.
             try await request.body.consumeWithInboundCloseHandler { _ in
-                try await Self.stream(watch, store: store, into: buffer) { document in
+                try await stream(watch, into: buffer) { document in
                     var event = ByteBuffer()
                     event.writeString("data: ")
                     event.writeString(document)
@@ -123,30 +123,29 @@ extension ViewLogServer {
                     buffer.finish()
                 }
                 defer { group.cancelAll() }
-                try await Self.stream(watch, store: store, into: buffer) { try await outbound.write(.text($0)) }
+                try await stream(watch, into: buffer) { try await outbound.write(.text($0)) }
             }
         }
         return router
     }
 
-    /// Runs ``produce(_:store:into:handled:)`` and gives each document to `send`, until the watch ends (its
-    /// `count`, an error document), the buffer is finished (the client left), or the server shuts down.
-    static func stream(_ watch: WatchRequest, store: LogStore, into buffer: WatchBuffer,
-                       send: (String) async throws -> Void) async throws {
+    /// Joins the shared follow of `watch`'s view (``SharedFollows``) and gives each of its documents to `send`, until
+    /// the watch ends (its `count`, an error document), the buffer is finished (the client left), or the server shuts
+    /// down.
+    func stream(_ watch: WatchRequest, into buffer: WatchBuffer, send: (String) async throws -> Void) async throws {
+        let member = follows.join(watch, store: store, buffer: buffer)
+        defer { member.leave() }
         try await withGracefulShutdownHandler {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await produce(watch, store: store, into: buffer) }
-                defer { group.cancelAll() }
-                while let document = await buffer.next() {  // bounded by the client: it ends when it leaves
-                    try await send(document)
-                }
+            while let document = await buffer.next() {  // bounded by the client: it ends when it leaves
+                try await send(document)
             }
         } onGracefulShutdown: {
             buffer.finish()
         }
     }
 
-    /// Follows the head for `watch` through the CLI's follow loop (``ViewFollower``): puts the query document, then
+    /// Follows the head for `watch` alone, through the CLI's follow loop (``ViewFollower``) — what one member of a
+    /// ``SharedFollow`` is sent, made for one subscriber (the tests compare the two): puts the query document, then
     /// each change set's diff document into `buffer`. When the subscriber is too far behind, everything unsent is
     /// replaced by `{"reload": true}` and a fresh query document, and the diffs go on from it. An error (the store
     /// removed) is the last document, as `{"error": …}`.

@@ -1,7 +1,9 @@
 import Dispatch
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 @_spi(Engine) import ViewLog
 import ViewLogDocuments
 
@@ -24,6 +26,19 @@ public final class ViewLogServer: Sendable {
         public var watchBufferDocuments = ServerLimits.watchBufferDocumentsDefault
         /// The author of appended transactions whose input line names none.
         public var author = "serve"
+        /// Host names a request's `Host` may name besides the listen address (`--allow-host`; ``HostPolicy``).
+        public var allowedHosts: [String] = []
+        /// Origins, `SCHEME://HOST[:PORT]`, whose pages may open a WebSocket besides the server's own
+        /// (`--allow-origin`).
+        public var allowedOrigins: [String] = []
+        /// Longest a client may take to send a request's head, or stay silent within its body, or sit idle between
+        /// requests; then its connection is closed.
+        public var requestTimeout: Duration = .seconds(ServerLimits.requestTimeoutSecondsDefault)
+        /// Longest a connection stays open once the server shuts down (SIGTERM); then it is closed, whatever its
+        /// client does.
+        public var shutdownGrace: Duration = .seconds(ServerLimits.shutdownGraceSecondsDefault)
+        /// Expensive reads at once (a query at a position below the head, a diff, `verify`); one more is a 503.
+        public var expensiveReadsMax = ServerLimits.expensiveReadsDefault
 
         /// Read-only, no token, the default watch buffer.
         public init() {}
@@ -35,28 +50,50 @@ public final class ViewLogServer: Sendable {
     public let options: Options
     /// Watch subscribers now (WebSocket and SSE).
     let subscribers = Locked(0)
+    /// The expensive reads under way.
+    let expensiveReads: ReadAdmission
+    /// The follows of the watched views, one per distinct view.
+    let follows = SharedFollows()
 
     /// A server of `store`. `options` must hold a token when they allow appends or need a token on every request.
     public init(store: LogStore, options: Options = Options()) {
         precondition(!options.allowAppend || options.token != nil, "appends need a token")
         precondition(!options.tokenForEveryRequest || options.token != nil, "a token for every request needs a token")
+        precondition(options.expensiveReadsMax > 0, "expensive reads need room for one at least")
         self.store = store
         self.options = options
+        expensiveReads = ReadAdmission(limit: options.expensiveReadsMax)
     }
 
-    /// Whether `host` is a loopback address (a server there may go without a token).
+    /// Whether `host` is a loopback address, so that a server there may go without a token: `localhost`, an IPv4
+    /// literal in 127.0.0.0/8, or `::1`. A name is not one, whatever it starts with (`127.evil.example`).
     public static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        HostPolicy.Address(host) == .loopback
     }
 
     /// The application listening on `host`:`port` (0: a free port); `onRunning` is told the port once it listens.
+    /// Every connection is held to ``ConnectionPolicy`` (its `Host` against `host`).
     public func application(host: String, port: Int,
                             onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         var logger = Logger(label: "viewlog.serve", factory: { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = .warning
+        let policy = ConnectionPolicy(
+            hosts: HostPolicy(listenHost: host, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins),
+            requestTimeout: TimeAmount(options.requestTimeout), shutdownGrace: TimeAmount(options.shutdownGrace))
+        let webSocketResponder = webSocketRouter().buildResponder()
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: HTTP1Channel.Configuration(httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: ServerLimits.headBytesMax, maxHeaderListSize: ServerLimits.headBytesMax,
+                maxHeaderFieldCount: ServerLimits.headerFieldsMax + 1)),
+            // A client that does not answer the close of its watch (the server shutting down) is not waited for long.
+            ws: WebSocketServerConfiguration(closeTimeout: .seconds(1)))
         return Application(
             router: router(),
-            server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter()),
+            server: HTTPServerBuilder { responder in
+                GuardedChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
+                                                                   configuration: configuration),
+                               policy: policy)
+            },
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "viewlog"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger
@@ -121,13 +158,25 @@ public final class ViewLogServer: Sendable {
     /// ``OpenAPIDocument``'s bytes, made into a buffer once: each answer shares it.
     static let openAPIDocument = ByteBuffer(bytes: OpenAPIDocument.bytes)
 
-    /// The inspector page, with a content security policy that allows only its own inline script and style and
-    /// requests to this server.
+    /// The inspector page under a strict content security policy: only its own script and style run (they carry a
+    /// nonce made for this answer; no other inline script, no `eval`, no script or style of elsewhere), it talks to
+    /// this server only, and no other page may frame it (`frame-ancestors 'none'`: no clickjacking).
     static func page() -> Response {
-        Response(status: .ok, headers: [
+        var nonce = ""
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<2 { nonce += String(random.next() as UInt64, radix: 16) }  // 128 random bits
+        let policy = [
+            "default-src 'none'", "script-src 'nonce-\(nonce)'", "style-src 'nonce-\(nonce)'", "connect-src 'self'",
+            "img-src 'self'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+        ].joined(separator: "; ")
+        return Response(status: .ok, headers: [
             .contentType: "text/html; charset=utf-8",
-            .contentSecurityPolicy: "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self' ws: wss:; base-uri 'none'; form-action 'none'",
-        ], body: ResponseBody(byteBuffer: ByteBuffer(string: InspectorPage.html)))
+            .contentSecurityPolicy: policy,
+            .init("X-Frame-Options")!: "DENY",
+            .init("X-Content-Type-Options")!: "nosniff",
+            .init("Referrer-Policy")!: "no-referrer",
+            .cacheControl: "no-store",
+        ], body: ResponseBody(byteBuffer: ByteBuffer(string: InspectorPage.parts.joined(separator: nonce))))
     }
 
     /// Runs `body` (store reads: LMDB and decoding, CPU-bound) on a thread of its own instead of the cooperative
@@ -152,7 +201,9 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            var e = ServerError.from(error, action: request.uri.path == "/v1/append" ? .append : .read)
+            var e = ServerError.from(error, action: request.uri.path == "/v1/append" ? .append : .read) { unexpected in
+                context.logger.error("\(request.method) \(request.uri.path): \(String(describing: unexpected))")
+            }
             // A path the server has, asked with another method: 405, not 404.
             if e.code == .serveNotFound, let method = ViewLogServer.method(ofPath: request.uri.path), method != request.method {
                 e = ServerError(.methodNotAllowed, .methodNotAllowed, "\(request.uri.path) takes \(method.rawValue) only",
@@ -160,6 +211,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             var response = ViewLogServer.json(e.body, status: e.status)
             if let allow = e.allow { response.headers[.allow] = allow }
+            if let seconds = e.retryAfter { response.headers[.retryAfter] = String(seconds) }
             return response
         }
     }

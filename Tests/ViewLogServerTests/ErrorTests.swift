@@ -83,13 +83,13 @@ import Testing
         }
     }
 
-    @Test func aQueryStringOverItsBoundIs413() async throws {
+    @Test func aQueryStringOverItsBoundIs414() async throws {
         let f = try Fixture()
         try await Fixture.app(f.server()).test(.router) { client in
             let long = String(repeating: "a", count: ServerLimits.queryBytesMax)
             let r = try await client.execute(uri: "/v1/query?view=\(long)", method: .get)
-            #expect(r.status == .contentTooLarge)
-            #expect(r.error?.code == "serve.too-large")
+            #expect(r.status == .uriTooLong)
+            #expect(r.error?.code == "serve.uri-too-long")
         }
     }
 

@@ -154,6 +154,12 @@ final class BackgroundCLI: @unchecked Sendable {  // one test uses it at a time;
         throw RawHTTP.Failure(description: "no \(n) lines from viewlog: \(stdout) \(stderr)")
     }
 
+    /// Waits at most about `seconds` for the process to end: its status, or nil when it is still running.
+    func waitExit(seconds: Int) -> Int32? {
+        for _ in 0..<(seconds * 100) where process.isRunning { usleep(10_000) }  // bounded by `seconds`
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
     /// Waits for the process to end: its status.
     func wait() -> Int32 {
         process.waitUntilExit()

@@ -15,11 +15,16 @@ final class RawHTTP: @unchecked Sendable {  // one task uses it at a time
 
     struct Failure: Error, CustomStringConvertible { let description: String }
 
-    init(port: Int, timeoutSeconds: Int = 20) throws {
+    /// A connection to `port`; `receiveBufferBytes` shrinks the socket's receive buffer (a client that reads nothing
+    /// then holds the server's writes up sooner).
+    init(port: Int, timeoutSeconds: Int = 20, receiveBufferBytes: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if var bytes = receiveBufferBytes {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -44,13 +49,20 @@ final class RawHTTP: @unchecked Sendable {  // one task uses it at a time
         Glibc.close(fd)
     }
 
-    /// Sends a request (`Connection: close`).
-    func send(_ method: String, _ target: String, headers: [String: String] = [:], body: String? = nil) throws {
-        var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+    /// Sends a request (`Connection: close`) with `Host: host` (nil: none).
+    func send(_ method: String, _ target: String, host: String? = "127.0.0.1", headers: [String: String] = [:],
+              body: String? = nil) throws {
+        var text = "\(method) \(target) HTTP/1.1\r\n"
+        if let host { text += "Host: \(host)\r\n" }
+        if headers["Connection"] == nil { text += "Connection: close\r\n" }
         for (k, v) in headers { text += "\(k): \(v)\r\n" }
         if let body { text += "Content-Length: \(body.utf8.count)\r\n" }
         text += "\r\n" + (body ?? "")
-        let bytes = Array(text.utf8)
+        try sendRaw(Array(text.utf8))
+    }
+
+    /// Sends `bytes` as they are (a request in pieces, a chunked body).
+    func sendRaw(_ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {  // bounded: each step sends at least one byte or fails
             let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -73,6 +85,17 @@ final class RawHTTP: @unchecked Sendable {  // one task uses it at a time
         }
         chunked = headers["transfer-encoding"]?.lowercased() == "chunked"
         return (status, headers)
+    }
+
+    /// Waits for the server to close the connection without sending anything more: true when it did (the end of
+    /// the stream, or a reset), false when bytes came instead; throws when the read times out.
+    func closedByServer() throws -> Bool {
+        if !buffer.isEmpty { return false }
+        var b: UInt8 = 0
+        let n = recv(fd, &b, 1, 0)
+        if n == 0 || (n < 0 && errno == ECONNRESET) { return true }
+        guard n > 0 else { throw Failure(description: errno == EAGAIN ? "timed out waiting for the server" : "recv: errno \(errno)") }
+        return false
     }
 
     /// Reads the rest of the body (to the end of the connection, or the last chunk).
@@ -125,6 +148,9 @@ final class RawHTTP: @unchecked Sendable {  // one task uses it at a time
         }
         return String(decoding: line, as: UTF8.self)
     }
+
+    /// The next byte of the connection (nil at its end), as it comes.
+    func nextByte() throws -> UInt8? { try byte() }
 
     private func byte() throws -> UInt8? {
         if buffer.isEmpty {

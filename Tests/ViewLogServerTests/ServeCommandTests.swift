@@ -49,6 +49,11 @@ import TestSupport
 
     @Test(arguments: [
         (["--listen", "0.0.0.0:0"], "is not a loopback address"),
+        // A name that starts like a loopback address is a name: it may resolve anywhere.
+        (["--listen", "127.evil.example:0"], "--listen 127.evil.example:0 is not a loopback address"),
+        (["--listen", "localhost.evil.example:0"], "is not a loopback address"),
+        (["--allow-host", "http://shop.example"], "--allow-host http://shop.example: expected a host name"),
+        (["--allow-origin", "shop.example"], "--allow-origin shop.example: expected SCHEME://HOST[:PORT]"),
         (["--allow-append"], "--allow-append needs --token-file"),
         (["--listen", "nowhere"], "--listen expects HOST:PORT"),
         (["--watch-buffer", "0"], "--watch-buffer must be"),

@@ -232,8 +232,8 @@ import ViewLogDocuments
     }
 }
 
-/// Hundreds of subscribers on one server share the store's one head monitor (no thread or poll each), and one
-/// append by another process reaches every one of them.
+/// Hundreds of subscribers of one view on one server share one follow, and so one subscription to the store's head
+/// monitor (no thread or poll each), and one append by another process reaches every one of them.
 @Suite struct ManySubscribersTests {
     @Test func twoHundredSubscribersShareTheHeadMonitorAndAllGetTheBatch() async throws {
         let f = try Fixture()
@@ -251,7 +251,7 @@ import ViewLogDocuments
             let first = try await offPool { try streams.map { http -> String? in _ = try http.readHead(); return try http.nextEvent() } }
             #expect(Set(first).count == 1)
             #expect(server.subscribers.withLock { $0 } == n)
-            #expect(HeadMonitor.subscriberCount(path: f.store.environment.path) == n)
+            #expect(HeadMonitor.subscriberCount(path: f.store.environment.path) == 1)
             let r = try await offPool { try CLI.run(["append", f.path, "update", "Employee", "e1", "height=199"]) }
             try #require(r.status == 0)
             let expected = try CLI.json(["diff", f.path, "tall", "--from", "4", "--to", "5"])
@@ -277,6 +277,51 @@ import ViewLogDocuments
             for _ in 0..<3000 where server.subscribers.withLock({ $0 }) > 0 { try await Task.sleep(for: .milliseconds(10)) }  // at most about 30 s
             #expect(server.subscribers.withLock { $0 } == 0)
             #expect(HeadMonitor.subscriberCount(path: f.store.environment.path) == 0)
+        }
+    }
+}
+
+/// Subscribers of one view share one follow (DESIGN §12): an append moves the view once, whatever their number, and
+/// every subscriber is still sent `diff`'s documents; another window of the view is another follow.
+@Suite struct SharedFollowTests {
+    @Test func subscribersOfOneViewShareOneFollowAndEachGetsTheDiff() async throws {
+        let f = try Fixture()
+        let server = f.server()
+        let n = 12
+        try await Fixture.app(server).test(.live) { client in
+            let port = try #require(client.port)
+            // n of `tall` (half with seqs), and one of `tall` in a window of 1: two distinct views.
+            let targets = (0..<n).map { "/v1/watch?view=tall&seq=\($0 % 2 == 0)" } + ["/v1/watch?view=tall&limit=1"]
+            let streams = try await offPool {
+                try targets.map { target -> RawHTTP in
+                    let http = try RawHTTP(port: port)
+                    try http.send("GET", target, headers: ["Accept": "text/event-stream"])
+                    _ = try http.readHead()
+                    return http
+                }
+            }
+            let first = try await offPool { try streams.map { try $0.nextEvent() } }
+            #expect(Set(first.prefix(n)).count == 1)
+            #expect(server.follows.running.count == 2)
+            let appends = [["e1", "height=199"], ["e3", "height=175"], ["e1", "sectionName=C"]]  // each changes `tall`
+            for (k, change) in appends.enumerated() {
+                let r = try await offPool { try CLI.run(["append", f.path, "update", "Employee"] + change) }
+                try #require(r.status == 0, "\(r.stderr)")
+                let to = 4 + k + 1
+                let expected = try [false, true].map { seq in
+                    try CLI.json(["diff", f.path, "tall", "--from", String(to - 1), "--to", String(to)] + (seq ? ["--seq"] : []))
+                }
+                let documents = try await offPool { try streams.prefix(n).map { try $0.nextEvent() } }
+                for (i, d) in documents.enumerated() {
+                    #expect(d.map { $0 + "\n" } == expected[i % 2 == 0 ? 1 : 0], "subscriber \(i), append \(k)")
+                }
+            }
+            // One move per batch for the n subscribers of `tall`, not n.
+            let moves = server.follows.running.map { $0.moves.withLock { $0 } }.sorted()
+            #expect(moves.last == appends.count, "\(moves)")
+            streams.forEach { $0.close() }
+            for _ in 0..<3000 where !server.follows.running.isEmpty { try await Task.sleep(for: .milliseconds(10)) }  // at most about 30 s
+            #expect(server.follows.running.isEmpty, "a follow ends with its last subscriber")
         }
     }
 }

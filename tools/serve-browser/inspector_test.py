@@ -50,6 +50,7 @@ options = webdriver.ChromeOptions()
 options.binary_location = "/usr/bin/chromium"
 for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,900"):
     options.add_argument(argument)
+options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # for the content security policy's refusals
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 try:
     head = cli_json("stats", store)[0]["head"]
@@ -104,5 +105,12 @@ try:
     time.sleep(0.3)  # for the screenshot only: the flash animation has started
     driver.save_screenshot(f"{shots}/4-live.png")
     print(f"ok: live mode shows the append at {head + 1}")
+
+    # The page works under its content security policy (DESIGN §12): its style applied, nothing refused.
+    margin = driver.execute_script("return getComputedStyle(document.getElementById('diff-panel')).marginTop")
+    check(margin == "12px", f"the page's style is not applied (#diff-panel margin-top {margin})")
+    refused = [e["message"] for e in driver.get_log("browser") if "Content Security Policy" in e["message"]]
+    check(not refused, f"the content security policy refused: {refused}")
+    print("ok: the page runs under its content security policy, nothing refused")
 finally:
     driver.quit()

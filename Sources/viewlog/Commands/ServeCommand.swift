@@ -19,13 +19,19 @@ struct ServeCommand: AsyncParsableCommand {
         (docs/serve.md; GET /openapi.json). The inspector, a page of the log, views, change sets and live mode, is \
         at /. \
         Read-only unless --allow-append, which needs --token-file; a non-loopback --listen needs --token-file, \
-        and then every request needs 'Authorization: Bearer TOKEN'. Stops on Ctrl-C or SIGTERM.
+        and then every request needs 'Authorization: Bearer TOKEN' (loopback is 'localhost' or a loopback IP \
+        literal, never a name). Every request's Host must name the listen address (on loopback also 'localhost' \
+        and the loopback literals; on 0.0.0.0 or :: any IP literal), or a host given by --allow-host; a WebSocket \
+        from a browser must come from the server's own page, or an origin given by --allow-origin: else 403. \
+        Stops on Ctrl-C or SIGTERM, within seconds whatever clients do.
 
         Examples:
           viewlog serve shop
           viewlog serve shop --listen 127.0.0.1:8080
           viewlog serve shop --allow-append --token-file token.txt
           viewlog serve shop --listen 0.0.0.0:8080 --token-file token.txt
+          viewlog serve shop --listen 0.0.0.0:8080 --token-file token.txt --allow-host shop.example.com \\
+            --allow-origin https://dashboard.example.com
         """
     )
 
@@ -35,6 +41,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "A file holding the bearer token (its first line).") var tokenFile: String?
     @Option(parsing: .unconditional, help: "Documents a watch subscriber may fall behind before it is sent a reload.")
     var watchBuffer: Int = ServerLimits.watchBufferDocumentsDefault
+    @Option(help: ArgumentHelp("A host name requests may give in Host besides the listen address (repeatable).", valueName: "HOST"))
+    var allowHost: [String] = []
+    @Option(help: ArgumentHelp("An origin, SCHEME://HOST[:PORT], whose pages may open a WebSocket (repeatable).", valueName: "ORIGIN"))
+    var allowOrigin: [String] = []
 
     func validate() throws {
         guard (1...ServerLimits.watchBufferDocumentsMax).contains(watchBuffer) else {
@@ -43,7 +53,13 @@ struct ServeCommand: AsyncParsableCommand {
         let (host, _) = try Self.hostAndPort(listen)
         if allowAppend, tokenFile == nil { throw ValidationError("--allow-append needs --token-file") }
         if !ViewLogServer.isLoopback(host), tokenFile == nil {
-            throw ValidationError("--listen \(listen) is not a loopback address: give --token-file (every request then needs the token)")
+            throw ValidationError("--listen \(listen) is not a loopback address (localhost or a loopback IP literal): give --token-file (every request then needs the token)")
+        }
+        for name in allowHost {
+            if let problem = ViewLogServer.problem(allowedHost: name) { throw ValidationError("--allow-host \(name): \(problem)") }
+        }
+        for origin in allowOrigin {
+            if let problem = ViewLogServer.problem(allowedOrigin: origin) { throw ValidationError("--allow-origin \(origin): \(problem)") }
         }
     }
 
@@ -64,6 +80,8 @@ struct ServeCommand: AsyncParsableCommand {
         var options = ViewLogServer.Options()
         options.allowAppend = allowAppend
         options.watchBufferDocuments = watchBuffer
+        options.allowedHosts = allowHost
+        options.allowedOrigins = allowOrigin
         if let tokenFile {
             let text = try readTextFile(tokenFile)
             guard text.utf8.count <= ServerLimits.tokenBytesMax,
@@ -77,11 +95,10 @@ struct ServeCommand: AsyncParsableCommand {
         let store = try storeArgument.open(readOnly: !allowAppend)
         let server = ViewLogServer(store: store, options: options)
         let shown = host.contains(":") ? "[\(host)]" : host
-        let app = server.application(host: host, port: port) { port in
+        try await server.run(host: host, port: port) { port in
             Output.standard.line("listening on http://\(shown):\(port)")
             Output.standard.flush()
         }
-        try await app.runService()
     }
 }
 
