@@ -97,6 +97,48 @@ extension ViewLogServer {
         }
     }
 
+    /// `POST /v1/query?…view…&at=P` with append input as the body (DESIGN §14, what-if): the `query` document of the
+    /// view as it would be after appending the body at P (default: the head). Read-only: nothing is appended, and it
+    /// needs no token beyond the read rules. An expensive read.
+    func queryWhatIf(_ request: Request) async throws -> Response {
+        let parameters = try RequestParameters(query: request.uri.query)
+        try parameters.check(known: RequestParameters.viewNames.union(["at"]), repeatable: ["var"])
+        let selection = try parameters.selection()
+        let at = try parameters.uint64("at")
+        let text = try await Self.bodyText(request, unreadable: "nothing read")
+        let store = self.store
+        let expensiveReads = self.expensiveReads
+        let view = try await blocking {
+            let ticket = try expensiveReads.admit("a what-if query")
+            defer { ticket.end() }
+            let position = try store.checkedPosition(at)
+            return Handoff(try WhatIf.view(store, selection: selection, at: position, text: text, named: "the request body").view)
+        }
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: Self.streamed(view))
+    }
+
+    /// `POST /v1/diff?…view…&from=A[&at=P][&seq=true]` with append input as the body (DESIGN §14, what-if): the `diff`
+    /// document from the view at A to the view at P (default: the head) with the body appended. Read-only.
+    func diffWhatIf(_ request: Request) async throws -> Response {
+        let parameters = try RequestParameters(query: request.uri.query)
+        try parameters.check(known: RequestParameters.viewNames.union(["from", "at", "seq"]), repeatable: ["var"])
+        let selection = try parameters.selection()
+        guard let from = try parameters.uint64("from") else { throw ServerError.badParameter("diff needs from=A") }
+        let at = try parameters.uint64("at")
+        let includeSeq = try parameters.flag("seq")
+        let text = try await Self.bodyText(request, unreadable: "nothing read")
+        let store = self.store
+        let expensiveReads = self.expensiveReads
+        return try await blocking {
+            let ticket = try expensiveReads.admit("a what-if diff")
+            defer { ticket.end() }
+            let position = try store.checkedPosition(at)
+            let changes = try WhatIf.view(store, selection: selection, at: position, text: text, named: "the request body",
+                                          from: from).changes
+            return Self.json(changes.json(includeSeq: includeSeq).text)
+        }
+    }
+
     /// `GET /v1/log?from=A&to=B&limit=N`: `{"transactions": [log documents A+1…], "next": S or null}`, at most N
     /// (default ``ServerLimits/logPageTransactionsDefault``); `next` is the `from` of the following page, null at
     /// B (or the head).

@@ -123,6 +123,8 @@ public final class ViewLogServer: Sendable {
             ("/v1/stats", .get, { [self] r, _ in try await stats(r) }),
             ("/v1/verify", .get, { [self] r, _ in try await verify(r) }),
             ("/v1/watch", .get, { [self] r, _ in try await watchHTTP(r) }),
+            ("/v1/query", .post, { [self] r, _ in try await queryWhatIf(r) }),
+            ("/v1/diff", .post, { [self] r, _ in try await diffWhatIf(r) }),
             ("/v1/append", .post, { [self] r, _ in try await append(r) }),
         ]
         for (path, method, handler) in routes {
@@ -131,16 +133,18 @@ public final class ViewLogServer: Sendable {
         return router
     }
 
-    /// The method a path of the server takes, or nil when it has no such path.
-    static func method(ofPath path: String) -> HTTPRequest.Method? {
+    /// The methods a path of the server takes, empty when it has no such path.
+    static func methods(ofPath path: String) -> [HTTPRequest.Method] {
         switch path {
-        case "/", "/openapi.json", "/v1/views", "/v1/query", "/v1/diff", "/v1/log", "/v1/stats", "/v1/verify", "/v1/watch":
-            return .get
+        case "/", "/openapi.json", "/v1/views", "/v1/log", "/v1/stats", "/v1/verify", "/v1/watch":
+            return [.get]
+        case "/v1/query", "/v1/diff":
+            return [.get, .post]  // POST: what-if, the body appended in thought only (DESIGN §14)
         case "/v1/append":
-            return .post
+            return [.post]
         default:
             let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-            return parts.count == 5 && parts[1] == "v1" && parts[2] == "objects" && !parts[3].isEmpty && !parts[4].isEmpty ? .get : nil
+            return parts.count == 5 && parts[1] == "v1" && parts[2] == "objects" && !parts[3].isEmpty && !parts[4].isEmpty ? [.get] : []
         }
     }
 
@@ -205,9 +209,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 context.logger.error("\(request.method) \(request.uri.path): \(String(describing: unexpected))")
             }
             // A path the server has, asked with another method: 405, not 404.
-            if e.code == .serveNotFound, let method = ViewLogServer.method(ofPath: request.uri.path), method != request.method {
-                e = ServerError(.methodNotAllowed, .methodNotAllowed, "\(request.uri.path) takes \(method.rawValue) only",
-                                allow: method.rawValue)
+            let methods = ViewLogServer.methods(ofPath: request.uri.path)
+            if e.code == .serveNotFound, !methods.isEmpty, !methods.contains(request.method) {
+                let allow = methods.map(\.rawValue).joined(separator: ", ")
+                e = ServerError(.methodNotAllowed, .methodNotAllowed,
+                                "\(request.uri.path) takes \(methods.map(\.rawValue).joined(separator: " or ")) only", allow: allow)
             }
             var response = ViewLogServer.json(e.body, status: e.status)
             if let allow = e.allow { response.headers[.allow] = allow }

@@ -28,7 +28,8 @@ struct QueryCommand: ParsableCommand {
         if let with {
             let store = try StoreArgument.open(storeArgument.store, readOnly: true)
             let position = try store.checkedPosition(at)
-            let (materialized, _, _) = try WhatIf.view(store, selection: view.selection, at: position, file: with)
+            let (materialized, _, _) = try WhatIf.view(store, selection: view.selection, at: position,
+                                                       text: try readTextFile(with), named: "--with \(with)")
             try Self.print(materialized, json: format.json)
             return
         }
@@ -88,8 +89,8 @@ struct DiffCommand: ParsableCommand {
         if let with {
             let store = try StoreArgument.open(storeArgument.store, readOnly: true)
             let position = try store.checkedPosition(at)
-            let (materialized, changes, before) = try WhatIf.view(store, selection: view.selection, at: position, file: with,
-                                                                  from: from)
+            let (materialized, changes, before) = try WhatIf.view(store, selection: view.selection, at: position,
+                                                                  text: try readTextFile(with), named: "--with \(with)", from: from)
             Self.print(changes, before: before, view: materialized, seq: seq, json: format.json)
             return
         }
@@ -112,32 +113,5 @@ struct DiffCommand: ParsableCommand {
         let store = try StoreArgument.open(path, readOnly: true)
         let (materialized, changes, before) = try MaterializedView.diff(store: store, selection: selection, from: from, to: to)
         print(changes, before: before, view: materialized, seq: seq, json: json)
-    }
-}
-
-/// `--with FILE` of `query` and `diff`: the file read as append input against the schema at the position, its
-/// changes staged there (``MaterializedView/whatIf(store:selection:at:with:from:)``), errors named by line.
-enum WhatIf {
-    static func view(_ store: LogStore, selection: ViewSelection, at position: UInt64, file: String, from: UInt64? = nil) throws
-        -> (view: MaterializedView, changes: ChangeSet, before: [ObjectID: ObjectValues]) {
-        let text = try readTextFile(file)
-        let entries: [AppendInput.Entry]
-        do { entries = try AppendInput.parse(text, schema: try store.schema(at: position)) } catch {
-            throw CLIError("--with \(file): \(error)")
-        }
-        let requests = entries.map { TransactionRequest(author: "viewlog", changes: $0.requests) }
-        do {
-            return try MaterializedView.whatIf(store: store, selection: selection, at: position, with: requests, from: from)
-        } catch let refused as MaterializedView.WhatIfError {
-            let line = entries[refused.request].line
-            switch refused.error {
-            case let .invalidStagedChange(key, operation, reason):
-                throw CLIError("--with \(file): line \(line): \(operation) of \(key.entity) \(key.id.json.text): \(reason)")
-            case let .invalidStagedChangeByPredicate(entity, operation, predicate, reason):
-                throw CLIError("--with \(file): line \(line): \(operation) of \(entity) where \(predicate): \(reason)")
-            default:
-                throw CLIError("--with \(file): line \(line): \(refused.error)")
-            }
-        }
     }
 }
