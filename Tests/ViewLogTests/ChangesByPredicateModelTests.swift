@@ -167,11 +167,11 @@ struct ChangesByPredicateModelTests {
         return (requests, forms)
     }
 
-    /// The store's objects, every attribute as the model keeps it.
-    static func state(of store: LogStore) throws -> State {
+    /// The store's objects at `position` (default: the head), every attribute as the model keeps it.
+    static func state(of store: LogStore, at position: UInt64? = nil) throws -> State {
         var s: State = [:]
         for e in ["Department", "Employee", "Project"] {
-            for (id, v) in try store.objects(of: e) { s[ObjectKey(entity: e, id: id)] = v }
+            for (id, v) in try store.objects(of: e, at: position) { s[ObjectKey(entity: e, id: id)] = v }
         }
         return s
     }

@@ -76,11 +76,7 @@ struct RevertModelTests {
     }
 
     static func objects(_ store: LogStore, at position: UInt64? = nil) throws -> State {
-        var s: State = [:]
-        for e in ["Department", "Employee", "Project"] {
-            for (id, v) in try store.objects(of: e, at: position) { s[ObjectKey(entity: e, id: id)] = v }
-        }
-        return s
+        try ChangesByPredicateModelTests.state(of: store, at: position)
     }
 
     @Test(arguments: [1, 2, 3, 4])

@@ -5,19 +5,24 @@ import Testing
 /// aggregates, `max`) and `append --dry-run`, with the refusals of bad forms — each an `error:` line that appends
 /// nothing.
 @Suite struct HistoryCLITests {
+    /// Records a refusal and checks what every refusal must do: exit 1, one `error:` line, nothing appended.
+    static func refused(_ box: Sandbox, _ arguments: [String], input: String?, mentions: [String], into t: inout Transcript,
+                        sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let head = try box.run(["log", "co", "--json"]).stdout
+        let r = try box.run(arguments, input: input)
+        t.record(r)
+        #expect(r.status == 1 && r.stdout.isEmpty && r.errorLines.count == 1, "\(r.stderr)", sourceLocation: sourceLocation)
+        for m in mentions { #expect(r.stderr.contains(m), "\(r.stderr) does not mention \(m)", sourceLocation: sourceLocation) }
+        #expect(try box.run(["log", "co", "--json"]).stdout == head, "a refusal appended", sourceLocation: sourceLocation)
+    }
+
     @Test func changesByPredicateAndDryRuns() throws {
         let box = try Sandbox()
         var t = Transcript()
         try CompanyStory.setUp(in: box, transcript: &t)
         func run(_ arguments: [String], input: String? = nil) throws { t.record(try box.run(arguments, input: input)) }
-        /// A refusal: exit 1, one `error:` line, nothing appended.
         func refused(_ arguments: [String], input: String, mentions: [String]) throws {
-            let head = try box.run(["log", "co", "--json"]).stdout
-            let r = try box.run(arguments, input: input)
-            t.record(r)
-            #expect(r.status == 1 && r.stdout.isEmpty && r.errorLines.count == 1, "\(r.stderr)")
-            for m in mentions { #expect(r.stderr.contains(m), "\(r.stderr) does not mention \(m)") }
-            #expect(try box.run(["log", "co", "--json"]).stdout == head, "a refusal appended")
+            try Self.refused(box, arguments, input: input, mentions: mentions, into: &t)
         }
         t.note("a dry run prints what the append would log, with \"seq\": null, and appends nothing")
         let raise = #"{"update": "Employee", "where": "department.name == 'Sales' AND height != nil", "values": {"salary": 5000}}"# + "\n"
@@ -61,12 +66,7 @@ extension HistoryCLITests {
         try CompanyStory.setUp(in: box, transcript: &t)
         func run(_ arguments: [String], input: String? = nil) throws { t.record(try box.run(arguments, input: input)) }
         func refused(_ arguments: [String], mentions: [String]) throws {
-            let head = try box.run(["log", "co", "--json"]).stdout
-            let r = try box.run(arguments)
-            t.record(r)
-            #expect(r.status == 1 && r.stdout.isEmpty && r.errorLines.count == 1, "\(r.stderr)")
-            for m in mentions { #expect(r.stderr.contains(m), "\(r.stderr) does not mention \(m)") }
-            #expect(try box.run(["log", "co", "--json"]).stdout == head, "a refusal appended")
+            try Self.refused(box, arguments, input: nil, mentions: mentions, into: &t)
         }
         t.note("Research is deleted (Di's department nullified, Atlas and Beacon cascaded); the revert restores all of it")
         try run(["append", "co", "--author", "hr", "delete", "Department", "3"])
