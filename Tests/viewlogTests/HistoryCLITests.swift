@@ -91,6 +91,13 @@ extension HistoryCLITests {
         try refused(["revert", "co", "99"], mentions: ["no transaction 99"])
         try refused(["revert", "co", "1"], mentions: ["Department 3", "seq 4"])
         try run(["log", "co", "--from", "13", "--json"])
+        t.note("a schema change cannot be reverted")
+        var schema = try String(contentsOfFile: box.file("company.json"), encoding: .utf8)
+        schema = schema.replacingOccurrences(of: #""title": { "type": "string" }"#,
+                                             with: #""title": { "type": "string" }, "budget": { "type": "int", "optional": true }"#)
+        try box.write("company2.json", schema)
+        try run(["schema", "co", "--update", "company2.json"])
+        try refused(["revert", "co", "15"], mentions: ["15", "schema"])
         try run(["verify", "co"])
         t.note("export and import keep what each transaction reverts")
         try box.write("co.jsonl", try box.run(["export", "co"]).stdout)
