@@ -46,12 +46,16 @@ public final class Context {
     private var storedPosition: UInt64
     /// Swift's Observation of ``position``, ``hasChanges``, ``canUndo`` and ``canRedo``.
     let observationRegistrar = ObservationRegistrar()
+    /// Whether ``hasChanges`` was ever read: until then no one can be observing it, and a staging tells the registrar
+    /// nothing (its bookkeeping hashes key paths on every call; a move, rarer, always tells it).
+    var observed = false
     /// What ``save()`` does when another transaction changed an object this context changes.
     public var mergePolicy: MergePolicy = .error
 
     var staged = StagedChanges() {
         // Only didSet, without oldValue: a mutation of the staged changes stays in place (no copy of them).
         didSet {
+            guard observed else { return }
             observationRegistrar.willSet(self, keyPath: \.hasChanges)
             observationRegistrar.didSet(self, keyPath: \.hasChanges)
         }
@@ -92,6 +96,7 @@ public final class Context {
 
     /// Whether the context has unsaved changes.
     public var hasChanges: Bool {
+        observed = true
         observationRegistrar.access(self, keyPath: \.hasChanges)
         return !staged.isEmpty
     }

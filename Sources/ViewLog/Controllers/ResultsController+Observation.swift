@@ -8,12 +8,14 @@ import Observation
 extension ResultsController: Observable {
     /// Registers a read of the rows for the caller's observation tracking.
     func accessRows() {
+        rowsRead = true
         observationRegistrar.access(self, keyPath: \.sections)
         observationRegistrar.access(self, keyPath: \.fetchedObjects)
     }
 
     /// Tells observers that a batch or a reload changed the rows.
     func changedRows() {
+        guard rowsRead else { return }
         observationRegistrar.willSet(self, keyPath: \.sections)
         observationRegistrar.didSet(self, keyPath: \.sections)
         observationRegistrar.willSet(self, keyPath: \.fetchedObjects)

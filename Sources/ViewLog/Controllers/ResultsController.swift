@@ -59,6 +59,9 @@ public final class ResultsController {
     public let changesBufferLimit: Int
     /// Swift's Observation of ``sections`` and ``fetchedObjects`` (`ResultsController+Observation.swift`).
     let observationRegistrar = ObservationRegistrar()
+    /// Whether the rows were ever read through ``sections`` or ``fetchedObjects``: until then no one can be observing
+    /// them, and a batch tells the registrar nothing (its bookkeeping hashes key paths: ~10 % of a small apply).
+    var rowsRead = false
 
     /// Set when the view uses key paths (DESIGN §10): what it keeps to follow relationships.
     var relational: RelationalView?

@@ -2,33 +2,33 @@
 /// bounds check before every read: a read past the end throws ``CodecError/truncated(field:offset:)``,
 /// never traps. Lengths are checked against the bytes that remain and against a limit before anything is
 /// allocated.
-package struct ByteReader {
+@usableFromInline package struct ByteReader {
     /// The bytes being read; borrowed, valid for the reader's lifetime.
-    package let buffer: UnsafeRawBufferPointer
+    @usableFromInline package let buffer: UnsafeRawBufferPointer
     /// Offset of the next byte to read.
-    package private(set) var offset: Int
+    @usableFromInline package private(set) var offset: Int
 
     /// Makes a reader of `buffer`, starting at `offset`.
-    package init(_ buffer: UnsafeRawBufferPointer, offset: Int = 0) {
+    @inlinable package init(_ buffer: UnsafeRawBufferPointer, offset: Int = 0) {
         self.buffer = buffer
         self.offset = offset
     }
 
     /// Bytes not yet read.
     @inline(__always)
-    package var remaining: Int { buffer.count - offset }
+    @inlinable package var remaining: Int { buffer.count - offset }
 
     /// Whether every byte has been read.
-    package var isAtEnd: Bool { offset == buffer.count }
+    @inlinable package var isAtEnd: Bool { offset == buffer.count }
 
     /// Throws unless `n` more bytes are there for `field`.
     @inline(__always)
-    package func need(_ n: Int, _ field: StaticString) throws(CodecError) {
+    @inlinable package func need(_ n: Int, _ field: StaticString) throws(CodecError) {
         guard n <= remaining else { throw .truncated(field: "\(field)", offset: offset) }
     }
 
     @inline(__always)
-    package mutating func u8(_ field: StaticString) throws(CodecError) -> UInt8 {
+    @inlinable package mutating func u8(_ field: StaticString) throws(CodecError) -> UInt8 {
         try need(1, field)
         let v = buffer.load(fromByteOffset: offset, as: UInt8.self)
         offset += 1
@@ -36,7 +36,7 @@ package struct ByteReader {
     }
 
     @inline(__always)
-    package mutating func u16(_ field: StaticString) throws(CodecError) -> UInt16 {
+    @inlinable package mutating func u16(_ field: StaticString) throws(CodecError) -> UInt16 {
         try need(2, field)
         let v = buffer.loadUnaligned(fromByteOffset: offset, as: UInt16.self)
         offset += 2
@@ -44,7 +44,7 @@ package struct ByteReader {
     }
 
     @inline(__always)
-    package mutating func u32(_ field: StaticString) throws(CodecError) -> UInt32 {
+    @inlinable package mutating func u32(_ field: StaticString) throws(CodecError) -> UInt32 {
         try need(4, field)
         let v = buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
         offset += 4
@@ -52,7 +52,7 @@ package struct ByteReader {
     }
 
     @inline(__always)
-    package mutating func u64(_ field: StaticString) throws(CodecError) -> UInt64 {
+    @inlinable package mutating func u64(_ field: StaticString) throws(CodecError) -> UInt64 {
         try need(8, field)
         let v = buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
         offset += 8
@@ -61,7 +61,7 @@ package struct ByteReader {
 
     /// Eight bytes, big-endian.
     @inline(__always)
-    package mutating func u64BigEndian(_ field: StaticString) throws(CodecError) -> UInt64 {
+    @inlinable package mutating func u64BigEndian(_ field: StaticString) throws(CodecError) -> UInt64 {
         try need(8, field)
         let v = buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
         offset += 8
@@ -71,7 +71,7 @@ package struct ByteReader {
     /// An unsigned LEB128 varint below 2³², in its shortest form (an overlong encoding is invalid, so that each
     /// value has exactly one encoding and encoded bytes are deterministic).
     @inline(__always)
-    package mutating func varint(_ field: StaticString) throws(CodecError) -> Int {
+    @inlinable package mutating func varint(_ field: StaticString) throws(CodecError) -> Int {
         let start = offset
         let first = try u8(field)
         if first < 0x80 { return Int(first) }
@@ -95,7 +95,7 @@ package struct ByteReader {
     /// A length or count (varint) that must be at most `limit`, and for which at least `count × bytesEach`
     /// bytes must remain; so a corrupt length never makes a large allocation.
     @inline(__always)
-    package mutating func count(_ field: StaticString, limit: Int, bytesEach: Int) throws(CodecError) -> Int {
+    @inlinable package mutating func count(_ field: StaticString, limit: Int, bytesEach: Int) throws(CodecError) -> Int {
         let start = offset
         let n = try varint(field)
         guard n <= limit else { throw .tooLarge(field: "\(field)", offset: start, value: n, limit: limit) }
@@ -106,7 +106,7 @@ package struct ByteReader {
 
     /// The next `n` bytes, borrowed; `n` must have been checked against ``remaining``.
     @inline(__always)
-    package mutating func bytes(_ n: Int, _ field: StaticString) throws(CodecError) -> UnsafeRawBufferPointer {
+    @inlinable package mutating func bytes(_ n: Int, _ field: StaticString) throws(CodecError) -> UnsafeRawBufferPointer {
         try need(n, field)
         let slice = UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + n)])
         offset += n
@@ -115,7 +115,7 @@ package struct ByteReader {
 
     /// A string: varint UTF-8 length (at most `limit`), then that many bytes of valid UTF-8.
     @inline(__always)
-    package mutating func string(_ field: StaticString, limit: Int) throws(CodecError) -> String {
+    @inlinable package mutating func string(_ field: StaticString, limit: Int) throws(CodecError) -> String {
         let start = offset
         let n = try varint(field)
         guard n <= limit else { throw .tooLarge(field: "\(field)", offset: start, value: n, limit: limit) }
@@ -130,7 +130,7 @@ package struct ByteReader {
     /// ASCII (the common case: names, most ids and strings) is checked eight bytes at a time and decoded
     /// directly; anything else goes through `String(validating:as:)`, which is exact but several times slower.
     @inline(__always)
-    package static func utf8(_ raw: UnsafeRawBufferPointer, _ field: StaticString, at offset: Int) throws(CodecError) -> String {
+    @inlinable package static func utf8(_ raw: UnsafeRawBufferPointer, _ field: StaticString, at offset: Int) throws(CodecError) -> String {
         let s = raw.withMemoryRebound(to: UInt8.self) { bytes -> String? in
             if isASCII(raw) { return String(decoding: bytes, as: UTF8.self) }
             return String(validating: bytes, as: UTF8.self)
@@ -140,14 +140,14 @@ package struct ByteReader {
     }
 
     /// Checks that `raw` is valid UTF-8 without making a `String` of it (ASCII needs no more than a look).
-    package static func checkUTF8(_ raw: UnsafeRawBufferPointer, _ field: StaticString, at offset: Int) throws(CodecError) {
+    @inlinable package static func checkUTF8(_ raw: UnsafeRawBufferPointer, _ field: StaticString, at offset: Int) throws(CodecError) {
         if isASCII(raw) { return }
         _ = try utf8(raw, field, at: offset)
     }
 
     /// Whether every byte is below 0x80.
     @inline(__always)
-    package static func isASCII(_ raw: UnsafeRawBufferPointer) -> Bool {
+    @inlinable package static func isASCII(_ raw: UnsafeRawBufferPointer) -> Bool {
         let n = raw.count
         var i = 0
         var bits: UInt64 = 0

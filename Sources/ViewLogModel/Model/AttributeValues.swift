@@ -1,14 +1,14 @@
 /// Where the engine reads an object's values by attribute name: the predicate evaluator and the row-key encoder
 /// are generic over it, so that they run on an ``ObjectValues`` dictionary and, without making one, on the
 /// values a fetch decoded into ``FetchedValues``.
-package protocol AttributeValues {
+@usableFromInline package protocol AttributeValues {
     /// The value of the attribute `name`, `nil` when absent (read as `null`).
     func value(of name: String) -> Value?
 }
 
 extension Dictionary: AttributeValues where Key == String, Value == ViewLogModel.Value {
     @inline(__always)
-    package func value(of name: String) -> ViewLogModel.Value? { self[name] }
+    @usableFromInline package func value(of name: String) -> ViewLogModel.Value? { self[name] }
 }
 
 /// The values of a few attributes of one object, in slots: a fetch decodes each stored row into the same
@@ -39,7 +39,7 @@ package final class FetchedValues: AttributeValues {
     }
 
     @inline(__always)
-    package func value(of name: String) -> Value? {
+    @usableFromInline package func value(of name: String) -> Value? {
         var i = 0
         while i < attributes.count {  // bounded by the attribute count
             if attributes[i].name == name { return slots[i] }

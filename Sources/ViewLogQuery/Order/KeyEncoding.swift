@@ -24,31 +24,31 @@ import Darwin
 ///
 /// Ids (always last, always ascending) encode as `01` + a sign-flipped big-endian int64, or `02` + an escaped,
 /// terminated string: ints before strings, as ``ObjectID`` orders them.
-package enum KeyEncoding {
-    static let nullTag: UInt8 = 0x10
-    static let boolTag: UInt8 = 0x20
-    static let negativeInfinityTag: UInt8 = 0x30
-    static let negativeTag: UInt8 = 0x31
-    static let zeroTag: UInt8 = 0x32
-    static let positiveTag: UInt8 = 0x33
-    static let positiveInfinityTag: UInt8 = 0x34
-    static let nanTag: UInt8 = 0x35
-    static let stringTag: UInt8 = 0x40
-    static let dateTag: UInt8 = 0x50
-    static let intIDTag: UInt8 = 0x01
-    static let stringIDTag: UInt8 = 0x02
+@usableFromInline package enum KeyEncoding {
+    @usableFromInline static let nullTag: UInt8 = 0x10
+    @usableFromInline static let boolTag: UInt8 = 0x20
+    @usableFromInline static let negativeInfinityTag: UInt8 = 0x30
+    @usableFromInline static let negativeTag: UInt8 = 0x31
+    @usableFromInline static let zeroTag: UInt8 = 0x32
+    @usableFromInline static let positiveTag: UInt8 = 0x33
+    @usableFromInline static let positiveInfinityTag: UInt8 = 0x34
+    @usableFromInline static let nanTag: UInt8 = 0x35
+    @usableFromInline static let stringTag: UInt8 = 0x40
+    @usableFromInline static let dateTag: UInt8 = 0x50
+    @usableFromInline static let intIDTag: UInt8 = 0x01
+    @usableFromInline static let stringIDTag: UInt8 = 0x02
     /// Biases the binary exponent of a number (−1074 … 1023 for doubles, 0 … 63 for ints) into a UInt16.
-    static let exponentBias = 0x8000
+    @usableFromInline static let exponentBias = 0x8000
 
     /// Most bytes one non-string value takes (a number: tag, exponent, bits).
-    static let fixedValueBytesMax = 11
+    @usableFromInline static let fixedValueBytesMax = 11
     /// Bytes of an int id.
-    static let intIDBytes = 9
+    @usableFromInline static let intIDBytes = 9
 
     // MARK: - Encoding
 
     /// Appends `value` with its direction.
-    package static func append<Out: KeySink & ~Copyable>(_ value: Value, ascending: Bool, to out: inout Out) {
+    @inlinable package static func append<Out: KeySink & ~Copyable>(_ value: Value, ascending: Bool, to out: inout Out) {
         let start = out.count
         switch value {
         case .null: out.append(nullTag)
@@ -83,7 +83,7 @@ package enum KeyEncoding {
     }
 
     /// Appends the id (ascending).
-    package static func append<Out: KeySink & ~Copyable>(id: ObjectID, to out: inout Out) {
+    @inlinable package static func append<Out: KeySink & ~Copyable>(id: ObjectID, to out: inout Out) {
         switch id {
         case .int(let i):
             out.append(intIDTag)
@@ -95,7 +95,7 @@ package enum KeyEncoding {
     }
 
     /// A finite non-zero number `mantissa × 2^exponent` (mantissa > 0), normalized.
-    private static func appendNumber<Out: KeySink & ~Copyable>(negative: Bool, mantissa: UInt64, exponent: Int, to out: inout Out) {
+    @inlinable internal static func appendNumber<Out: KeySink & ~Copyable>(negative: Bool, mantissa: UInt64, exponent: Int, to out: inout Out) {
         let lead = mantissa.leadingZeroBitCount
         let binaryExponent = exponent + (63 - lead)
         let fraction = mantissa << (lead + 1)  // the bits after the leading one, left-aligned (0 past 64 shifts)
@@ -107,7 +107,7 @@ package enum KeyEncoding {
         out.appendBigEndian(negative ? ~fraction : fraction)
     }
 
-    private static func appendEscaped<Out: KeySink & ~Copyable>(_ s: String, to out: inout Out) {
+    @inlinable internal static func appendEscaped<Out: KeySink & ~Copyable>(_ s: String, to out: inout Out) {
         // A string without a 0x00 byte (nearly all) is copied whole: byte by byte cost ~45 instructions a byte.
         let copied = s.utf8.withContiguousStorageIfAvailable { b -> Bool in
             guard let base = b.baseAddress else { return b.isEmpty }
@@ -128,7 +128,7 @@ package enum KeyEncoding {
     // MARK: - Reading back
 
     /// The offset just past the component that starts at `start` of `bytes`, encoded with direction `ascending`.
-    static func componentEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, ascending: Bool) -> Int {
+    @inlinable static func componentEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, ascending: Bool) -> Int {
         let flip: UInt8 = ascending ? 0 : 0xFF
         switch bytes[start] ^ flip {
         case boolTag: return start + 2
@@ -141,7 +141,7 @@ package enum KeyEncoding {
 
     /// ``componentEnd(_:from:ascending:)`` for bytes read from the store: `nil` when they do not hold a whole
     /// component at `start` (total: never reads past the end).
-    package static func checkedComponentEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, ascending: Bool) -> Int? {
+    @inlinable package static func checkedComponentEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, ascending: Bool) -> Int? {
         guard start < bytes.count else { return nil }
         let flip: UInt8 = ascending ? 0 : 0xFF
         let end: Int
@@ -157,7 +157,7 @@ package enum KeyEncoding {
     }
 
     /// The offset just past the id that starts at `start`, or `nil` when the bytes hold none there (total).
-    package static func checkedIDEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+    @inlinable package static func checkedIDEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
         guard start < bytes.count else { return nil }
         switch bytes[start] {
         case intIDTag: return start + 9 <= bytes.count ? start + 9 : nil
@@ -168,7 +168,7 @@ package enum KeyEncoding {
 
     /// ``stringEnd(_:from:flip:)`` that never reads past the end: `nil` for a string without its terminator or
     /// with a bad escape.
-    private static func checkedStringEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, flip: UInt8) -> Int? {
+    @inlinable internal static func checkedStringEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, flip: UInt8) -> Int? {
         var i = start
         while i < bytes.count {  // bounded: i grows every step
             guard bytes[i] ^ flip == 0 else {
@@ -186,7 +186,7 @@ package enum KeyEncoding {
     }
 
     /// The offset just past an escaped, terminated string whose bytes begin at `start`.
-    private static func stringEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, flip: UInt8) -> Int {
+    @inlinable internal static func stringEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, flip: UInt8) -> Int {
         var i = start
         while true {
             if bytes[i] ^ flip == 0 {
@@ -199,7 +199,7 @@ package enum KeyEncoding {
     }
 
     /// The string whose escaped bytes begin at `start` (the terminator ends it).
-    private static func string(_ bytes: UnsafeRawBufferPointer, from start: Int, flip: UInt8) -> String {
+    @inlinable internal static func string(_ bytes: UnsafeRawBufferPointer, from start: Int, flip: UInt8) -> String {
         let end = stringEnd(bytes, from: start, flip: flip) - 2
         var raw: [UInt8] = []
         raw.reserveCapacity(end - start)
@@ -212,7 +212,7 @@ package enum KeyEncoding {
     }
 
     @inline(__always)
-    private static func bigEndian(_ bytes: UnsafeRawBufferPointer, at start: Int, flip: UInt8) -> UInt64 {
+    @inlinable internal static func bigEndian(_ bytes: UnsafeRawBufferPointer, at start: Int, flip: UInt8) -> UInt64 {
         var v: UInt64 = 0
         for i in start..<(start + 8) { v = v << 8 | UInt64(bytes[i] ^ flip) }
         return v
@@ -220,7 +220,7 @@ package enum KeyEncoding {
 
     /// The value of the component at `start`, as a value of `type` (`nil`: the component's own kind decides;
     /// numbers then read back as ints when integral and in range).
-    package static func value(_ bytes: UnsafeRawBufferPointer, at start: Int, ascending: Bool, type: AttributeType?) -> Value {
+    @inlinable package static func value(_ bytes: UnsafeRawBufferPointer, at start: Int, ascending: Bool, type: AttributeType?) -> Value {
         let flip: UInt8 = ascending ? 0 : 0xFF
         let tag = bytes[start] ^ flip
         switch tag {
@@ -253,7 +253,7 @@ package enum KeyEncoding {
     }
 
     /// The id that starts at `start`.
-    package static func id(_ bytes: UnsafeRawBufferPointer, at start: Int) -> ObjectID {
+    @inlinable package static func id(_ bytes: UnsafeRawBufferPointer, at start: Int) -> ObjectID {
         if bytes[start] == intIDTag {
             return .int(Int64(bitPattern: bigEndian(bytes, at: start + 1, flip: 0) ^ (1 << 63)))
         }

@@ -3,7 +3,7 @@
 /// reused for every row of a load, whose writes are one capacity check and one store each (an array's
 /// `append(contentsOf:)` of eight bytes cost about a hundred instructions: most of an initial fetch's key
 /// encoding).
-package protocol KeySink: ~Copyable {
+@usableFromInline package protocol KeySink: ~Copyable {
     /// Bytes written so far.
     var count: Int { get }
     /// Appends one byte.
@@ -18,25 +18,25 @@ package protocol KeySink: ~Copyable {
 
 extension Array: KeySink where Element == UInt8 {
     @inline(__always)
-    package mutating func appendBigEndian(_ v: UInt64) {
+    @inlinable package mutating func appendBigEndian(_ v: UInt64) {
         Swift.withUnsafeBytes(of: v.bigEndian) { append(contentsOf: $0) }
     }
 
-    package mutating func complementBytes(from start: Int) {
+    @inlinable package mutating func complementBytes(from start: Int) {
         for i in start..<count { self[i] = ~self[i] }
     }
 
     @inline(__always)
-    package mutating func append(bytes: UnsafeRawBufferPointer) { append(contentsOf: bytes) }
+    @inlinable package mutating func append(bytes: UnsafeRawBufferPointer) { append(contentsOf: bytes) }
 }
 
 extension ByteWriter: KeySink {
     @inline(__always)
-    package mutating func append(_ byte: UInt8) { u8(byte) }
+    @inlinable package mutating func append(_ byte: UInt8) { u8(byte) }
 
     @inline(__always)
-    package mutating func appendBigEndian(_ v: UInt64) { u64BigEndian(v) }
+    @inlinable package mutating func appendBigEndian(_ v: UInt64) { u64BigEndian(v) }
 
     @inline(__always)
-    package mutating func append(bytes: UnsafeRawBufferPointer) { raw(bytes) }
+    @inlinable package mutating func append(bytes: UnsafeRawBufferPointer) { raw(bytes) }
 }

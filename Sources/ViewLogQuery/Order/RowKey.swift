@@ -9,37 +9,37 @@ import Darwin
 /// sections), its sort values with their directions, then its id. Comparing two keys' bytes with `memcmp` is
 /// comparing the rows in view order, and equal bytes are the same key: strings are identical by
 /// code point, never by canonical equivalence.
-package struct RowKey: Hashable {
+@usableFromInline package struct RowKey: Hashable {
     /// The encoded key.
-    package var bytes: [UInt8]
+    @usableFromInline package var bytes: [UInt8]
     /// Where the id's encoding starts in ``bytes``.
-    package var idStart: Int
+    @usableFromInline package var idStart: Int
 
-    package init(bytes: [UInt8], idStart: Int) {
+    @inlinable package init(bytes: [UInt8], idStart: Int) {
         self.bytes = bytes
         self.idStart = idStart
     }
 
     /// The id of the row.
-    package var id: ObjectID { bytes.withUnsafeBytes { KeyEncoding.id($0, at: idStart) } }
+    @inlinable package var id: ObjectID { bytes.withUnsafeBytes { KeyEncoding.id($0, at: idStart) } }
 }
 
 /// How a view orders its rows: one direction per key value, then id ascending; and how it makes a row's key.
-package struct RowOrder: Sendable {
+@usableFromInline package struct RowOrder: Sendable {
     /// `true` for each ascending key value (section first when sectioned).
-    package let ascending: [Bool]
+    @usableFromInline package let ascending: [Bool]
     /// Whether the first key value is the section value.
-    package let isSectioned: Bool
+    @usableFromInline package let isSectioned: Bool
     /// Attribute (or `id`) read for each key value.
-    package let keyPaths: [String]
+    @usableFromInline package let keyPaths: [String]
     /// The schema type of each key value (`nil` when unknown), to read section values back from their bytes.
-    let types: [AttributeType?]
+    @usableFromInline let types: [AttributeType?]
     /// Key bytes a row's storage keeps inline: every key of a view without strings fits; longer keys are kept
     /// apart.
-    package let inlineKeyBytes: Int
+    @usableFromInline package let inlineKeyBytes: Int
 
     /// Makes an order; `types` (default: unknown) sizes the rows' inline storage.
-    init(ascending: [Bool], isSectioned: Bool, keyPaths: [String], types: [AttributeType?]? = nil,
+    @inlinable init(ascending: [Bool], isSectioned: Bool, keyPaths: [String], types: [AttributeType?]? = nil,
          idType: IDType? = nil) {
         self.ascending = ascending
         self.isSectioned = isSectioned
@@ -57,12 +57,12 @@ package struct RowOrder: Sendable {
     }
 
     /// Number of key values per row.
-    var width: Int { ascending.count }
+    @usableFromInline var width: Int { ascending.count }
 
     /// Appends the key of the row `id` to `out`, reading key value `i` with `value(i)`; returns where the id's
     /// encoding starts. The accessor keeps the encoding independent of how objects store their values.
     @inline(__always)
-    package func encode<Out: KeySink & ~Copyable>(id: ObjectID, into out: inout Out, value: (Int) -> Value) -> Int {
+    @inlinable package func encode<Out: KeySink & ~Copyable>(id: ObjectID, into out: inout Out, value: (Int) -> Value) -> Int {
         for i in 0..<ascending.count { KeyEncoding.append(value(i), ascending: ascending[i], to: &out) }
         let idStart = out.count
         KeyEncoding.append(id: id, to: &out)
@@ -70,7 +70,7 @@ package struct RowOrder: Sendable {
     }
 
     /// Appends the key of the object `id` with `values` to `out`; returns where the id's encoding starts.
-    package func encode<V: AttributeValues, Out: KeySink & ~Copyable>(id: ObjectID, values: V, into out: inout Out) -> Int {
+    @inlinable package func encode<V: AttributeValues, Out: KeySink & ~Copyable>(id: ObjectID, values: V, into out: inout Out) -> Int {
         let paths = keyPaths
         return encode(id: id, into: &out) { i in
             if let v = values.value(of: paths[i]) { return v }
@@ -79,14 +79,14 @@ package struct RowOrder: Sendable {
     }
 
     /// The key of the object `id` with `values`.
-    package func key(id: ObjectID, values: ObjectValues) -> RowKey {
+    @inlinable package func key(id: ObjectID, values: ObjectValues) -> RowKey {
         var bytes: [UInt8] = []
         let idStart = encode(id: id, values: values, into: &bytes)
         return RowKey(bytes: bytes, idStart: idStart)
     }
 
     /// The key of a row with key values `values` (for tests).
-    package func key(id: ObjectID, keyValues values: [Value]) -> RowKey {
+    @inlinable package func key(id: ObjectID, keyValues values: [Value]) -> RowKey {
         precondition(values.count == width, "RowOrder: \(values.count) key values for width \(width)")
         var bytes: [UInt8] = []
         let idStart = encode(id: id, into: &bytes) { values[$0] }
@@ -95,18 +95,18 @@ package struct RowOrder: Sendable {
 
     /// Where the section value's bytes end in a key (0 without sections: the section is the empty prefix).
     @inline(__always)
-    package func sectionEnd(_ key: UnsafeRawBufferPointer) -> Int {
+    @inlinable package func sectionEnd(_ key: UnsafeRawBufferPointer) -> Int {
         isSectioned ? KeyEncoding.componentEnd(key, from: 0, ascending: ascending[0]) : 0
     }
 
     /// The section value of a key, read back from its bytes; `null` for a view without sections. Equal
     /// section bytes give one value (`-0.0` reads back as `0.0`).
-    package func sectionValue(_ key: UnsafeRawBufferPointer) -> Value {
+    @inlinable package func sectionValue(_ key: UnsafeRawBufferPointer) -> Value {
         isSectioned ? KeyEncoding.value(key, at: 0, ascending: ascending[0], type: types[0]) : .null
     }
 
     /// The key values of a key, read back from its bytes.
-    func keyValues(_ key: RowKey) -> [Value] {
+    @inlinable func keyValues(_ key: RowKey) -> [Value] {
         key.bytes.withUnsafeBytes { p in
             var at = 0
             return (0..<width).map { i in
@@ -120,7 +120,7 @@ package struct RowOrder: Sendable {
 
 /// `memcmp` order of two byte strings: negative, zero or positive.
 @inline(__always)
-package func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+@inlinable package func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
     let n = min(a.count, b.count)
     if n > 0, let pa = a.baseAddress, let pb = b.baseAddress {
         let c = memcmp(pa, pb, n)
@@ -133,7 +133,7 @@ extension Value {
     /// Whether two values are the same stored value: equal, or both the same NaN-free double bits.
     /// Used for "did this attribute change", where `NaN` must equal itself.
     @inline(__always)
-    package static func identical(_ a: Value, _ b: Value) -> Bool {
+    @inlinable package static func identical(_ a: Value, _ b: Value) -> Bool {
         if a == b { return true }
         if case .double(let x) = a, case .double(let y) = b { return x.bitPattern == y.bitPattern }
         return false
@@ -142,7 +142,7 @@ extension Value {
 
 extension RowOrder {
     /// The row order of a request, validated against the entity.
-    package init(_ request: FetchRequest, _ entity: EntityDescription) throws(QueryError) {
+    @inlinable package init(_ request: FetchRequest, _ entity: EntityDescription) throws(QueryError) {
         guard request.entity == entity.name else {
             throw QueryError(.requestEntityMismatch, "fetch request is for entity '\(request.entity)', not '\(entity.name)'",
                              entity: request.entity)

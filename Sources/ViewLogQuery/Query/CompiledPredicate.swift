@@ -30,6 +30,13 @@ public struct CompiledPredicate: Sendable {
         root.evaluate(values, id)
     }
 
+    /// Whether the object with `id` and the values a fetch decoded matches: the evaluator specialized here, in its
+    /// own module, for the fetches of the layers above (a generic call across modules would read each value through a
+    /// witness table, ~8 % of an initial fetch).
+    package func evaluate(_ values: FetchedValues, id: ObjectID) -> Bool {
+        root.evaluate(values, id)
+    }
+
     /// Whether the predicate is the constant `true` (after folding constant comparisons): every object matches.
     public var isAlwaysTrue: Bool {
         if case .constant(true) = root { return true }
