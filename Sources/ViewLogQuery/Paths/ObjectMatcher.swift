@@ -32,6 +32,23 @@ package struct ObjectMatcher {
         tables = AggregateTable.tables(paths: paths, quantified: quantified)
     }
 
+    /// Whether the predicate reads only the entity's own attributes (no key path): then ``matches(_:id:)-(FetchedValues,_)``
+    /// decides from the values a fetch decodes, with ``attributesRead(of:)`` only.
+    package var isFlat: Bool { names.isEmpty }
+
+    /// The attributes of `entity` a flat predicate reads, in the entity's order: a scan that decodes only these decides
+    /// the same (an attribute absent reads as `null`, and no other is looked at).
+    package func attributesRead(of entity: EntityDescription) -> [Attribute] {
+        let names = predicate.attributeNames
+        return entity.attributes.filter { names.contains($0.name) }
+    }
+
+    /// Whether the object `id` whose decoded values are `values` matches a flat predicate (``isFlat``).
+    package func matches(_ values: FetchedValues, id: ObjectID) -> Bool {
+        precondition(isFlat, "a predicate over key paths needs the object's values and a look-up")
+        return predicate.evaluate(values, id: id)
+    }
+
     /// The entities whose objects the aggregates and quantifiers count: ``fill(_:)`` reads every object of each.
     package var memberEntities: Set<String> { Set(tables.keys.map(\.source)) }
 

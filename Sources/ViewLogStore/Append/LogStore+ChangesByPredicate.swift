@@ -67,8 +67,17 @@ extension LogStore {
             }
         }, failure: { failure.first })
         var matched: [ObjectID] = []
-        for (id, v) in try state(of: entityName) where matcher.matches(v, id: id, lookup: lookup) {
-            matched.append(id)
+        if matcher.isFlat, !written.keys.contains(where: { $0.entity == entityName }) {
+            // The common form: the entity's own attributes, none of its objects changed yet in this write — one scan of
+            // the rows, each decoding only the attributes the predicate reads (as an initial fetch does), in id order.
+            try forEachHeadObject(of: entityName, reading: matcher.attributesRead(of: entity), in: txn) { id, fetched in
+                if matcher.matches(fetched, id: id) { matched.append(id) }
+            }
+            matched.sort()
+        } else {
+            for (id, v) in try state(of: entityName) where matcher.matches(v, id: id, lookup: lookup) {
+                matched.append(id)
+            }
         }
         if let error = failure.first { throw error }
         if let max, matched.count > max {
