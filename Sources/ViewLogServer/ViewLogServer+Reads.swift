@@ -1,6 +1,6 @@
 import Dispatch
 import Hummingbird
-@_spi(Engine) import ViewLog
+@_spi(Engine) @_spi(Replication) import ViewLog
 import ViewLogDocuments
 
 /// The read endpoints: each answers with the document the CLI prints for the same request with `--json`.
@@ -43,7 +43,10 @@ extension ViewLogServer {
             let (pieces, continuation) = AsyncStream<ByteBuffer>.makeStream()
             let room = DispatchSemaphore(value: piecesAhead)
             let gone = Locked(false)
-            DispatchQueue.global().async {
+            // A thread of its own, not one of Dispatch's global queue: it waits (`room`) for as long as the client
+            // does not read, and the global queue is as wide as the machine's cores — two unread answers on two cores
+            // would stall every other request's read (`blocking`).
+            startDetachedThread {
                 var w = JSONWriter()
                 let send = { (w: inout JSONWriter) in
                     if !gone.withLock({ $0 }) {

@@ -65,6 +65,9 @@ public final class NATSServers: @unchecked Sendable {
         self.executable = executable
         directory = TestScratch.newPath("nats")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // A free port is found by binding port 0 and closing it: another test of this process may take it before the
+        // server binds it (then the server exits at once). Such a start is tried again with other ports, at most 3 times.
+        for attempt in 1...3 {
         do {
             let ports = try (0..<(3 * count)).map { _ in try Self.freePort() }
             for i in 0..<count {
@@ -89,7 +92,7 @@ public final class NATSServers: @unchecked Sendable {
 
                     """
                 }
-                let config = "\(directory)/n\(i).conf"
+                let config = "\(directory)/a\(attempt)-n\(i).conf"
                 try text.write(toFile: config, atomically: true, encoding: .utf8)
                 var cgroup: String?
                 if partitionable, Self.canPartition, let root = Self.cgroup2Root {
@@ -105,11 +108,22 @@ public final class NATSServers: @unchecked Sendable {
             for i in 0..<count { try start(i) }
             for i in 0..<count { try waitUntilReady(i) }
             if count > 1 { try waitUntilClustered() }
+            return
+        } catch let exited as NodeExited where attempt < 3 {
+            _ = exited
+            stop()
+            lock.withLock { nodes.removeAll() }
+            for i in 0..<count { try? FileManager.default.removeItem(atPath: "\(directory)/js\(i)") }
+            continue
         } catch {
             stop()
             throw error
         }
+        }
     }
+
+    /// A node that exited before it accepted clients (its port taken meanwhile, most likely).
+    struct NodeExited: Error {}
 
     deinit { stop() }
 
@@ -147,11 +161,14 @@ public final class NATSServers: @unchecked Sendable {
         lock.withLock { nodes[i].process = process }
     }
 
-    /// Waits (up to 20 s) until node `i` accepts TCP connections.
+    /// Waits (up to 60 s, however loaded the machine) until node `i` accepts TCP connections.
+    /// - Throws: ``NodeExited`` when the server exited first.
     public func waitUntilReady(_ i: Int) throws {
         let port = lock.withLock { nodes[i].clientPort }
-        for _ in 0..<400 {
+        let started = DispatchTime.now().uptimeNanoseconds
+        while DispatchTime.now().uptimeNanoseconds - started < 60_000_000_000 {  // bounded by the deadline
             if Self.canConnect(port) { return }
+            if let process = lock.withLock({ nodes[i].process }), !process.isRunning { throw NodeExited() }
             usleep(50_000)
         }
         throw NATSServersError("nats-server n\(i) did not start on port \(port); see \(directory)/n\(i).log")
