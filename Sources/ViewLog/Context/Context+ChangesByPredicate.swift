@@ -41,59 +41,33 @@ extension Context {
 
     /// Stages each match of `request`, a change by predicate, all or none.
     func stageMatching(_ request: ChangeRequest) throws(StoreError) -> [ObjectID] {
-        let predicate: ViewPredicate, values: ObjectValues?, max: Int?
-        switch request {
-        case let .updateMatching(_, p, v, m): (predicate, values, max) = (p, v, m)
-        case let .deleteMatching(_, p, m): (predicate, values, max) = (p, nil, m)
-        case .insert, .update, .delete: preconditionFailure("\(request.operation) of one object is not a change by predicate")
-        }
         func refused(_ reason: String) -> StoreError {
-            .invalidStagedChangeByPredicate(entity: request.entity, operation: request.operation, predicate: predicate.format,
-                                            reason: reason)
+            .invalidStagedChangeByPredicate(entity: request.entity, operation: request.operation,
+                                            predicate: request.predicateFormat, reason: reason)
         }
         let schema = try self.schema
-        guard let entity = schema.entities[request.entity] else { throw refused("unknown entity '\(request.entity)'") }
-        if let values {
-            guard !values.isEmpty else { throw refused("sets no values (an update needs at least one attribute)") }
-            do { _ = try entity.checkedValues(values) } catch { throw refused(error.description) }
-        }
-        if let max, max < 0 { throw refused("max must not be negative, got \(max)") }
-        let matcher: ObjectMatcher
-        do { matcher = try ObjectMatcher(entity: request.entity, predicate: predicate, schema: schema) } catch {
-            throw refused(error.description)
-        }
+        let form: PredicateChange
+        do { form = try PredicateChange(request, schema: schema) } catch { throw refused(error.reason) }
         var matched: [ObjectID] = []
         do {
-            try matcher.fill { entity throws(StoreError) in try objects(of: entity) }
-            final class Failure { var first: StoreError? }
-            let failure = Failure()
-            let lookup = PathLookup(object: { key in
-                do throws(StoreError) { return try self.object(key) } catch {
-                    if failure.first == nil { failure.first = error }
-                    return nil
-                }
-            }, failure: { failure.first })
-            for (id, v) in try objects(of: request.entity) where matcher.matches(v, id: id, lookup: lookup) {
+            try form.matcher.fill { entity throws(StoreError) in try objects(of: entity) }
+            let lookup = PathLookup.recordingFailures { key in try self.object(key) }
+            for (id, v) in try objects(of: form.entity) where form.matcher.matches(v, id: id, lookup: lookup) {
                 matched.append(id)
             }
-            if let error = failure.first { throw error }
+            if let error = lookup.failure() { throw error }
         } catch let error as StoreError {
             throw error
         } catch {
             preconditionFailure("the context's reads throw only StoreError")
         }
-        if let max, matched.count > max { throw refused("\(matched.count) objects match, more than its max \(max)") }
+        do { try form.check(matches: matched.count) } catch { throw refused(error.reason) }
         let before = staged
         var done: [ObjectID] = []
         do {
             for id in matched {
-                let key = ObjectKey(entity: request.entity, id: id)
-                guard try object(key) != nil else { continue }  // deleted by an earlier match's rules
-                if let values {
-                    try stage(.update(entity: request.entity, id: id, values: values))
-                } else {
-                    try stage(.delete(entity: request.entity, id: id))
-                }
+                guard try object(ObjectKey(entity: form.entity, id: id)) != nil else { continue }  // deleted by an earlier match's rules
+                try stage(form.request(for: id))
                 done.append(id)
             }
         } catch {

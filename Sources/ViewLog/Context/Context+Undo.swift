@@ -50,9 +50,7 @@ extension Context {
         guard staged.isEmpty else {
             throw .cannotRevert(seq: nil, reason: "the context has unsaved changes: save or roll them back before an \(what)")
         }
-        guard let target = redo ? try store.redoTarget(author: name) : try store.undoTarget(author: name) else {
-            throw .cannotRevert(seq: nil, reason: "\(name) has nothing to \(what)")
-        }
+        let target = try store.stepTarget(author: name, redo: redo)
         let conflicts: LogStore.RevertConflicts
         switch mergePolicy {
         case .error, .rollback: conflicts = .refuse

@@ -229,6 +229,18 @@ package struct PathLookup {
         self.object = object
         self.failure = failure
     }
+
+    /// A look-up through `read`, whose first error it keeps as ``failure`` (an object it could not read is absent).
+    package static func recordingFailures(_ read: @escaping (ObjectKey) throws -> ObjectValues?) -> PathLookup {
+        final class First { var error: (any Error)? }
+        let first = First()
+        return PathLookup(object: { key in
+            do { return try read(key) } catch {
+                if first.error == nil { first.error = error }
+                return nil
+            }
+        }, failure: { first.error })
+    }
 }
 
 extension Schema {

@@ -13,31 +13,13 @@ extension LogStore {
     ///   do not (checked even when nothing matches), or more objects match than its `max`.
     func requests(matching request: ChangeRequest, objects: borrowing AppendedObjects, schema: Schema, format: Int,
                   in txn: LMDBTransaction) throws -> [ChangeRequest] {
-        let entityName = request.entity, predicate: ViewPredicate, max: Int?
-        var values: ObjectValues?
-        switch request {
-        case let .updateMatching(_, p, v, m):
-            (predicate, values, max) = (p, v, m)
-        case let .deleteMatching(_, p, m):
-            (predicate, max) = (p, m)
-        case .insert, .update, .delete:
-            preconditionFailure("\(request.operation) of one object is not a change by predicate")
+        // The append names the form in its refusals.
+        func named(_ refusal: ChangeResolver.Refusal) -> ChangeResolver.Refusal {
+            ChangeResolver.Refusal(reason: "\(request.operation) of \(request.entity) where \(request.predicateFormat): \(refusal.reason)")
         }
-        let what = "\(request.operation) of \(entityName) where \(predicate.format)"
-        guard let entity = schema.entities[entityName] else {
-            throw ChangeResolver.Refusal(reason: "\(what): unknown entity '\(entityName)'")
-        }
-        if let v = values {
-            guard !v.isEmpty else {
-                throw ChangeResolver.Refusal(reason: "\(what): sets no values (an update needs at least one attribute)")
-            }
-            do { values = try entity.checkedValues(v) } catch { throw ChangeResolver.Refusal(reason: "\(what): \(error)") }
-        }
-        if let max, max < 0 { throw ChangeResolver.Refusal(reason: "\(what): max must not be negative, got \(max)") }
-        let matcher: ObjectMatcher
-        do { matcher = try ObjectMatcher(entity: entityName, predicate: predicate, schema: schema) } catch {
-            throw ChangeResolver.Refusal(reason: "\(what): \(error)")
-        }
+        let form: PredicateChange
+        do { form = try PredicateChange(request, schema: schema) } catch { throw named(error) }
+        let entityName = form.entity, entity = form.description, matcher = form.matcher
         // The write's objects so far, by key: they stand over the rows in `txn`, which hold the state before it.
         var written: [ObjectKey: ObjectValues?] = [:]
         written.reserveCapacity(objects.count)
@@ -57,15 +39,10 @@ extension LogStore {
             return out
         }
         try matcher.fill(state)
-        final class Failure { var first: (any Error)? }
-        let failure = Failure()
-        let lookup = PathLookup(object: { [written] key in
+        let lookup = PathLookup.recordingFailures { [written] key in
             if let known = written[key] { return known }
-            do { return try self.objectRecord(ObjectRecordCodec.key(key), of: key, format: format, in: txn)?.values } catch {
-                if failure.first == nil { failure.first = error }
-                return nil
-            }
-        }, failure: { failure.first })
+            return try self.objectRecord(ObjectRecordCodec.key(key), of: key, format: format, in: txn)?.values
+        }
         var matched: [ObjectID] = []
         if matcher.isFlat, !written.keys.contains(where: { $0.entity == entityName }) {
             // The common form: the entity's own attributes, none of its objects changed yet in this write — one scan of
@@ -79,13 +56,58 @@ extension LogStore {
                 matched.append(id)
             }
         }
-        if let error = failure.first { throw error }
-        if let max, matched.count > max {
-            throw ChangeResolver.Refusal(reason: "\(what): \(matched.count) objects match, more than its max \(max)")
+        if let error = lookup.failure() { throw error }
+        do { try form.check(matches: matched.count) } catch { throw named(error) }
+        return matched.map(form.request(for:))
+    }
+}
+
+/// A change by predicate checked against a schema (DESIGN §14): its entity, the values an update sets (checked), its
+/// `max` and its matcher — the one set of checks of a form, for the store's write and a context's staging alike.
+package struct PredicateChange {
+    package let entity: String
+    package let description: EntityDescription
+    package let predicate: ViewPredicate
+    /// The update's values, checked against the entity; `nil` for a delete.
+    package let values: ObjectValues?
+    package let max: Int?
+    package let matcher: ObjectMatcher
+
+    /// - Throws: ``ChangeResolver/Refusal`` saying what is wrong (the caller names the form): an unknown entity, an
+    ///   update without values or with values the entity refuses (checked even when nothing will match), a negative
+    ///   `max`, a predicate that does not check (``ObjectMatcher/init(entity:predicate:schema:)``).
+    /// - Precondition: `request` is a change by predicate.
+    package init(_ request: ChangeRequest, schema: Schema) throws(ChangeResolver.Refusal) {
+        let given: ObjectValues?
+        switch request {
+        case let .updateMatching(_, p, v, m): (predicate, given, max) = (p, v, m)
+        case let .deleteMatching(_, p, m): (predicate, given, max) = (p, nil, m)
+        case .insert, .update, .delete: preconditionFailure("\(request.operation) of one object is not a change by predicate")
         }
-        if let values {
-            return matched.map { .update(entity: entityName, id: $0, values: values) }
+        entity = request.entity
+        guard let described = schema.entities[entity] else {
+            throw ChangeResolver.Refusal(reason: "unknown entity '\(entity)'")
         }
-        return matched.map { .delete(entity: entityName, id: $0) }
+        description = described
+        if let given {
+            guard !given.isEmpty else { throw ChangeResolver.Refusal(reason: "sets no values (an update needs at least one attribute)") }
+            do { values = try described.checkedValues(given) } catch { throw ChangeResolver.Refusal(reason: error.description) }
+        } else {
+            values = nil
+        }
+        if let max, max < 0 { throw ChangeResolver.Refusal(reason: "max must not be negative, got \(max)") }
+        do { matcher = try ObjectMatcher(entity: entity, predicate: predicate, schema: schema) } catch {
+            throw ChangeResolver.Refusal(reason: error.description)
+        }
+    }
+
+    /// Refuses `count` matches when there are more than `max`.
+    package func check(matches count: Int) throws(ChangeResolver.Refusal) {
+        if let max, count > max { throw ChangeResolver.Refusal(reason: "\(count) objects match, more than its max \(max)") }
+    }
+
+    /// The change of the object `id`, a match: an update setting ``values``, or a delete.
+    package func request(for id: ObjectID) -> ChangeRequest {
+        values.map { .update(entity: entity, id: id, values: $0) } ?? .delete(entity: entity, id: id)
     }
 }

@@ -11,18 +11,26 @@ extension LogStore {
     public func dryRun(_ requests: [TransactionRequest]) throws(StoreError) -> [Transaction] {
         guard !requests.isEmpty else { throw .emptyInput }
         try Self.checkShape(of: requests)
-        struct RolledBack: Error {}
         let time = Timestamp.now
-        var would: [Transaction]?
+        return try inRolledBackWrite { txn in try self.appendInTransaction(txn, requests, time: time, replicated: true) }
+    }
+
+    /// `body`'s result in a write that is then rolled back: what an append would do, nothing appended (a dry run, a
+    /// replica's prepared entry).
+    func inRolledBackWrite<T>(_ body: (LMDBTransaction) throws -> T) throws(StoreError) -> T {
+        var result: T?
         do throws(StoreError) {
             try perform { txn in
-                would = try self.appendInTransaction(txn, requests, time: time, replicated: true)
-                throw RolledBack()  // abort the write: nothing is appended
+                result = try body(txn)
+                throw RolledBack()  // abort the write: nothing is written
             }
         } catch {
-            guard let would else { throw error }
-            return would
+            guard let result else { throw error }
+            return result
         }
-        preconditionFailure("a dry run always rolls back")
+        preconditionFailure("a rolled-back write always throws")
     }
 }
+
+/// Thrown inside ``LogStore/inRolledBackWrite(_:)``'s write to roll it back.
+private struct RolledBack: Error {}

@@ -29,10 +29,7 @@ extension LogStore {
     ///   what ``revert(_:author:)`` throws.
     @discardableResult
     public func undo(author: String) throws(StoreError) -> Transaction {
-        guard let target = try undoTarget(author: author) else {
-            throw .cannotRevert(seq: nil, reason: "\(author) has nothing to undo")
-        }
-        return try revert([target], author: author)
+        try revert([try stepTarget(author: author, redo: false)], author: author)
     }
 
     /// Reverts `author`'s newest undo (a revert of an ordinary transaction or of a redo) that no later transaction
@@ -41,10 +38,17 @@ extension LogStore {
     ///   ``revert(_:author:)`` throws.
     @discardableResult
     public func redo(author: String) throws(StoreError) -> Transaction {
-        guard let target = try redoTarget(author: author) else {
-            throw .cannotRevert(seq: nil, reason: "\(author) has nothing to redo")
+        try revert([try stepTarget(author: author, redo: true)], author: author)
+    }
+
+    /// The seq an undo (`redo` false) or a redo of `author` reverts now: what ``undo(author:)`` and ``redo(author:)``,
+    /// a context's and the CLI's (through a replica's stream too) revert.
+    /// - Throws: ``StoreError/cannotRevert(seq:reason:)`` when there is none.
+    package func stepTarget(author: String, redo: Bool) throws(StoreError) -> UInt64 {
+        guard let target = redo ? try redoTarget(author: author) : try undoTarget(author: author) else {
+            throw .cannotRevert(seq: nil, reason: "\(author) has nothing to \(redo ? "redo" : "undo")")
         }
-        return try revert([target], author: author)
+        return target
     }
 
     /// The seq ``undo(author:)`` would revert now, or `nil`.

@@ -27,6 +27,14 @@ public enum ChangeRequest: Sendable, Hashable {
         }
     }
 
+    /// The predicate's text of a change by predicate; empty for a change of one object.
+    package var predicateFormat: String {
+        switch self {
+        case .updateMatching(_, let p, _, _), .deleteMatching(_, let p, _): return p.format
+        case .insert, .update, .delete: return ""
+        }
+    }
+
     /// Whether it is a change by predicate, which names no one object.
     public var isByPredicate: Bool {
         switch self {

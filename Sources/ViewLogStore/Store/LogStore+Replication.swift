@@ -90,25 +90,14 @@ extension LogStore {
     public func prepareEncoded(_ request: TransactionRequest) throws(StoreError) -> (seq: UInt64, bytes: [UInt8]) {
         try Self.checkShape(of: [request])
         let time = request.time ?? Timestamp.now
-        var prepared: (seq: UInt64, bytes: [UInt8])?
-        do throws(StoreError) {
-            try perform { txn in
-                let t = try self.appendInTransaction(txn, [request], time: time, replicated: true)[0]
-                guard t.seq != 0 else {
-                    prepared = (0, [])
-                    throw PreparedRollback()
-                }
-                guard let bytes = try self.encodedEntry(t.seq, in: txn) else {
-                    throw StoreError.corrupt(seq: t.seq, reason: "the entry just written cannot be read back")
-                }
-                prepared = (t.seq, bytes)
-                throw PreparedRollback()  // abort the write: nothing is appended
+        return try inRolledBackWrite { txn -> (seq: UInt64, bytes: [UInt8]) in
+            let t = try self.appendInTransaction(txn, [request], time: time, replicated: true)[0]
+            guard t.seq != 0 else { return (0, []) }
+            guard let bytes = try self.encodedEntry(t.seq, in: txn) else {
+                throw StoreError.corrupt(seq: t.seq, reason: "the entry just written cannot be read back")
             }
-        } catch {
-            guard let prepared else { throw error }
-            return prepared
+            return (t.seq, bytes)
         }
-        preconditionFailure("a prepared write always rolls back")
     }
 
     /// Commits an encoded entry under `seq` — a transaction another replica made, read from the stream, or
@@ -154,6 +143,3 @@ extension LogStore {
         try bigEndianBytes(seq).withUnsafeBytes { key in try txn.value(self.logDB, for: key).map { Array($0) } }
     }
 }
-
-/// Thrown inside ``LogStore/prepareEncoded(_:)``'s write to roll it back.
-private struct PreparedRollback: Error {}

@@ -86,15 +86,8 @@ struct RedoCommand: ParsableCommand {
 enum HistoryOutput {
     static func step(_ storeArgument: StoreArgument, author: String, json: Bool, redo: Bool) throws {
         let store = try storeArgument.open()
-        func target() throws(StoreError) -> UInt64 {
-            let found = redo ? try store.redoTarget(author: author) : try store.undoTarget(author: author)
-            guard let found else {
-                throw .cannotRevert(seq: nil, reason: "\(author) has nothing to \(redo ? "redo" : "undo")")
-            }
-            return found
-        }
         try append(store, json: json) { () throws(StoreError) in
-            try store.revertRequest([try target()], author: author)
+            try store.revertRequest([try store.stepTarget(author: author, redo: redo)], author: author)
         } local: { () throws(StoreError) in
             redo ? try store.redo(author: author) : try store.undo(author: author)
         }
