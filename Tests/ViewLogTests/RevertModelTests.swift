@@ -194,4 +194,20 @@ struct RevertModelTests {
         try again.redo()
         #expect(try store.verify().isOK)
     }
+
+    /// DESIGN §14: a reverted delete from before an additive schema change gets the new attributes' defaults, as an
+    /// insert would; the schema change itself cannot be reverted.
+    @Test func aRevertedDeleteGetsTheDefaultsOfALaterSchema() throws {
+        let v1 = try Schema(jsonText: #"{"entities": {"Item": {"id": "int", "attributes": {"name": {"type": "string"}}}}}"#)
+        let v2 = try Schema(jsonText: #"{"entities": {"Item": {"id": "int", "attributes": {"name": {"type": "string"}, "#
+                            + #""rank": {"type": "int", "default": 7}}}}}"#)
+        let store = try LogStore.create(at: newStorePath(), schema: v1, options: StoreOptions(durable: false))
+        try store.append([.insert(entity: "Item", id: 1, values: ["name": "a"])], author: "a")
+        let deleted = try store.append([.delete(entity: "Item", id: 1)], author: "a")
+        let change = try #require(try store.updateSchema(v2, author: "a"))
+        try store.revert([deleted.seq], author: "a")
+        #expect(try store.object(ObjectKey(entity: "Item", id: 1)) == ["name": "a", "rank": 7])
+        #expect(throws: StoreError.self) { try store.revert([change.seq], author: "a") }
+        #expect(try store.verify().isOK)
+    }
 }
