@@ -29,34 +29,16 @@ public struct SectionInfo: Sendable, Hashable {
     }
 }
 
-/// The part of the view shown through the window: global ranks `[start, end)` and the full-view index of the
-/// window's first section.
-struct Window {
-    var start: Int
-    var end: Int
-    var firstSection: Int
-    var isEmpty: Bool { start >= end }
-    func contains(_ rank: Int) -> Bool { rank >= start && rank < end }
-}
-
 extension ResultsController {
     /// Whether the view has a section key.
     public var isSectioned: Bool { fetchRequest.sectionKey != nil }
 
     /// The window over the current rows.
-    var window: Window {
-        let n = rows.count
-        let start = min(fetchRequest.offset, n)
-        let end = fetchRequest.limit.map { min(n, fetchRequest.offset.addingSaturating($0)) } ?? n
-        let first = start < end && isSectioned ? rows.sections.section(containingRank: start).index : 0
-        return Window(start: start, end: max(start, end), firstSection: first)
-    }
+    var window: Window { rows.window(shape) }
 
     /// The index path of the row at global rank `rank`, which must be in `window`.
     func indexPath(forRank rank: Int, in window: Window) -> IndexPath {
-        guard isSectioned else { return IndexPath(row: rank - window.start, section: 0) }
-        let s = rows.sections.section(containingRank: rank)
-        return IndexPath(row: rank - max(s.start, window.start), section: s.index - window.firstSection)
+        rows.indexPath(forRank: rank, in: window, isSectioned: isSectioned)
     }
 
     /// Number of rows in the view (in the window).

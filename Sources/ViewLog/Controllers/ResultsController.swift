@@ -71,10 +71,10 @@ public final class ResultsController {
     /// Where the rows come from: every row of the view, or the part of a stored view its window needs (DESIGN §11).
     var source = ViewSource.whole
     @exclusivity(unchecked) var rows: OrderedRows
-    var membership: Membership
+    var membership: RowMembership
     /// Working memory of ``apply(_:)``, reused from batch to batch.
     @exclusivity(unchecked) var scratch = ApplyScratch()
-    /// Whether a batch into a view with no rows and no window is built at once (``fillEmptyView(_:)``); tests turn
+    /// Whether a batch into a view with no rows and no window is built at once (``OrderedRows/fillEmpty(_:entity:shape:membership:)``); tests turn
     /// it off to compare with the general path.
     var fillsEmptyViewAtOnce = true
     /// During a reload's call of the delegate: the view before it, for the default
@@ -87,19 +87,6 @@ public final class ResultsController {
     private enum Subscriber {
         case handler((ViewEvent) -> Void)
         case stream(AsyncStream<ViewEvent>.Continuation)
-    }
-
-    /// How membership is decided: a compiled predicate, or (for tests of the view engine) any closure.
-    enum Membership {
-        case predicate(CompiledPredicate)
-        case closure((ObjectValues, ObjectID) -> Bool)
-
-        func evaluate(_ values: ObjectValues, _ id: ObjectID) -> Bool {
-            switch self {
-            case .predicate(let p): return p.evaluate(values, id: id)
-            case .closure(let f): return f(values, id)
-            }
-        }
     }
 
     /// Makes a controller showing `fetchRequest` over `objects` — every object of the entity at `position`,
@@ -150,7 +137,7 @@ public final class ResultsController {
         var key = ByteWriter(capacity: order.inlineKeyBytes)
         try feed { id, values in
             guard predicate.evaluate(values, id: id) else { return false }
-            stageRow(id, values, order: order, key: &key)
+            rows.stage(id, values, order: order, key: &key)
             return true
         }
         rows.finishLoad()
@@ -169,7 +156,7 @@ public final class ResultsController {
     }
 
     /// Sets the controller's state with no rows yet: every initializer loads them after.
-    private init(fetchRequest: FetchRequest, entity: EntityDescription, membership: Membership, order: RowOrder,
+    private init(fetchRequest: FetchRequest, entity: EntityDescription, membership: RowMembership, order: RowOrder,
                  position: UInt64, changesBufferLimit: Int, nodeCapacity: Int) {
         precondition(changesBufferLimit > 0, "changesBufferLimit must be positive")
         self.fetchRequest = fetchRequest
@@ -198,18 +185,8 @@ public final class ResultsController {
         rows.reserve(objects.underestimatedCount)
         let order = rows.order
         var key = ByteWriter(capacity: order.inlineKeyBytes)
-        for (id, values) in objects where membership.evaluate(values, id) { stageRow(id, values, order: order, key: &key) }
+        for (id, values) in objects where membership.evaluate(values, id) { rows.stage(id, values, order: order, key: &key) }
         rows.finishLoad()
-    }
-
-    /// Stages the row of an object that belongs to the view, its key encoded by `order` (the rows' order, read
-    /// once by the caller: reading it from the rows per row retained its arrays) in `key` (a buffer reused per row).
-    /// - Returns: the row's slot in the slab.
-    @inline(__always) @discardableResult
-    func stageRow<V: AttributeValues>(_ id: ObjectID, _ values: V, order: RowOrder, key: inout ByteWriter) -> UInt32 {
-        key.truncate(to: 0)
-        let idStart = order.encode(id: id, values: values, into: &key)
-        return key.withBytes(0..<key.count) { rows.stage($0, idStart: idStart) }
     }
 
     /// Adds the rows of `objects` that belong to the view and are not in it, without reporting them: each is past
