@@ -217,7 +217,7 @@ package final class OrderedRows {
     /// Stores a row for the next ``finishLoad()`` (the structure must be empty, the id not staged yet: a repeated
     /// id traps in ``finishLoad()``, which indexes the staged rows).
     /// - Returns: the row's slot in the slab.
-    @discardableResult @usableFromInline
+    @discardableResult
     package func stage(_ key: UnsafeRawBufferPointer, idStart: Int) -> UInt32 {
         precondition(count == 0, "OrderedRows.stage needs an empty structure")
         let raw = slab.addUnindexed(key, idStart: idStart)
