@@ -126,6 +126,10 @@ package final class MaterializedView: ContextObserver {
             for change in changes.rowChanges where values[change.id] == nil {
                 values[change.id] = try context.store.object(ObjectKey(entity: entity.name, id: change.id), at: position)
             }
+            // Only the window's rows are printed, or needed as the values before the next move: a watch that kept
+            // every object its moves touched would end up holding the entity.
+            let shown = Set(controller.fetchedObjects)
+            if values.count > shown.count { values = values.filter { shown.contains($0.key) } }
         }
         return (changes, before)
     }

@@ -24,7 +24,7 @@ package final class ViewFollower {
     /// (DESIGN §11), pulling the rows a move needs from it; any other view as ``Context/openView(_:for:keepingRows:)``
     /// decides.
     package init(store: LogStore, selection: ViewSelection, at start: UInt64) throws {
-        view = try MaterializedView(store: store, selection: selection, at: start, for: .follow)
+        view = try MaterializedView(store: store, selection: selection, at: start, for: .watch)
         position = start
     }
 

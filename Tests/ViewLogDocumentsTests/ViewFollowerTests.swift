@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-@_spi(Engine) import ViewLog
+@_spi(Engine) @testable import ViewLog
 import ViewLogDocuments
 
 /// The follow loop's contract (`watch`, the server's watch): every change set is the `diff` of its own from/to, with
@@ -55,6 +55,66 @@ import ViewLogDocuments
         }
         #expect(given.allSatisfy { $0 >= 3 }, "every view changed: \(given)")
         #expect(folded > 0, "some change sets folded batches that changed nothing")
+    }
+
+    /// A watcher's window no stored view serves holds its first rows and a reserve, not the view: 600 employees, random
+    /// inserts, updates and deletes that move rows through the window and use the reserve up, each step still the
+    /// `diff` of its span, and the rows and values held bounded by the window and its reserve all along.
+    @Test(arguments: [1, 2] as [UInt64])
+    func aWatchedWindowHoldsItsFirstRowsNotTheView(seed: UInt64) throws {
+        let path = TestScratch.newPath("first-rows")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try LogStore.create(at: path, schema: try FollowWorkload.schema())
+        var rng = SeededGenerator(seed: SeededGenerator.seed(default: seed))
+        var ids = Set<Int64>(), next: Int64 = 1
+        func insert() -> ChangeRequest {
+            defer { ids.insert(next); next += 1 }
+            return .insert(entity: "Employee", id: .int(next), values: ["name": .string("e\(next)"),
+                                                                        "height": .int(Int64(rng.int(140...210)))])
+        }
+        _ = try store.append((0..<600).map { _ in insert() }, author: "setup")
+        let selections = [ViewSelection(entity: "Employee", predicate: "height > 160", sort: "height desc, name", limit: 5),
+                          ViewSelection(entity: "Employee", predicate: "height >= 150", sort: "name", limit: 3, offset: 4)]
+        let followers = try selections.map { try ViewFollower(store: store, selection: $0, at: try store.head) }
+        // The window's end and twice the reserve (at least 64 rows), and twice the changes of the span a step moves over
+        // (batches that changed nothing the window shows are folded into the next step): a move reads the window, the
+        // reserve and the rows it touches again when it needs more.
+        let bounds = selections.map { s in (s.offset ?? 0) + s.limit! + 2 * max(64, (s.offset ?? 0) + s.limit!) }
+        var changesAt: [UInt64: Int] = [:]
+        var refilled = 0
+        for _ in 0..<150 {
+            var changes: [ChangeRequest] = []
+            var touched = Set<Int64>()
+            for _ in 0..<rng.int(1...4) {
+                let id = rng.pick(ids.sorted())
+                guard touched.insert(id).inserted else { continue }
+                switch rng.int(0...9) {
+                case 0...1 where ids.count > 100:
+                    ids.remove(id)
+                    changes.append(.delete(entity: "Employee", id: .int(id)))
+                case 2...3:
+                    changes.append(insert())
+                default:
+                    // Mostly into the window's end of the order: a row that leaves it pulls the next one in.
+                    changes.append(.update(entity: "Employee", id: .int(id), values: ["height": .int(Int64(rng.int(195...230)))]))
+                }
+            }
+            let head = try store.append(changes, author: "w").seq
+            changesAt[head] = changes.count
+            for (k, follower) in followers.enumerated() {
+                let held = follower.view.controller.rows.count
+                let from = follower.position
+                let span = changesAt.filter { $0.key > from }.values.reduce(0, +)
+                if let step = try follower.step(to: head) { try Self.check(step, of: selections[k], from: from, store: store) }
+                #expect(follower.view.controller.holdsFirstRows, "\(selections[k])")
+                #expect(follower.view.controller.rows.count <= bounds[k] + 2 * span,
+                        "\(selections[k]): \(follower.view.controller.rows.count) rows held")
+                #expect(follower.view.values.count <= selections[k].limit!, "\(selections[k]): values of rows not shown kept")
+                if follower.view.controller.rows.count > held { refilled += 1 }
+                #expect(try follower.view.jsonText() == MaterializedView(store: store, selection: selections[k], at: head).jsonText())
+            }
+        }
+        #expect(refilled > 0, "the reserve was used up and read again")
     }
 
     /// `step`'s change set is `diff --from from --to to`'s, byte for byte, with and without seqs.

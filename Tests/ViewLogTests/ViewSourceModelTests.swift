@@ -30,6 +30,21 @@ import ViewLogTesting
         return out
     }
 
+    /// Windows a watcher follows that no stored view serves (``ViewSource/firstRows(exact:)``): with an offset, with
+    /// sections, with a predicate that rows enter and leave.
+    static func watchedWindows(_ schema: Schema) throws -> [FetchRequest] {
+        var tall = try FetchRequest(schema.views["window"]!)
+        tall.predicate = try ViewPredicate("height > 170")
+        tall.offset = 1
+        var sections = try FetchRequest(schema.views["sections"]!)
+        sections.predicate = try ViewPredicate("height >= 150")
+        sections.limit = 4
+        sections.offset = 2
+        var page = try FetchRequest(schema.views["page"]!)
+        page.predicate = try ViewPredicate("name != 'nobody'")
+        return [tall, sections, page]
+    }
+
     /// A controller and its in-memory twin, with what each reported since the last check.
     final class Pair {
         let stored: ResultsController, memory: ResultsController
@@ -62,8 +77,15 @@ import ViewLogTesting
         func open(at position: UInt64) throws -> (stored: Context, memory: Context, pairs: [Pair]) {
             let stored = try Context(store: store, name: "stored", at: position)
             let memory = try Context(store: store, name: "memory", at: position)
-            let pairs = try requests.map {
+            var pairs = try requests.map {
                 Pair(stored: try stored.makeResultsController($0), memory: try memory.makeResultsControllerAndObjects($0).controller)
+            }
+            // A watcher's windows no stored view serves: their first rows and a small reserve, read again as moves use
+            // it up.
+            stored.firstRowsReserveMinimum = 1
+            for request in try Self.watchedWindows(try store.schema) {
+                pairs.append(Pair(stored: try stored.openView(request, for: .watch, keepingRows: false).controller,
+                                  memory: try memory.makeResultsControllerAndObjects(request).controller))
             }
             return (stored, memory, pairs)
         }
@@ -77,7 +99,7 @@ import ViewLogTesting
             let (stored, memory, pairs) = contexts[k]
             for c in pairs.map(\.stored) {
                 kinds.insert(c.holdsStoredWindow ? "stored window" : c.holdsStoredPathWindow ? "stored path window"
-                             : c.holdsStoredPathRange ? "stored path range" : "whole")
+                             : c.holdsStoredPathRange ? "stored path range" : c.holdsFirstRows ? "first rows" : "whole")
             }
             let injected = rng.chance(0.4) ? rng.int(1...3) : 0
             store.storedViewFaults.withLock { $0 = injected }
@@ -156,7 +178,7 @@ import ViewLogTesting
                 pair.before = c.snapshot
             }
         }
-        #expect(kinds == ["stored window", "stored path window", "stored path range", "whole"], "every source: \(kinds)")
+        #expect(kinds == ["stored window", "stored path window", "stored path range", "first rows", "whole"], "every source: \(kinds)")
         #expect(faults > 0 && faultsOnPartial > 0, "faults were injected into stored reads")
         #expect(gaveWay > 0, "partial sources gave way to the whole view")
         _ = reloads

@@ -10,8 +10,12 @@
     /// Moved from `from` to `to` (`diff`, either direction), then dropped: a stored view's window and the rows changed
     /// since the lower of the two, when it is near the head.
     case range(from: UInt64, to: UInt64)
-    /// Followed wherever its context moves (`watch`, the server's watch, the library's controllers).
+    /// Followed wherever its context moves (the library's controllers, a what-if).
     case follow
+    /// Followed like ``follow`` by a watcher that shows only the window (`watch`, the server's watch): a window no
+    /// stored view serves holds its first rows and a reserve, read again when moves used the reserve up
+    /// (``ViewSource/firstRows(exact:)``), not the whole view.
+    case watch
 }
 
 /// A view opened by ``Context/openView(_:for:keepingRows:)``: its controller, and the values of its rows when asked.
@@ -42,6 +46,7 @@ extension Context {
     /// | print | the stored window, at the head | the stored window and its path values, at the head | in memory |
     /// | range | the stored window and the rows changed since the lower end | the same, path values from the stored state | in memory |
     /// | follow | the stored window, pulling rows as moves need them | at the head the stored window, below it the range | its stored order (without `keepingRows`) |
+    /// | watch | as follow; a window no stored view serves holds its first rows and a reserve (flat views) | as follow | as follow |
     ///
     /// For a range the context must have no controller and nothing unsaved: it is put where the source opens (the
     /// lower end for a stored one, `from` in memory); move it to `from`, then to `to`.
@@ -56,7 +61,7 @@ extension Context {
             position = min(from, to)
         }
         if !unsavedChangesTouch(entity.name, overPaths: overPaths), let name = try storedViewName(of: request),
-           let opened = try openStored(name, request, for: purpose, keepingRows: keepingRows, viewEntity: viewEntity,
+           let opened = try openStored(name, request, for: purpose == .watch ? .follow : purpose, keepingRows: keepingRows, viewEntity: viewEntity,
                                        paths: paths, quantified: quantified) {
             return opened
         }
@@ -69,6 +74,10 @@ extension Context {
             let own = Set(entity.attributes.map(\.name))
             return OpenedView(controller: adopt(controller),
                               rows: keepingRows ? .values(shownValues(of: controller, among: rows) { $0.filter { own.contains($0.key) } }) : nil)
+        }
+        if purpose == .watch, request.limit != nil {
+            let controller = adopt(try makeFirstRowsController(try ViewPlan(request, for: entity), entity))
+            return OpenedView(controller: controller, rows: keepingRows ? .values(try memberValues(of: controller)) : nil)
         }
         if keepingRows, let (controller, records) = try makeResultsControllerKeepingRows(request) {
             return OpenedView(controller: controller, rows: .records(records))
@@ -84,7 +93,8 @@ extension Context {
                           rows: keepingRows ? .values(shownValues(of: controller, among: objects.lazy.map { ($0.id, $0.values) })) : nil)
     }
 
-    /// The named view `name`'s stored rows opened for `purpose` (see ``openView(_:for:keepingRows:)``), or `nil` when
+    /// The named view `name`'s stored rows opened for `purpose` (see ``openView(_:for:keepingRows:)``; a watcher's are
+    /// opened as a follower's: `.watch` is not passed here), or `nil` when
     /// the store does not hold them near the context's position (each source checks that in its read).
     private func openStored(_ name: String, _ request: FetchRequest, for purpose: ViewPurpose, keepingRows: Bool,
                             viewEntity: EntityDescription, paths: [KeyPath], quantified: [QuantifiedPath]) throws -> OpenedView? {
@@ -109,7 +119,7 @@ extension Context {
         case (.print, true):
             guard let (controller, objects) = try makeStoredPathWindowSnapshot(view: name, request) else { return nil }
             return OpenedView(controller: controller, rows: .values(Dictionary(uniqueKeysWithValues: objects.map { ($0.id, $0.values) })))
-        case (.range, false), (.follow, false):
+        case (.range, false), (.follow, false), (.watch, false):
             guard let (controller, values) = try makeStoredWindowController(view: name, request, following: purpose == .follow) else {
                 return nil
             }
@@ -117,7 +127,7 @@ extension Context {
         case (.range, true):
             guard let (controller, values) = try makeStoredPathRangeController(view: name, request) else { return nil }
             return OpenedView(controller: controller, rows: keepingRows ? .values(values) : nil)
-        case (.follow, true):
+        case (.follow, true), (.watch, true):
             if let controller = try makeStoredPathWindowController(view: name, request) {
                 return OpenedView(controller: adopt(controller), rows: keepingRows ? .values(try memberValues(of: controller)) : nil)
             }
@@ -136,7 +146,7 @@ extension Context {
     }
 
     /// The own values of `controller`'s rows in this context, each read (a window's few rows).
-    private func memberValues(of controller: ResultsController) throws -> [ObjectID: ObjectValues] {
+    func memberValues(of controller: ResultsController) throws -> [ObjectID: ObjectValues] {
         var values: [ObjectID: ObjectValues] = [:]
         for id in controller.fetchedObjects { values[id] = try object(ObjectKey(entity: controller.fetchRequest.entity, id: id)) }
         return values

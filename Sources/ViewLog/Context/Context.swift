@@ -78,6 +78,9 @@ public final class Context {
     var deleteRuleObjectsRead = 0
     /// Tests: find referrers by reading entities, as with a store opened read-only without a relationships index.
     var scansForReferrers = false
+    /// The fewest rows a watcher's window no stored view serves keeps past its end (``firstRowsReserve(windowEnd:)``);
+    /// tests lower it so that a few objects use the reserve up.
+    var firstRowsReserveMinimum = 64
     /// A fork's parent, its staged changes when forked, and the changes staged on the fork since (``fork(name:)``).
     var fork: (parent: Context, base: StagedChanges, own: [ChangeRequest])?
 

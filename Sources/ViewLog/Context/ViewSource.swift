@@ -25,6 +25,12 @@ enum ViewSource {
     /// The rows of a windowed named view over key paths that its window can show at any position of a range below the
     /// head (``StoredRange``): moves within the range read path values from the stored state.
     case storedPathRange(StoredRange)
+    /// The first rows of a window no stored view serves, held for a watcher (``ViewPurpose/watch``,
+    /// ``Context/makeFirstRowsController(_:_:)``): the rows up to rank `exact` are the view's first rows (`Int.max`: every
+    /// row of the view is held); rows past it are rows of the view that may not be the next ones. A move changes at most
+    /// one row of that prefix per touched row, so a move whose touched rows leave at least the window exact is applied
+    /// as it is; otherwise the window and its reserve are read again at the move's start first.
+    case firstRows(exact: Int)
 
     /// Whether the controller holds every row of its view.
     var isWhole: Bool {
@@ -59,7 +65,14 @@ extension ResultsController {
         return nil
     }
 
-    /// Whether the controller holds only part of its view, read from a stored view as moves need more.
+    /// Whether the controller holds only the first rows of a window no stored view serves (a watcher's).
+    @_spi(Engine) public var holdsFirstRows: Bool {
+        if case .firstRows = source { return true }
+        return false
+    }
+
+    /// Whether the controller holds only part of its view, read from a stored view (or, for a watcher's window, the
+    /// objects) as moves need more.
     @_spi(Engine) public var holdsPartOfView: Bool { !source.isWhole }
 
     /// The source's transition for `delta`, a move of `context` about to be applied: a partial source adds,
@@ -77,6 +90,34 @@ extension ResultsController {
             guard addRowsPastWindow(try context.objectsBefore(delta, of: entity.name).map { ($0.id, $0.values) }) else {
                 throw StoreError.corrupt(seq: nil, reason: "a stored view lacks a row of its window: run 'viewlog verify'")
             }
+            return nil
+        case .firstRows(var exact):
+            guard let limit = fetchRequest.limit else { preconditionFailure("first rows are a window's") }
+            let end = fetchRequest.offset.addingSaturating(limit)
+            let reserve = context.firstRowsReserve(windowEnd: end)
+            // A view held whole that grew past its reserve twice over keeps its first rows only; rows past the exact
+            // prefix are dropped (past the window: unreported), so that every row held is in it.
+            if exact == .max, rows.count > end.addingSaturating(2 * reserve) { exact = end + reserve }
+            if exact < rows.count { rows.removeRows(from: exact) }
+            if exact != .max {
+                // Each touched row held may leave the prefix; untouched rows past it cannot move into it.
+                func leaving() -> Int {
+                    delta.objects.reduce(0) { $0 + ($1.key.entity == entity.name && rows.contains($1.key.id) ? 1 : 0) }
+                }
+                var left = leaving()
+                if exact - left < end {
+                    let touched = delta.objects.reduce(0) { $0 + ($1.key.entity == entity.name ? 1 : 0) }
+                    let count = end.addingSaturating(touched).addingSaturating(reserve)
+                    exact = try context.holdFirstRows(of: self, count: count, before: delta) ? .max : count
+                    left = exact == .max ? 0 : leaving()
+                }
+                if exact != .max { exact -= left }
+            }
+            // The rows the move touches that are past those held, as they were at its start (past the prefix: they
+            // show nothing), so that the batch meets every row it touches, as the whole view's does.
+            let touchedRows = delta.objects.compactMap { d in d.key.entity == entity.name ? d.before.map { (d.key.id, $0) } : nil }
+            precondition(addRowsPastWindow(touchedRows), "a row past the first rows held is in the window")
+            source = .firstRows(exact: exact)
             return nil
         case .storedPathRange(let range):
             guard changes else { return nil }
