@@ -72,7 +72,8 @@ struct ErrorCodeTests {
             .unexpectedSeq(expected: 1, found: 2), .trailingBytes(offset: 1, count: 1),
         ]
         let value: [ValueError] = [
-            .typeMismatch(attribute: "a", expected: .int, got: "string"), .nullForRequired(attribute: "a"),
+            .typeMismatch(attribute: "a", expected: .int, got: "string"),
+            .relationshipTypeMismatch(relationship: "r", target: "E", expected: .int, got: "a string"), .nullForRequired(attribute: "a"),
             .malformedDate(attribute: "a", text: "t"),
         ]
         let objectValues: [ObjectValuesError] = [

@@ -117,6 +117,8 @@ extension ErrorCode {
 extension ErrorCode {
     /// A value of another type than its attribute's.
     public static let typeMismatch = ErrorCode(rawValue: "value.type-mismatch")
+    /// A relationship's value is not an id of its target entity.
+    public static let relationshipTypeMismatch = ErrorCode(rawValue: "value.relationship-type-mismatch")
     /// `null` for an attribute that is required.
     public static let nullForRequired = ErrorCode(rawValue: "value.null-for-required")
     /// A date that is not ISO 8601 with milliseconds or out of range.
