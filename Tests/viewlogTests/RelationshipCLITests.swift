@@ -125,7 +125,7 @@ enum CompanyStory {
             ["query", "co", "byDepartment", "--at", "3", "--json"],
             ["query", "co", "byDepartment", "--at", "4"],
             ["query", "co", "byDepartment"],
-            // A named view's include, and --include in its place.
+            // A named view's include, and --include adding to it.
             ["query", "co", "upstairs", "--at", "3", "--json"],
             ["query", "co", "upstairs", "--at", "3", "--include", "department.name, manager.department.name", "--json"],
             ["query", "co", "projects", "--at", "6", "--json"],
