@@ -61,6 +61,8 @@ extension ErrorCode {
     public static let alreadyExists = ErrorCode(rawValue: "store.already-exists")
     /// The store was written in a newer log format.
     public static let unsupportedFormat = ErrorCode(rawValue: "store.unsupported-format")
+    /// The store uses a feature this build does not know (written by a newer ViewLog).
+    public static let unsupportedFeature = ErrorCode(rawValue: "store.unsupported-feature")
     /// An appended change was refused (named by transaction and change index).
     public static let invalidChange = ErrorCode(rawValue: "store.invalid-change")
     /// A context refused to stage a change.
