@@ -82,15 +82,27 @@ import TestSupport
 
     func rank(_ id: ObjectID = 1) throws -> Value? { try store.object(ObjectKey(entity: "Employee", id: id))?["rank"] }
 
-    @Test func theEditMenuUndoesAndRedoesSavesAndANewSaveClearsRedo() throws {
-        let undoManager = UndoManagerModel()
+    /// The errors a bridge passed to its `onFailure`.
+    final class Failures { var errors: [StoreError] = [] }
+
+    /// A context of author "hr" whose saves register with a new undo manager.
+    func bridged() throws -> (UndoManagerModel, Context, Failures) {
+        let undoManager = UndoManagerModel(), failures = Failures()
         let context = try Context(store: store, name: "hr")
-        var failures: [StoreError] = []
-        context.registerSavesForUndo(with: undoManager) { failures.append($0) }
-        try context.update("Employee", id: 1, values: ["rank": 10])
+        context.registerSavesForUndo(with: undoManager) { failures.errors.append($0) }
+        return (undoManager, context, failures)
+    }
+
+    /// Saves `rank` as the rank of employee `id`: one step.
+    func save(_ context: Context, rank: Int64, of id: ObjectID) throws {
+        try context.update("Employee", id: id, values: ["rank": .int(rank)])
         try context.save()
-        try context.update("Employee", id: 2, values: ["rank": 20])
-        try context.save()
+    }
+
+    @Test func theEditMenuUndoesAndRedoesSavesAndANewSaveClearsRedo() throws {
+        let (undoManager, context, failures) = try bridged()
+        try save(context, rank: 10, of: 1)
+        try save(context, rank: 20, of: 2)
         #expect(undoManager.undoStack.count == 2 && !undoManager.canRedo)
 
         undoManager.undo()
@@ -101,25 +113,20 @@ import TestSupport
         #expect(try rank(1) == 10 && rank(2) == 2 && undoManager.canUndo && undoManager.canRedo)
         #expect(try store.transactions(after: 1).map(\.reverts) == [[], [], [3], [2], [5]])
 
-        try context.update("Employee", id: 3, values: ["rank": 30])
-        try context.save()
+        try save(context, rank: 30, of: 3)
         #expect(!undoManager.canRedo, "a new save cleared the redo stack")
         undoManager.undo()
         #expect(try rank(3) == 3)
         undoManager.undo()
         #expect(try rank(1) == 1 && !undoManager.canUndo)
-        #expect(failures.isEmpty && !context.canUndo)
+        #expect(failures.errors.isEmpty && !context.canUndo)
     }
 
     @Test func savesInOneUndoGroupAreOneStep() throws {
-        let undoManager = UndoManagerModel()
-        let context = try Context(store: store, name: "hr")
-        context.registerSavesForUndo(with: undoManager) { Issue.record("refused: \($0)") }
+        let (undoManager, context, failures) = try bridged()
         undoManager.beginUndoGrouping()
-        try context.update("Employee", id: 1, values: ["rank": 10])
-        try context.save()
-        try context.update("Employee", id: 2, values: ["rank": 20])
-        try context.save()
+        try save(context, rank: 10, of: 1)
+        try save(context, rank: 20, of: 2)
         undoManager.endUndoGrouping()
         #expect(undoManager.undoStack.count == 1)
         undoManager.undo()
@@ -127,41 +134,33 @@ import TestSupport
         undoManager.redo()
         #expect(try rank(1) == 10 && rank(2) == 20 && undoManager.undoStack.count == 1)
         #expect(try store.transactions(after: 3).map(\.reverts) == [[3], [2], [5], [4]])
+        #expect(failures.errors.isEmpty)
     }
 
     @Test func aRefusedUndoIsReportedAndAppendsNothing() throws {
-        let undoManager = UndoManagerModel()
-        let context = try Context(store: store, name: "hr")
-        var failures: [StoreError] = []
-        context.registerSavesForUndo(with: undoManager) { failures.append($0) }
-        try context.update("Employee", id: 1, values: ["rank": 10])
-        try context.save()
+        let (undoManager, context, failures) = try bridged()
+        try save(context, rank: 10, of: 1)
         try store.append([.update(entity: "Employee", id: 1, values: ["rank": 30])], author: "sync")
 
         undoManager.undo()
-        #expect(failures == [.revertConflict(ann, attribute: "rank", seq: 3)])
+        #expect(failures.errors == [.revertConflict(ann, attribute: "rank", seq: 3)])
         #expect(try store.head == 3 && rank(1) == 30)
         #expect(!undoManager.canUndo && !undoManager.canRedo, "the refused step is dropped, nothing to redo")
 
         // Unsaved changes refuse an undo too.
-        failures = []
-        try context.update("Employee", id: 2, values: ["rank": 21])
-        try context.save()
+        failures.errors = []
+        try save(context, rank: 21, of: 2)
         try context.update("Employee", id: 3, values: ["rank": 31])
         undoManager.undo()
-        #expect(try failures.map(\.code) == [.cannotRevert] && store.head == 4)
+        #expect(try failures.errors.map(\.code) == [.cannotRevert] && store.head == 4)
     }
 
     @Test func stoppingRemovesTheContextsActionsAndLaterSavesRegisterNothing() throws {
-        let undoManager = UndoManagerModel()
-        let context = try Context(store: store, name: "hr")
-        context.registerSavesForUndo(with: undoManager) { Issue.record("refused: \($0)") }
-        try context.update("Employee", id: 1, values: ["rank": 10])
-        try context.save()
+        let (undoManager, context, failures) = try bridged()
+        try save(context, rank: 10, of: 1)
         context.stopRegisteringSavesForUndo()
         #expect(!undoManager.canUndo)
-        try context.update("Employee", id: 1, values: ["rank": 11])
-        try context.save()
-        #expect(!undoManager.canUndo && context.canUndo, "the log still has both steps")
+        try save(context, rank: 11, of: 1)
+        #expect(!undoManager.canUndo && context.canUndo && failures.errors.isEmpty, "the log still has both steps")
     }
 }
