@@ -155,6 +155,16 @@ import TestSupport
         #expect(try failures.errors.map(\.code) == [.cannotRevert] && store.head == 4)
     }
 
+    @Test func anUndoTheMergePolicyLeavesEmptyRegistersNoRedo() throws {
+        let (undoManager, context, failures) = try bridged()
+        context.mergePolicy = .rollback
+        try save(context, rank: 10, of: 1)
+        try store.append([.update(entity: "Employee", id: 1, values: ["rank": 30])], author: "sync")
+        undoManager.undo()
+        #expect(try store.head == 3 && rank(1) == 30)
+        #expect(!undoManager.canRedo && failures.errors.isEmpty, "nothing appended, nothing to redo, nothing refused")
+    }
+
     @Test func stoppingRemovesTheContextsActionsAndLaterSavesRegisterNothing() throws {
         let (undoManager, context, failures) = try bridged()
         try save(context, rank: 10, of: 1)
