@@ -30,6 +30,20 @@ import LMDB
         #expect(try store.verify().isOK, "verify knows the record")
     }
 
+    @Test func aVersion1StoreRecordsItsFeaturesAndKeepsThemThroughTheUpgrade() throws {
+        try V1StoreTests.withCopy { path in
+            let store = try LogStore.open(at: path)
+            var schema = try store.schema
+            let employee = try schema.entity(named: "Employee")
+            schema.entities["Employee"] = EntityDescription(name: "Employee", idType: employee.idType, attributes: employee.attributes
+                + [Attribute(relationship: "mentor", to: "Employee", targetIDType: employee.idType, isOptional: true)])
+            try store.updateSchema(schema, author: "admin")
+            #expect(try store.format == 1 && Self.recorded(store) == ["relationships"])
+            #expect(try store.upgrade() == 1)
+            #expect(try Self.recorded(store) == ["relationships"] && store.verify().isOK)
+        }
+    }
+
     @Test func aFeatureThisCodeDoesNotKnowIsUnsupportedNotCorrupt() throws {
         let store = try LogStore.create(at: newStorePath(), schema: try Schema(jsonText: ChangesByPredicateModelTests.schemaText),
                                         options: StoreOptions(durable: false))
