@@ -9,7 +9,7 @@ package struct ViewSelection: Sendable {
     package var predicate: String?
     package var sort: String?
     package var section: String?
-    /// Key paths to show and follow (`include`, DESIGN §10): replaces a named view's own.
+    /// Key paths to show and follow (`include`, DESIGN §10): more than a named view's own, which it keeps.
     package var include: String?
     package var limit: Int?
     package var offset: Int?
@@ -54,7 +54,10 @@ package struct ViewSelection: Sendable {
             guard let entity else { throw RequestError(.invalidParameter, problem() ?? "give a view name or --entity") }
             definition = ViewDefinition(entity: entity, predicate: predicate, sort: sort, sectionKey: section)
         }
-        if let include { definition.include = include }
+        if let include {
+            let own = FetchRequest.includes(definition.include)
+            definition.include = (own + FetchRequest.includes(include).filter { !own.contains($0) }).joined(separator: ", ")
+        }
         if let limit { definition.limit = limit }
         if let offset { definition.offset = offset }
         let entityDescription = try schema.entity(named: definition.entity)

@@ -61,7 +61,7 @@ struct ServerError: Error, CustomStringConvertible {
         switch code {
         case .conflict, .replicaAppend: return .conflict
         case .inputTooLarge, .lineTooLong, .tooManyChanges: return .contentTooLarge
-        case .storage, .corrupt, .notAStore, .unsupportedFormat: return .internalServerError
+        case .storage, .corrupt, .notAStore, .unsupportedFormat, .unsupportedFeature: return .internalServerError
         case .unknownView, .unknownEntity, .objectNotFound: return action == .append ? .badRequest : .notFound
         default: break
         }

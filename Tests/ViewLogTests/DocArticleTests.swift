@@ -131,6 +131,27 @@ struct DocArticleTests {
         #expect(try store.head == 5, "nothing matched: nothing staged, nothing saved")
     }
 
+    @MainActor
+    @Test func undoManagerBridgeRuns() throws {
+        let scratch = Scratch()
+        let schema = try Schema(jsonText: try String(contentsOf: Self.packageRoot.appendingPathComponent("schema/company.json"),
+                                                     encoding: .utf8))
+        let store = try LogStore.create(at: scratch.path, schema: schema)
+        try store.append([.insert(entity: "Employee", id: "ann", values: ["name": "Ann", "height": 180])], author: "import")
+        let context = try Context(store: store, name: "hr")
+        let undoManager = UndoManagerBridgeTests.UndoManagerModel()  // Foundation's UndoManager on Apple platforms
+        var refused: [StoreError] = []
+
+        context.registerSavesForUndo(with: undoManager) { error in
+            refused.append(error)    // e.g. a later change of what the undo would set back
+        }
+        try context.update("Employee", id: "ann", values: ["height": 182])
+        try context.save()           // one undo action: the Edit menu's Undo calls context.undo() and registers the redo
+        undoManager.undo()
+        #expect(try store.object(ObjectKey(entity: "Employee", id: "ann"))?["height"] == 180)
+        #expect(undoManager.canRedo && refused.isEmpty)
+    }
+
     // MARK: Error codes
 
     @Test func errorCodes() throws {

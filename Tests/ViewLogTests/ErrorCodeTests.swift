@@ -54,7 +54,8 @@ struct ErrorCodeTests {
         let key = ObjectKey(entity: "E", id: "e1")
         let store: [StoreError] = [
             .notAStore(path: "p", reason: "r"), .alreadyExists(path: "p"),
-            .unsupportedFormat(path: "p", found: 3, supported: 2), .invalidChange(transaction: 0, change: 0, reason: "r"),
+            .unsupportedFormat(path: "p", found: 3, supported: 2), .unsupportedFeatures(path: "p", features: ["f"]),
+            .invalidChange(transaction: 0, change: 0, reason: "r"),
             .invalidStagedChange(key, operation: "insert", reason: "r"), .emptyTransaction(transaction: 0), .emptyInput,
             .positionPastHead(position: 2, head: 1), .objectNotFound(key, position: 1), .corrupt(seq: 1, reason: "r"),
             .conflict([]), .storage("s"), .replica(path: "p", stream: "s"),
@@ -72,7 +73,8 @@ struct ErrorCodeTests {
             .unexpectedSeq(expected: 1, found: 2), .trailingBytes(offset: 1, count: 1),
         ]
         let value: [ValueError] = [
-            .typeMismatch(attribute: "a", expected: .int, got: "string"), .nullForRequired(attribute: "a"),
+            .typeMismatch(attribute: "a", expected: .int, got: "string"),
+            .relationshipTypeMismatch(relationship: "r", target: "E", expected: .int, got: "a string"), .nullForRequired(attribute: "a"),
             .malformedDate(attribute: "a", text: "t"),
         ]
         let objectValues: [ObjectValuesError] = [

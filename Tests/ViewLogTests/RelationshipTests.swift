@@ -132,9 +132,12 @@ struct RelationshipIntegrityTests {
         try store.append([emp("e1", "Ann", department: 7)], author: "t")
         #expect { try store.append([.update(entity: "Employee", id: .string("e1"), values: ["manager": .string("zz")])], author: "t") }
             throws: { "\($0)".contains("update of Employee \"e1\": relationship 'manager' names Employee \"zz\", which does not exist") }
-        // A wrong id type is refused by type, as for any attribute.
+        // A wrong id type is refused by type, as for any attribute, in words of relationships.
         #expect { try store.append([.update(entity: "Employee", id: .string("e1"), values: ["department": .string("7")])], author: "t") }
-            throws: { "\($0)".contains("department") }
+            throws: { "\($0)".contains("relationship 'department' takes an id of Department (an integer), got a string") }
+        let context = try Context(store: store, name: "t")
+        #expect { try context.update("Employee", id: "e1", values: ["manager": 7]) }
+            throws: { "\($0)".contains("relationship 'manager' takes an id of Employee (a string), got an int") }
     }
 
     @Test func nullifyAndCascadeAreLoggedRightAfterTheirDeleteInSection10sOrder() throws {

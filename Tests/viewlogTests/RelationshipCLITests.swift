@@ -98,6 +98,23 @@ enum CompanyStory {
         Golden.check("company-log.txt", t.text)
     }
 
+    @Test func theLogOfASchemaChangeNamesRelationshipsAndInverses() throws {
+        let box = try Sandbox()
+        try box.write("v1.json", #"{"entities": {"Department": {"id": "int", "attributes": {"name": {"type": "string"}}}, "Employee": {"id": "string", "attributes": {"name": {"type": "string"}}}}}"#)
+        try box.write("v2.json", #"{"entities": {"Department": {"id": "int", "attributes": {"name": {"type": "string"}}}, "Employee": {"id": "string", "attributes": {"name": {"type": "string"}}, "relationships": {"department": {"to": "Department", "optional": true, "inverse": "employees"}, "manager": {"to": "Employee", "optional": true}}}}}"#)
+        try box.write("v3.json", #"{"entities": {"Department": {"id": "int", "attributes": {"name": {"type": "string"}}}, "Employee": {"id": "string", "attributes": {"name": {"type": "string"}}, "relationships": {"department": {"to": "Department", "optional": true, "inverse": "employees"}, "manager": {"to": "Employee", "optional": true, "inverse": "reports"}}}, "Project": {"id": "int", "attributes": {"title": {"type": "string"}}, "relationships": {"owner": {"to": "Department", "inverse": "projects", "onDelete": "cascade"}}}}}"#)
+        for arguments in [["init", "co", "--schema", "v1.json"], ["schema", "co", "--update", "v2.json"], ["schema", "co", "--update", "v3.json"]] {
+            #expect(try box.run(arguments).status == 0)
+        }
+        let lines = try box.run(["log", "co"]).stdout.split(separator: "\n").filter { $0.contains("schema updated") }
+        #expect(lines.map { String($0) } == [
+            "  schema updated: + Employee.department relationship to Department optional onDelete nullify, "
+                + "+ Employee.manager relationship to Employee optional onDelete nullify, + Department.employees inverse of Employee.department",
+            "  schema updated: + entity Project, + Project.owner relationship to Department onDelete cascade, "
+                + "+ Employee.reports inverse of Employee.manager, + Department.projects inverse of Project.owner",
+        ])
+    }
+
     @Test func queriesCarryPathValues() throws {
         let box = try Sandbox()
         try CompanyStory.full(in: box)
@@ -108,7 +125,7 @@ enum CompanyStory {
             ["query", "co", "byDepartment", "--at", "3", "--json"],
             ["query", "co", "byDepartment", "--at", "4"],
             ["query", "co", "byDepartment"],
-            // A named view's include, and --include in its place.
+            // A named view's include, and --include adding to it.
             ["query", "co", "upstairs", "--at", "3", "--json"],
             ["query", "co", "upstairs", "--at", "3", "--include", "department.name, manager.department.name", "--json"],
             ["query", "co", "projects", "--at", "6", "--json"],

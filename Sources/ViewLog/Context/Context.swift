@@ -83,6 +83,8 @@ public final class Context {
     var firstRowsReserveMinimum = 64
     /// A fork's parent, its staged changes when forked, and the changes staged on the fork since (``fork(name:)``).
     var fork: (parent: Context, base: StagedChanges, own: [ChangeRequest])?
+    /// The undo manager each save registers with (``registerSavesForUndo(with:onFailure:)``).
+    var undoRegistration: UndoRegistration?
 
     /// Makes a context on `store` at `position` (default: the head).
     public init(store: LogStore, name: String, at position: UInt64? = nil) throws(StoreError) {
@@ -232,6 +234,7 @@ public final class Context {
         processed.removeAll()
         position = delta.to
         deliver(delta)
+        if transaction != nil { registerSaveForUndo() }
         return transaction
     }
 

@@ -167,15 +167,14 @@ extension EntityDescription {
     private func refusal(of value: Value, for a: Attribute) -> ObjectValuesError {
         guard let stored = a.coerce(value) else {
             if value.isNull { return .invalidValue(entity: name, .nullForRequired(attribute: a.name)) }
-            let got = value.type.map { "a \($0.rawValue)" } ?? "null"
-            return .invalidValue(entity: name, .typeMismatch(attribute: a.name, expected: a.type, got: got))
+            let got = value.type.map { ($0 == .int ? "an " : "a ") + $0.rawValue } ?? "null"
+            return .invalidValue(entity: name, a.typeMismatch(got: got))
         }
         switch stored {
         case .double(let d) where !d.isFinite:
-            return .invalidValue(entity: name, .typeMismatch(attribute: a.name, expected: a.type, got: "\(d) (not a finite number)"))
+            return .invalidValue(entity: name, a.typeMismatch(got: "\(d) (not a finite number)"))
         case .date(let t) where !t.isInRange:
-            return .invalidValue(entity: name, .typeMismatch(attribute: a.name, expected: a.type,
-                                                              got: "\(t) (outside \(Timestamp.rangeText))"))
+            return .invalidValue(entity: name, a.typeMismatch(got: "\(t) (outside \(Timestamp.rangeText))"))
         case .string(let s) where s.utf8.count > Limits.stringBytesMax:
             return .stringTooLong(entity: name, attribute: a.name, bytes: s.utf8.count)
         default:

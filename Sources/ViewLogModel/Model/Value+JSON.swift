@@ -46,6 +46,8 @@ extension ObjectID {
 public enum ValueError: ViewLogError, Hashable {
     /// The value is not of the attribute's type.
     case typeMismatch(attribute: String, expected: AttributeType, got: String)
+    /// The value of a relationship is not an id of its target entity (whose ids are `expected`).
+    case relationshipTypeMismatch(relationship: String, target: String, expected: AttributeType, got: String)
     /// `null` for a required attribute.
     case nullForRequired(attribute: String)
     /// A date that is not ISO-8601.
@@ -54,6 +56,8 @@ public enum ValueError: ViewLogError, Hashable {
     public var description: String {
         switch self {
         case let .typeMismatch(a, t, g): return "attribute '\(a)' is \(t.rawValue), got \(g)"
+        case let .relationshipTypeMismatch(r, target, t, g):
+            return "relationship '\(r)' takes an id of \(target) (\(t == .int ? "an integer" : "a string")), got \(g)"
         case .nullForRequired(let a): return "attribute '\(a)' is required and cannot be null"
         case let .malformedDate(a, t): return "attribute '\(a)': '\(t)' \(Timestamp.problem(iso8601: t))"
         }
@@ -63,6 +67,7 @@ public enum ValueError: ViewLogError, Hashable {
     public var code: ErrorCode {
         switch self {
         case .typeMismatch: return .typeMismatch
+        case .relationshipTypeMismatch: return .relationshipTypeMismatch
         case .nullForRequired: return .nullForRequired
         case .malformedDate: return .malformedDate
         }
@@ -88,8 +93,15 @@ extension Attribute {
         default:
             var got = json.typeName
             if case .double(let d) = json { got = "\(d.shortestText) (not an integer)" }
-            throw .typeMismatch(attribute: name, expected: type, got: got)
+            throw typeMismatch(got: got)
         }
+    }
+
+    /// The error for a value of another type than this attribute's (`got` describes it): a relationship's names its
+    /// target's ids.
+    package func typeMismatch(got: String) -> ValueError {
+        guard let relationship else { return .typeMismatch(attribute: name, expected: type, got: got) }
+        return .relationshipTypeMismatch(relationship: name, target: relationship.target, expected: type, got: got)
     }
 
     /// Reads a value of this attribute from command-line text (`KEY=VALUE`), by its type.
@@ -98,18 +110,18 @@ extension Attribute {
         switch type {
         case .string: return .string(text)
         case .int:
-            guard let i = Int64(text) else { throw .typeMismatch(attribute: name, expected: .int, got: "'\(text)'") }
+            guard let i = Int64(text) else { throw typeMismatch(got: "'\(text)'") }
             return .int(i)
         case .double:
             guard let d = Double(text), d.isFinite else {
-                throw .typeMismatch(attribute: name, expected: .double, got: "'\(text)'")
+                throw typeMismatch(got: "'\(text)'")
             }
             return .double(d)
         case .bool:
             switch text.lowercased() {
             case "true", "yes", "1": return .bool(true)
             case "false", "no", "0": return .bool(false)
-            default: throw .typeMismatch(attribute: name, expected: .bool, got: "'\(text)'")
+            default: throw typeMismatch(got: "'\(text)'")
             }
         case .date:
             guard let t = Timestamp(iso8601: text) else { throw .malformedDate(attribute: name, text: text) }

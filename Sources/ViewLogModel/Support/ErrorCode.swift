@@ -61,6 +61,8 @@ extension ErrorCode {
     public static let alreadyExists = ErrorCode(rawValue: "store.already-exists")
     /// The store was written in a newer log format.
     public static let unsupportedFormat = ErrorCode(rawValue: "store.unsupported-format")
+    /// The store uses a feature this build does not know (written by a newer ViewLog).
+    public static let unsupportedFeature = ErrorCode(rawValue: "store.unsupported-feature")
     /// An appended change was refused (named by transaction and change index).
     public static let invalidChange = ErrorCode(rawValue: "store.invalid-change")
     /// A context refused to stage a change.
@@ -117,6 +119,8 @@ extension ErrorCode {
 extension ErrorCode {
     /// A value of another type than its attribute's.
     public static let typeMismatch = ErrorCode(rawValue: "value.type-mismatch")
+    /// A relationship's value is not an id of its target entity.
+    public static let relationshipTypeMismatch = ErrorCode(rawValue: "value.relationship-type-mismatch")
     /// `null` for an attribute that is required.
     public static let nullForRequired = ErrorCode(rawValue: "value.null-for-required")
     /// A date that is not ISO 8601 with milliseconds or out of range.

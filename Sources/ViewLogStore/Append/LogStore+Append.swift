@@ -156,6 +156,7 @@ extension LogStore {
                 if deferred { causes.append(0) } else { entries.append(change) }
                 changes.append(change)
                 try putMeta(txn, MetaKey.schema(at: seq), Array(newSchema.json.text.utf8), format: format)
+                try recordFeatures(of: newSchema, in: txn, format: format)
             }
             // Each request as given, or each match of a change by predicate, resolved where it stands (no array
             // per change for the ordinary ones: a bulk load resolves millions).

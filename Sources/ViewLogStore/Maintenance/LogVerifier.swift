@@ -364,6 +364,8 @@ struct LogVerifier {
                 // Read and checked by format(in:) and head(in:) before the verifier gets here.
             } else if key == MetaKey.replica {
                 do { _ = try store.replicaLink(in: txn) } catch let error as StoreError { problem(error.description) }
+            } else if key == MetaKey.features {
+                do { try store.checkFeatures(in: txn, format: format) } catch let error as StoreError { problem(error.description) }
             } else if key.starts(with: MetaKey.schemaPrefix), key.count == MetaKey.schemaPrefix.count + 8,
                       let seq = uint64FromBigEndian(key.dropFirst(MetaKey.schemaPrefix.count)) {
                 stored.insert(seq)

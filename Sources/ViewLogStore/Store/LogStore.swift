@@ -129,6 +129,7 @@ public final class LogStore: Sendable {
             try store.putMeta(txn, MetaKey.format, bigEndianBytes(UInt64(formatVersion)), format: formatVersion)
             try store.putMeta(txn, MetaKey.head, bigEndianBytes(0), format: formatVersion)
             try store.putMeta(txn, MetaKey.schema(at: 0), Array(schema.json.text.utf8), format: formatVersion)
+            try store.recordFeatures(of: schema, in: txn, format: formatVersion)
         }
         do { try store.environment.sync() } catch { throw .storage(error.description) }
     }
@@ -149,7 +150,8 @@ public final class LogStore: Sendable {
 
     /// Opens the store at `path`.
     /// - Throws: ``StoreError/notAStore(path:reason:)`` for a directory without a store or a file that is not
-    ///   LMDB; ``StoreError/unsupportedFormat(path:found:supported:)`` for a newer format.
+    ///   LMDB; ``StoreError/unsupportedFormat(path:found:supported:)`` for a newer format,
+    ///   ``StoreError/unsupportedFeatures(path:features:)`` for one using a feature this code does not know.
     public static func open(at path: String, options: StoreOptions = StoreOptions()) throws(StoreError) -> LogStore {
         var st = stat()
         guard stat(path, &st) == 0 else { throw .notAStore(path: path, reason: "no such directory") }
@@ -158,7 +160,7 @@ public final class LogStore: Sendable {
         // LMDB would make an empty file a new environment: refuse it before LMDB writes into it.
         guard st.st_size > 0 else { throw .notAStore(path: path, reason: "its data.mdb is empty") }
         let store = try LogStore(path: path, environment: try environment(path, options), create: false, options: options)
-        _ = try store.perform(read: true) { txn in try store.format(in: txn) }
+        try store.perform(read: true) { txn in try store.checkFeatures(in: txn, format: try store.format(in: txn)) }
         if !options.readOnly { try store.buildStoredViews() }
         return store
     }
@@ -280,6 +282,8 @@ public final class LogStore: Sendable {
         let text = String(decoding: payload, as: UTF8.self)
         let schema: Schema
         do { schema = try Schema(jsonText: text) } catch {
+            // Stored by code that knows a feature this code does not (since this process opened the store).
+            try checkFeatures(in: txn, format: try self.format(in: txn))
             throw StoreError.corrupt(seq: nil, reason: "the stored schema of position \(position) does not load: \(error)")
         }
         schemaCache.withLock { $0 = (Array(e.value), schema) }
@@ -306,6 +310,8 @@ enum MetaKey {
     static let schemaPrefix = Array("schema@".utf8)
     /// The replica record (``ReplicaLink``), present only in a replica.
     static let replica = Array("replica".utf8)
+    /// The features the store uses (``LogStore/recordFeatures(of:in:format:)``), present once it uses one.
+    static let features = Array("features".utf8)
     static let schemaEnd = Array("schema@".utf8) + [UInt8](repeating: 0xFF, count: 9)
     static func schema(at seq: UInt64) -> [UInt8] { schemaPrefix + bigEndianBytes(seq) }
 }

@@ -8,6 +8,9 @@ public enum StoreError: ViewLogError, Hashable {
     case alreadyExists(path: String)
     /// The store was written by a newer ViewLog.
     case unsupportedFormat(path: String, found: Int, supported: Int)
+    /// The store uses `features` (their names, in code-point order) that this ViewLog does not know: it was written
+    /// by a newer ViewLog (``LogStore/featuresKnown``).
+    case unsupportedFeatures(path: String, features: [String])
     /// A change of an append was refused: `transaction` and `change` are 0-based indexes into the input.
     case invalidChange(transaction: Int, change: Int, reason: String)
     /// A context refused to stage a change (`operation`: `insert`, `update` or `delete`) of an object;
@@ -49,6 +52,9 @@ public enum StoreError: ViewLogError, Hashable {
         case .alreadyExists(let path): return "\(path) already exists"
         case let .unsupportedFormat(path, found, supported):
             return "\(path) has log format version \(found); this viewlog reads up to version \(supported)"
+        case let .unsupportedFeatures(path, features):
+            return "\(path) uses \(features.count == 1 ? "a feature" : "features") this viewlog does not support: "
+                + features.joined(separator: ", ") + " (written by a newer viewlog)"
         case let .invalidChange(t, c, reason):
             return "transaction \(t + 1), change \(c + 1): \(reason)"
         case let .invalidStagedChange(key, operation, reason):
@@ -108,6 +114,7 @@ extension StoreError {
         case .notAStore: return .notAStore
         case .alreadyExists: return .alreadyExists
         case .unsupportedFormat: return .unsupportedFormat
+        case .unsupportedFeatures: return .unsupportedFeature
         case .invalidChange: return .invalidChange
         case .invalidStagedChange, .invalidStagedChangeByPredicate: return .invalidStagedChange
         case .revertConflict: return .revertConflict

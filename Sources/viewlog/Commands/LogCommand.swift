@@ -55,20 +55,36 @@ enum TransactionText {
         return out
     }
 
-    /// What an (additive) schema update added: `+ Employee.nick string optional`, `+ view seniors`, …
+    /// What an (additive) schema update added: `+ Employee.nick string optional`, `+ Employee.department relationship
+    /// to Department optional onDelete nullify`, `+ Department.employees inverse of Employee.department`,
+    /// `+ view seniors`, …
     static func schemaChanges(from old: Schema, to new: Schema) -> [String] {
         var out: [String] = []
         for name in new.entities.keys.sorted() {
             let entity = new.entities[name]!
-            guard let before = old.entities[name] else {
-                out.append("+ entity \(name)")
-                continue
-            }
-            for a in entity.attributes where before.attribute(named: a.name) == nil {
-                var text = "+ \(name).\(a.name) \(a.type.rawValue)"
-                if a.isOptional { text += " optional" }
-                if let d = a.defaultValue { text += " default \(d.inlineText)" }
+            // A new entity's attributes are its own; its relationships, which tie it to others, are named.
+            let before = old.entities[name]
+            if before == nil { out.append("+ entity \(name)") }
+            for a in entity.attributes where before?.attribute(named: a.name) == nil && (before != nil || a.relationship != nil) {
+                var text = "+ \(name).\(a.name) "
+                if let r = a.relationship {
+                    text += "relationship to \(r.target)"
+                    if a.isOptional { text += " optional" }
+                    text += " onDelete \(r.deleteRule.rawValue)"
+                } else {
+                    text += a.type.rawValue
+                    if a.isOptional { text += " optional" }
+                    if let d = a.defaultValue { text += " default \(d.inlineText)" }
+                }
                 out.append(text)
+            }
+        }
+        // Inverses, new with their relationship or added to an existing one, under the entity they belong to.
+        for name in new.entities.keys.sorted() {
+            for r in new.entities[name]!.relationships {
+                guard let inverse = r.relationship?.inverse, let target = r.relationship?.target,
+                      old.entities[name]?.attribute(named: r.name)?.relationship?.inverse != inverse else { continue }
+                out.append("+ \(target).\(inverse) inverse of \(name).\(r.name)")
             }
         }
         for name in new.views.keys.sorted() where old.views[name] != new.views[name] {

@@ -9,7 +9,7 @@ struct ViewOptions: ParsableArguments {
     @Option(name: .customLong("where"), help: "A predicate, e.g. \"height > 170 AND name BEGINSWITH[c] 'a'\".") var predicate: String?
     @Option(help: "Sort descriptors, e.g. \"sectionName, height desc, name\".") var sort: String?
     @Option(help: "The attribute that groups rows into sections.") var section: String?
-    @Option(help: "Key paths to show and follow without filtering or sorting by them, e.g. \"department.name, manager.name\".")
+    @Option(help: "Key paths to show and follow without filtering or sorting by them, beside a named view's own include, e.g. \"department.name, manager.name\".")
     var include: String?
     @Option(parsing: .unconditional, help: "At most this many rows.") var limit: Int?
     @Option(parsing: .unconditional, help: "Skip this many rows first.") var offset: Int?

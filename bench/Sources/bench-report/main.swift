@@ -285,6 +285,19 @@ if let what = ProcessInfo.processInfo.environment["BENCH_PROFILE"] {
             + "the delete staged in \(m.delete / 1e6) ms; \(m.updates.samples) updates after it: median \(m.updates.medianNs / 1e3) µs, "
             + "p90 \(m.updates.p90Ns / 1e3) µs, total \(m.updatesTotal / 1e6) ms (CPU \(m.updatesCPU / 1e6) ms); "
             + "\(m.nullified) of the department's \(m.members) employees shown nullified")
+    case "fork":
+        // `Context.fork()` of a context over `n` objects (one controller over all of them, 100 unsaved updates), beside
+        // a one-change append to the same store (DESIGN §14: a fork is O(its changes), not O(n)).
+        let l0 = nowNanoseconds()
+        let store = try LogStore.create(at: scratchPath(options.root, "profile"), schema: Workload.schema(),
+                                        options: StoreOptions(durable: false, mapSizeBytes: 1 << 30))
+        try loadItems(store, Workload.items(n))
+        log("fork: loaded \(n) items in \(Double(nowNanoseconds() - l0) / 1e9) s")
+        let m = measureFork(store: store, staged: 100, forks: reps, appends: reps)
+        log("fork of a context over \(m.rows) rows with \(m.staged) unsaved changes: median \(m.fork.medianNs / 1e3) µs, "
+            + "p90 \(m.fork.p90Ns / 1e3) µs (CPU \(m.forkCPU / Double(m.fork.samples) / 1e3) µs mean); "
+            + "a one-change append, not flushed: median \(m.append.medianNs / 1e3) µs, p90 \(m.append.p90Ns / 1e3) µs; "
+            + "fork / append \(m.fork.medianNs / m.append.medianNs)")
     case "replay":
         let store = makeReplayStore(path: scratchPath(options.root, "profile"), items: n / 10, changes: n)
         let c0 = processCPUNanoseconds()
