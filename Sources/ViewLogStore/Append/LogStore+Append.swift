@@ -159,24 +159,9 @@ extension LogStore {
                 try recordFeatures(of: newSchema, in: txn, format: format)
             }
             // Each request as given, or each match of a change by predicate, resolved where it stands (no array
-            // per change for the ordinary ones: a bulk load resolves millions).
-            for (ci, given) in request.changes.enumerated() {
-                var matches: [ChangeRequest]?
-                if given.isByPredicate {
-                    guard request.expected == nil else {
-                        throw try refusal(of: objects, transaction: ti, change: ci,
-                                          "a change by predicate cannot be checked against the changes it must log", in: txn)
-                    }
-                    do {
-                        matches = try self.requests(matching: given, objects: objects, schema: resolver.schema, format: format, in: txn)
-                    } catch let refused as ChangeResolver.Refusal {
-                        throw try refusal(of: objects, transaction: ti, change: ci, refused.reason, in: txn)
-                    }
-                }
-                let matched = matches != nil
-                for m in 0..<(matches?.count ?? 1) {  // bounded by the matches
-                let changeRequest: ChangeRequest
-                if let matches { changeRequest = matches[m] } else { changeRequest = given }
+            // per change for the ordinary ones: a bulk load resolves millions) by a function, so that the request is
+            // borrowed from the array, not copied (copies of each request were 4 % of a bulk append).
+            func resolve(_ changeRequest: ChangeRequest, change ci: Int, matched: Bool) throws {
                 let key = changeRequest.key
                 // Before the key is encoded: only a schema's entity and a valid id make an LMDB key.
                 let entity: ChangeResolver.ResolvedEntity
@@ -196,7 +181,7 @@ extension LogStore {
                 }
                 if isNew { objects[slot].before = current }
                 // A match an earlier match's delete rules deleted is skipped.
-                if matched, current == nil { continue }
+                if matched, current == nil { return }
                 let change: Change
                 do { change = try resolver.resolve(changeRequest, of: entity, current: current) } catch {
                     throw try refusal(of: objects, transaction: ti, change: ci, error.reason, in: txn)
@@ -235,6 +220,24 @@ extension LogStore {
                         }
                     }
                 }
+            }
+            for ci in request.changes.indices {
+                var matches: [ChangeRequest]?
+                if request.changes[ci].isByPredicate {
+                    guard request.expected == nil else {
+                        throw try refusal(of: objects, transaction: ti, change: ci,
+                                          "a change by predicate cannot be checked against the changes it must log", in: txn)
+                    }
+                    do {
+                        matches = try self.requests(matching: request.changes[ci], objects: objects, schema: resolver.schema, format: format, in: txn)
+                    } catch let refused as ChangeResolver.Refusal {
+                        throw try refusal(of: objects, transaction: ti, change: ci, refused.reason, in: txn)
+                    }
+                }
+                if let matches {
+                    for match in matches { try resolve(match, change: ci, matched: true) }
+                } else {
+                    try resolve(request.changes[ci], change: ci, matched: false)
                 }
             }
             // Changes by predicate that all matched nothing: the transaction appends nothing (and takes no seq).
