@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """History you can act on (DESIGN §14), measured against sqlite3's CLI and against ViewLog's own plain paths.
 
-Usage: bench-history.py VIEWLOG SCRATCH OUT.json [--rows N] [--rounds R]
+Usage: bench-history.py VIEWLOG SCRATCH OUT.json [--rows N] [--rounds R] [--groups G]
 
-Data: N `Item`s (int id, name, score, grp = id mod 10, active), so that a group holds N/10 objects, and a named view
+Data: N `Item`s (int id, name, score, grp = id mod G, active; G = 10 by default), so that a group holds N/G objects
+(`--rows 1000000 --groups 100`: 10,000 of 1,000,000), and a named view
 `top` (active items by score, descending, the first 20: a stored window). sqlite3 runs in WAL mode with
 `synchronous=FULL` (every commit flushed, as LMDB's durable commit is), with an index on `grp`.
 
@@ -32,7 +33,7 @@ if len(ARGS) < 3:
 VIEWLOG, SCRATCH, OUT = ARGS[0], ARGS[1], ARGS[2]
 ROWS = int(ARGS[ARGS.index("--rows") + 1]) if "--rows" in ARGS else 100_000
 ROUNDS = int(ARGS[ARGS.index("--rounds") + 1]) if "--rounds" in ARGS else 5
-GROUPS = 10
+GROUPS = int(ARGS[ARGS.index("--groups") + 1]) if "--groups" in ARGS else 10
 
 SCHEMA = {"entities": {"Item": {"id": "int", "attributes": {
     "name": {"type": "string"}, "score": {"type": "int"}, "grp": {"type": "int"},
