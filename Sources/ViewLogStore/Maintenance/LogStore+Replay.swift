@@ -34,9 +34,7 @@ extension LogStore {
     func replay(into path: String, through position: UInt64?, options: StoreOptions, bySlot: Bool, chunk size: Int,
                 progress: ((UInt64, UInt64) -> Void)?) throws(StoreError) -> LogStore {
         precondition(size >= 1, "a chunk holds at least one transaction")
-        let headNow = try head
-        let end = position ?? headNow
-        guard end <= headNow else { throw .positionPastHead(position: end, head: headNow) }
+        let end = try checkedPosition(position)
         let firstSchema = try schema(at: 0)
         let target = try LogStore.create(at: path, schema: firstSchema, options: options)
         var done: UInt64 = 0

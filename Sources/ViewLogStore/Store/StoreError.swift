@@ -22,6 +22,9 @@ public enum StoreError: ViewLogError, Hashable {
     case emptyInput
     /// A position past the head.
     case positionPastHead(position: UInt64, head: UInt64)
+    /// A position below the store's horizon: the log up to the horizon was compacted (``LogStore/compact(_:)``), so
+    /// no state before it can be computed.
+    case compacted(position: UInt64, horizon: UInt64)
     /// The object does not exist at the position.
     case objectNotFound(ObjectKey, position: UInt64)
     /// A log entry or object record whose bytes are damaged.
@@ -58,6 +61,8 @@ public enum StoreError: ViewLogError, Hashable {
         case .emptyTransaction(let t): return "transaction \(t + 1) has no changes"
         case .emptyInput: return "no transactions to append"
         case let .positionPastHead(p, head): return "position \(p) is past the head (\(head))"
+        case let .compacted(p, horizon):
+            return "position \(p) is below the horizon (\(horizon)): the log up to \(horizon) was compacted"
         case let .objectNotFound(key, p): return "no \(key.entity) with id \(key.id.json.text) at position \(p)"
         case let .corrupt(seq, reason):
             if let seq { return "corrupt log entry at seq \(seq): \(reason)" }
@@ -115,6 +120,7 @@ extension StoreError {
         case .emptyTransaction: return .emptyTransaction
         case .emptyInput: return .emptyInput
         case .positionPastHead: return .positionPastHead
+        case .compacted: return .compacted
         case .objectNotFound: return .objectNotFound
         case .corrupt: return .corrupt
         case .conflict: return .conflict
