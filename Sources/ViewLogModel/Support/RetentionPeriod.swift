@@ -23,5 +23,5 @@ public struct RetentionPeriod: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// What a period looks like, for an error about one that is not.
-    public static let syntax = "a whole number and a unit: s, m, h, d or w (e.g. 30d, 12h)"
+    public static let syntax = "a positive whole number and a unit: s, m, h, d or w (e.g. 30d, 12h)"
 }

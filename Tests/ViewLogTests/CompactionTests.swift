@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+import TestSupport
+@_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogStore
+
+/// `compact` (DESIGN §13) stopped after each of its writes — where a SIGKILL can leave it — and its bad input.
+@Suite("Compaction")
+struct CompactionTests {
+    struct Stop: Error {}
+
+    /// A store of 30 employees, each updated a few times, with checkpoints every few entries (some complete, one
+    /// being built), at head 150.
+    static func makeStore() throws -> LogStore {
+        let policy = CheckpointPolicy(minimumEntries: 16, entriesPerRow: 0, rowsCopiedPerChange: 1, rowsCopiedPerWrite: 1)
+        let store = try LogStore.create(at: newStorePath(), schema: try Schema(jsonText: employeesSchemaText),
+                                        options: StoreOptions(durable: false, checkpoints: policy))
+        var g = SeededGenerator(stream: 77)
+        for i in 0..<30 {
+            try store.append([.insert(entity: "Employee", id: .string("e\(i)"),
+                                      values: ["name": .string("N\(i)"), "height": .int(Int64(150 + i))])], author: "w")
+        }
+        for _ in 0..<120 {
+            let id = ObjectID.string("e\(Int.random(in: 0..<30, using: &g))")
+            if Int.random(in: 0..<12, using: &g) == 0, try store.object(ObjectKey(entity: "Employee", id: id)) != nil {
+                try store.append([.delete(entity: "Employee", id: id)], author: "w")
+            } else if try store.object(ObjectKey(entity: "Employee", id: id)) == nil {
+                try store.append([.insert(entity: "Employee", id: id, values: ["name": "back", "height": 170])], author: "w")
+            } else {
+                try store.append([.update(entity: "Employee", id: id, values: ["height": .int(Int64.random(in: 150...200, using: &g))])],
+                                 author: "w")
+            }
+        }
+        return store
+    }
+
+    /// What the store answers at every position from `from` to the head: the objects and the log after it.
+    struct Answer: Equatable {
+        var objects: [ObjectID: ObjectValues]
+        var log: [Transaction]
+    }
+
+    static func answers(_ store: LogStore, from: UInt64) throws -> [Answer] {
+        let head = try store.head
+        return try (from...head).map { p in
+            Answer(objects: Dictionary(uniqueKeysWithValues: try store.objects(of: "Employee", at: p).map { ($0.id, $0.values) }),
+                   log: try store.transactions(after: p))
+        }
+    }
+
+    /// Stopped after each of its writes in turn, a compaction leaves a store that verifies, with the old horizon or
+    /// the new one, answering at and above it as before; the next compaction (even one that asks for nothing)
+    /// finishes it.
+    @Test func aCompactionStoppedAfterAnyWriteLeavesAStoreThatVerifiesAndIsFinishedByTheNext() throws {
+        let original = try Self.makeStore()
+        defer { try? FileManager.default.removeItem(atPath: original.path) }
+        let horizon: UInt64 = 70
+        let expected = try Self.answers(original, from: horizon)
+        // How many writes a whole compaction makes, on a copy.
+        var writes = 0
+        do {
+            let copy = try LogStore.open(at: try original.backup(to: newStorePath()).path)
+            defer { try? FileManager.default.removeItem(atPath: copy.path) }
+            let result = try copy.compact(.before(horizon), now: .now, chunkRows: 7) { writes += 1 }
+            #expect(result.horizon == horizon && result.previousHorizon == 0)
+            #expect(try Self.answers(copy, from: horizon) == expected)
+            #expect(try copy.verify().isOK)
+            let statistics = try copy.statistics()
+            #expect(statistics.horizon == horizon && statistics.checkpoints.first == horizon)
+        }
+        #expect(writes > 10, "the compaction was made of many writes: \(writes)")
+        for stop in 1...writes {
+            let copy = try LogStore.open(at: try original.backup(to: newStorePath()).path)
+            defer { try? FileManager.default.removeItem(atPath: copy.path) }
+            var made = 0
+            #expect(throws: StoreError.self) {
+                try copy.compact(.before(horizon), now: .now, chunkRows: 7) {
+                    made += 1
+                    if made == stop { throw Stop() }
+                }
+            }
+            let report = try copy.verify()
+            #expect(report.isOK, "stopped after write \(stop): \(report.problems)")
+            let now = try copy.horizon
+            #expect(now == 0 || now == horizon, "stopped after write \(stop)")
+            #expect(try Self.answers(copy, from: horizon) == expected, "stopped after write \(stop)")
+            if now == 0 { #expect(try Self.answers(copy, from: 0) == (try Self.answers(original, from: 0)), "stopped after write \(stop)") }
+            // An append between the stop and the next compaction is kept.
+            try copy.append([.insert(entity: "Employee", id: "late", values: ["name": "Late"])], author: "w")
+            let result = try copy.compact(.before(0))
+            #expect(result.horizon == horizon && result.moved == (now == 0), "stopped after write \(stop)")
+            #expect(try copy.perform(read: true) { txn in try copy.compactionRecord(in: txn) } == nil)
+            #expect(try copy.verify().isOK, "finished after a stop after write \(stop)")
+            let after = try Self.answers(copy, from: horizon)
+            #expect(after.dropLast().map(\.objects) == expected.map(\.objects), "stopped after write \(stop)")
+            #expect(after.dropLast().map { $0.log.dropLast() } == expected.map { $0.log[...] }, "stopped after write \(stop)")
+        }
+    }
+
+    /// Targets: a seq past the head is refused, one at or below the horizon and a period with nothing older change
+    /// nothing; `keepLast` counts back from the head; `keepFor` takes the last transaction older than the period.
+    @Test func targets() throws {
+        let store = try Self.makeStore()
+        defer { try? FileManager.default.removeItem(atPath: store.path) }
+        #expect(throws: StoreError.positionPastHead(position: 151, head: 150)) { try store.compact(.before(151)) }
+        let period = try #require(RetentionPeriod("1h"))
+        #expect(try store.compact(.keepFor(period)) == CompactionResult(horizon: 0, previousHorizon: 0, bytesFreed: 0))
+        #expect(try store.compact(.keepLast(200)).moved == false)
+        #expect(try store.compact(.keepLast(100)).horizon == 50)
+        #expect(try store.compact(.before(40)) == CompactionResult(horizon: 50, previousHorizon: 50, bytesFreed: 0))
+        // Two hours later every transaction is older than an hour: the horizon goes to the head.
+        let later = Timestamp(milliseconds: Timestamp.now.milliseconds + 7_200_000)
+        #expect(try store.compact(.keepFor(period), now: later).horizon == 150)
+        #expect(try store.transactions().isEmpty)
+        #expect(try store.objects(of: "Employee", at: 150).count == (try store.objects(of: "Employee").count))
+        // Appends after a compaction to the head go on from it.
+        let t = try store.append([.insert(entity: "Employee", id: "new", values: ["name": "New"])], author: "w")
+        #expect(t.seq == 151)
+        #expect(try store.transactions().map(\.seq) == [151])
+        #expect(try store.verify().isOK)
+    }
+
+    @Test(arguments: ["30d", "12h", "15m", "90s", "2w", "1d"])
+    func periods(text: String) throws {
+        let period = try #require(RetentionPeriod(text))
+        #expect(period.description == text)
+        let ms: [Character: Int64] = ["s": 1_000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000]
+        #expect(period.milliseconds == Int64(text.dropLast())! * ms[text.last!]!)
+    }
+
+    @Test(arguments: ["", "d", "0d", "-1d", "1.5d", "30", "30x", "1 d", "d30", "99999999999999999999d", "4000000d"])
+    func notPeriods(text: String) {
+        #expect(RetentionPeriod(text) == nil)
+    }
+}
