@@ -121,6 +121,50 @@ struct CompactionTests {
         #expect(try store.verify().isOK)
     }
 
+    /// A compacted store's snapshot (its schema and objects at the horizon) survives its JSON, and starts an empty
+    /// store that, with the transactions after it, answers as the original at every position from the horizon;
+    /// `replay` does the same. A store that is not empty, a transaction that does not follow, and a snapshot with
+    /// anything but inserts are refused, changing nothing.
+    @Test func aSnapshotStartsAnEmptyStoreThatAnswersAsTheCompactedOne() throws {
+        let original = try Self.makeStore()
+        defer { try? FileManager.default.removeItem(atPath: original.path) }
+        #expect(try original.snapshot() == nil)
+        try original.compact(.before(70))
+        let snapshot = try #require(try original.snapshot())
+        #expect(try snapshot.position == 70 && snapshot.schema == original.schema(at: 70))
+        #expect(snapshot.objects.count == (try original.objects(of: "Employee", at: 70)).count)
+        #expect(try Snapshot(json: try JSONValue.parse(snapshot.json.text)) == snapshot)
+        let after = try original.transactions()
+        let expected = try Self.answers(original, from: 70)
+
+        let copy = try LogStore.create(at: newStorePath(), schema: try Schema(jsonText: #"{"entities": {"X": {"id": "int", "attributes": {}}}}"#))
+        defer { try? FileManager.default.removeItem(atPath: copy.path) }
+        try copy.start(from: snapshot, then: after)
+        #expect(try copy.horizon == 70 && copy.head == original.head && copy.schema == original.schema)
+        #expect(try Self.answers(copy, from: 70) == expected)
+        #expect(try copy.verify().isOK)
+        #expect(throws: StoreError.self) { try copy.start(from: snapshot) }
+        #expect(try copy.head == original.head)
+
+        let replayed = try original.replay(into: newStorePath())
+        defer { try? FileManager.default.removeItem(atPath: replayed.path) }
+        #expect(try replayed.horizon == 70 && replayed.head == original.head)
+        #expect(try Self.answers(replayed, from: 70) == expected)
+        #expect(try replayed.verify().isOK)
+
+        let empty = try LogStore.create(at: newStorePath(), schema: try Schema(jsonText: employeesSchemaText))
+        defer { try? FileManager.default.removeItem(atPath: empty.path) }
+        #expect(throws: StoreError.self) { try empty.start(from: snapshot, then: Array(after.dropFirst())) }
+        #expect(try empty.head == 0 && empty.horizon == 0 && empty.objects(of: "Employee").isEmpty)
+        var bad = snapshot
+        bad.objects[0] = .update(entity: "Employee", id: "e0", values: ["height": 1])
+        #expect(throws: StoreError.self) { try empty.start(from: bad) }
+        #expect(try empty.head == 0 && empty.horizon == 0)
+        let update = #"{"snapshot": 3, "schema": \#(snapshot.schema.json.text), "changes": [{"op": "delete", "entity": "Employee", "id": "e1", "previous": {"name": "A"}}]}"#
+        #expect(throws: InputError.self) { try Snapshot(json: try JSONValue.parse(update), line: 1) }
+        #expect(throws: InputError.self) { try Snapshot(json: try JSONValue.parse(#"{"snapshot": 0, "schema": {}, "changes": []}"#)) }
+    }
+
     @Test(arguments: ["30d", "12h", "15m", "90s", "2w", "1d"])
     func periods(text: String) throws {
         let period = try #require(RetentionPeriod(text))

@@ -261,6 +261,24 @@ import Testing
             ["compact", "shop", "--keep-last", "2", "--json"],
             ["verify", "shop", "--json"],
             ["log", "shop", "--json"],
+            ["export", "shop"],
+        ], into: &t)
+        // The export of a compacted store imported into an empty store, and a replay: the same horizon and log.
+        try box.write("shop.jsonl", try box.run(["export", "shop"]).stdout)
+        try box.write("late.jsonl", try box.run(["export", "shop"]).stdout.split(separator: "\n").dropFirst().joined(separator: "\n") + "\n")
+        try record(box, [
+            ["init", "copy", "--schema", "employees.json"],
+            ["import", "copy", "shop.jsonl"],
+            ["stats", "copy", "--json"],
+            ["log", "copy", "--json"],
+            ["query", "copy", "tall", "--at", "8", "--json"],
+            ["verify", "copy"],
+            ["import", "copy", "shop.jsonl"],
+            ["init", "other", "--schema", "employees.json"],
+            ["import", "other", "late.jsonl"],
+            ["replay", "shop", "--into", "rebuilt"],
+            ["stats", "rebuilt", "--json"],
+            ["replay", "shop", "--into", "early", "--to", "7"],
             ["compact", "shop"],
             ["compact", "shop", "--before", "3", "--keep-last", "2"],
             ["compact", "shop", "--keep-for", "30x"],
