@@ -165,6 +165,57 @@ struct CompactionTests {
         #expect(throws: InputError.self) { try Snapshot(json: try JSONValue.parse(#"{"snapshot": 0, "schema": {}, "changes": []}"#)) }
     }
 
+    /// A schema's retention (DESIGN §13, point 2 of issue 41): appends move the horizon up by themselves — to a
+    /// complete checkpoint, never past what the retention keeps — and remove the log before it a chunk per write, so
+    /// the log stays bounded; at every position from the horizon the store answers as a twin without retention.
+    @Test(arguments: [#"{"keepLast": 20}"#, #"{"keepFor": "3d"}"#])
+    func appendsUnderARetentionKeepTheLogBounded(retention: String) throws {
+        let policy = CheckpointPolicy(minimumEntries: 8, entriesPerRow: 0, rowsCopiedPerChange: 2, rowsCopiedPerWrite: 4)
+        let text = String(employeesSchemaText.dropLast(1)) + #", "retention": \#(retention)}"#
+        let schema = try Schema(jsonText: text)
+        let reread = try Schema(jsonText: schema.json.text)
+        #expect(schema.retention != nil && reread == schema)
+        let store = try LogStore.create(at: newStorePath(), schema: schema, options: StoreOptions(durable: false, checkpoints: policy))
+        let twin = try LogStore.create(at: newStorePath(), schema: try Schema(jsonText: employeesSchemaText),
+                                       options: StoreOptions(durable: false, checkpoints: policy))
+        defer {
+            try? FileManager.default.removeItem(atPath: store.path)
+            try? FileManager.default.removeItem(atPath: twin.path)
+        }
+        var g = SeededGenerator(stream: 91)
+        // Transactions an hour apart, ending 10 days ago: with keepFor 3d every one is old enough.
+        let start = Timestamp.now.milliseconds - 10 * 86_400_000 - 300 * 3_600_000
+        var moves = 0, previous: UInt64 = 0
+        for i in 0..<300 {
+            let id = ObjectID.string("e\(Int.random(in: 0..<25, using: &g))")
+            let exists = try twin.object(ObjectKey(entity: "Employee", id: id)) != nil
+            let change: ChangeRequest = exists
+                ? .update(entity: "Employee", id: id, values: ["height": .int(Int64.random(in: 150...200, using: &g))])
+                : .insert(entity: "Employee", id: id, values: ["name": "N"])
+            let request = TransactionRequest(author: "w", changes: [change], time: Timestamp(milliseconds: start + Int64(i) * 3_600_000))
+            try store.append([request])
+            try twin.append([request])
+            let head = try store.head, horizon = try store.horizon
+            if retention.contains("keepLast") { #expect(horizon == 0 || horizon <= head - 20, "at \(head)") }
+            #expect(head - horizon <= 60, "the log stays bounded: \(head - horizon) transactions at \(head)")
+            if horizon != previous { moves += 1; previous = horizon }
+            let oldest = try store.statistics().checkpoints.first
+            #expect(horizon == 0 || oldest == horizon)
+            if i % 50 == 49 {
+                #expect(try store.verify().isOK, "at \(head)")
+                for p in [horizon, (horizon + head) / 2, head] {
+                    let got = try store.objects(of: "Employee", at: p), expected = try twin.objects(of: "Employee", at: p)
+                    #expect(got.map(\.id) == expected.map(\.id) && got.map(\.values) == expected.map(\.values), "at \(p)")
+                }
+                // Entries below the horizon are gone a write after it moved.
+                let entries = try store.perform(read: true) { txn in try txn.statistics(store.logDB).entries }
+                #expect(entries <= 120, "\(entries) log entries at \(head)")
+            }
+        }
+        #expect(moves >= 5, "the horizon moved \(moves) times")
+        #expect(try store.verify().isOK)
+    }
+
     @Test(arguments: ["30d", "12h", "15m", "90s", "2w", "1d"])
     func periods(text: String) throws {
         let period = try #require(RetentionPeriod(text))

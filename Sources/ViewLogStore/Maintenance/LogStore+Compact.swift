@@ -172,49 +172,60 @@ extension LogStore {
                     i = end
                 }
             }
-            // The switch: the checkpoint at the target is complete, those below it are unlisted, the horizon moves.
             record = try perform { txn in
                 try self.expectCompactionRecord(record, in: txn)
-                var directory = try self.checkpointDirectory(in: txn)
-                directory.complete = [target] + directory.complete.filter { $0 > target }
-                if let building = directory.building, building <= target {
-                    directory.building = nil
-                    directory.cursor = []
-                }
-                try self.putCheckpointDirectory(directory, in: txn)
-                try self.putMeta(txn, MetaKey.horizon, bigEndianBytes(target), format: try self.format(in: txn))
-                let next = CompactionRecord(target: target, phase: .remove)
-                try self.putCompactionRecord(next, in: txn)
-                return next
+                return try self.switchHorizon(to: target, in: txn)
             }
             try afterWriteStep(afterWrite)
         }
-        // Log entries up to the horizon, then rows of checkpoints below it, a chunk per write.
+        while true {  // bounded: each pass deletes up to chunkRows keys, and ends when it finds none
+            let done = try perform { txn -> Bool in
+                // Appends keeping a schema's retention finish removals too: a record they deleted is a removal done.
+                guard try self.compactionRecord(in: txn) != nil || (try self.horizon(in: txn)) < target else { return true }
+                try self.expectCompactionRecord(record, in: txn)
+                return try self.removeCompacted(upTo: target, chunkRows: chunkRows, in: txn)
+            }
+            try afterWriteStep(afterWrite)
+            if done { return }
+        }
+    }
+
+    /// The switch of a compaction to `target`, in `txn`: the checkpoint at the target (complete) is listed, those
+    /// below it are not, the horizon is the target, and the compaction record moves to removing. Returns the record.
+    func switchHorizon(to target: UInt64, in txn: LMDBTransaction) throws -> CompactionRecord {
+        var directory = try checkpointDirectory(in: txn)
+        directory.complete = [target] + directory.complete.filter { $0 > target }
+        if let building = directory.building, building <= target {
+            directory.building = nil
+            directory.cursor = []
+        }
+        try putCheckpointDirectory(directory, in: txn)
+        try putMeta(txn, MetaKey.horizon, bigEndianBytes(target), format: try format(in: txn))
+        let record = CompactionRecord(target: target, phase: .remove)
+        try putCompactionRecord(record, in: txn)
+        return record
+    }
+
+    /// Deletes, in `txn`, up to `chunkRows` of what a compaction to `target` removes — log entries up to it first,
+    /// then rows of checkpoints below it — and the compaction record once nothing is left. Returns whether it is
+    /// done (the record deleted).
+    func removeCompacted(upTo target: UInt64, chunkRows: Int, in txn: LMDBTransaction) throws -> Bool {
         let removals: [(LMDBDatabase?, [UInt8])] = [(logDB, bigEndianBytes(target + 1)), (checkpointsDB, bigEndianBytes(target))]
-        for (db, end) in removals {
-            guard let db else { continue }
-            while true {  // bounded: each pass deletes up to chunkRows keys, and ends when it finds none
-                let deleted = try perform { txn -> Int in
-                    try self.expectCompactionRecord(record, in: txn)
-                    var keys: [[UInt8]] = []
-                    // From seq 1: the checkpoint directory's key (8 zero bytes) sorts before every row.
-                    try txn.scan(db, from: .atLeast(bigEndianBytes(1))) { e in
-                        guard e.key.lexicographicallyPrecedes(end) else { return .stop }
-                        keys.append(Array(e.key))
-                        return keys.count < chunkRows ? .next : .stop
-                    }
-                    for key in keys { _ = try txn.delete(db, key: key) }
-                    return keys.count
-                }
-                if deleted == 0 { break }
-                try afterWriteStep(afterWrite)
+        var keys: [[UInt8]] = []
+        for case let (db?, end) in removals {
+            // From seq 1: the checkpoint directory's key (8 zero bytes) sorts before every row.
+            try txn.scan(db, from: .atLeast(bigEndianBytes(1))) { e in
+                guard e.key.lexicographicallyPrecedes(end) else { return .stop }
+                keys.append(Array(e.key))
+                return keys.count < chunkRows ? .next : .stop
+            }
+            if !keys.isEmpty {
+                for key in keys { _ = try txn.delete(db, key: key) }
+                return false
             }
         }
-        try perform { txn in
-            try self.expectCompactionRecord(record, in: txn)
-            _ = try txn.delete(self.metaDB, key: MetaKey.compaction)
-        }
-        try afterWriteStep(afterWrite)
+        _ = try txn.delete(metaDB, key: MetaKey.compaction)
+        return true
     }
 
     private func afterWriteStep(_ afterWrite: () throws -> Void) throws(StoreError) {
