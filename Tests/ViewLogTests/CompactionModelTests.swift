@@ -14,7 +14,6 @@ import TestSupport
 /// each compaction. Seeded; rerun a failure with `VIEWLOG_SEED`.
 @Suite("Compaction model")
 struct CompactionModelTests {
-    typealias Model = StoreModelTests.Model
 
     /// The members of the controller's view (`Item where flag == YES`, sorted by `n`) in `state`.
     static func members(_ state: [ObjectKey: ObjectValues]) -> [ObjectID] {
@@ -48,7 +47,7 @@ struct CompactionModelTests {
         let store = try LogStore.create(at: newStorePath(), schema: schema,
                                         options: StoreOptions(durable: false, checkpoints: checkpoints))
         defer { try? FileManager.default.removeItem(atPath: store.path) }
-        var model = Model(schema: schema)
+        var model = StoreModelTests.Model(schema: schema)
         // Every transaction as the store gave it back right after it was appended.
         var log: [Transaction] = []
         var horizon: UInt64 = 0
@@ -70,10 +69,7 @@ struct CompactionModelTests {
                 model.append([], newSchema: schema2)
                 log += try store.transactions(after: model.head - 1)
             } else if roll < 5 {
-                let requests = StoreModelTests.requests(in: model.states.last!, schema: model.schemas.last!, using: &g)
-                guard !requests.isEmpty else { continue }
-                let t = try store.append(requests, author: "w")
-                model.append(requests)
+                guard let t = try StoreModelTests.appendRandom(to: store, &model, using: &g) else { continue }
                 #expect(t.seq == model.head, "step \(step), \(hint)")
                 log += try store.transactions(after: model.head - 1)
             } else if roll < 6 {
