@@ -216,6 +216,28 @@ struct CompactionTests {
         #expect(try store.verify().isOK)
     }
 
+    /// Undo looks for an author's history after the horizon only; a revert of a compacted transaction is refused.
+    @Test func undoAndRevertSeeTheHistoryAfterTheHorizon() throws {
+        let store = try LogStore.create(at: newStorePath(), schema: try Schema(jsonText: employeesSchemaText),
+                                        options: StoreOptions(durable: false))
+        defer { try? FileManager.default.removeItem(atPath: store.path) }
+        for i in 0..<10 {
+            try store.append([.insert(entity: "Employee", id: .string("e\(i)"), values: ["name": "N"])], author: i < 5 ? "a" : "b")
+        }
+        try store.compact(.before(6))
+        #expect(try store.undoTarget(author: "a") == nil)
+        #expect(try store.undoTarget(author: "b") == 10)
+        #expect(throws: StoreError.self) { try store.undo(author: "a") }
+        do {
+            _ = try store.revert([4], author: "a")
+            Issue.record("a revert below the horizon was made")
+        } catch {
+            #expect(error.code == .compacted, "\(error)")
+        }
+        #expect(try store.undo(author: "b").reverts == [10])
+        #expect(try store.head == 11 && store.verify().isOK)
+    }
+
     @Test(arguments: ["30d", "12h", "15m", "90s", "2w", "1d"])
     func periods(text: String) throws {
         let period = try #require(RetentionPeriod(text))

@@ -9,7 +9,7 @@ import LMDB
 /// from a log that no longer holds what the answer needs.
 extension LogStore {
     /// The horizon: the lowest position the store can still answer for. The log holds the transactions after it,
-    /// and the objects at it are kept (as a checkpoint); 0 for a store never compacted (``compact(_:)``).
+    /// and the objects at it are kept (as a checkpoint); 0 for a store never compacted (``compact(_:now:)``).
     public var horizon: UInt64 {
         get throws(StoreError) { try perform(read: true) { txn in try self.horizon(in: txn) } }
     }

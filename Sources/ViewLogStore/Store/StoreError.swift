@@ -22,7 +22,7 @@ public enum StoreError: ViewLogError, Hashable {
     case emptyInput
     /// A position past the head.
     case positionPastHead(position: UInt64, head: UInt64)
-    /// A position below the store's horizon: the log up to the horizon was compacted (``LogStore/compact(_:)``), so
+    /// A position below the store's horizon: the log up to the horizon was compacted (``LogStore/compact(_:now:)``), so
     /// no state before it can be computed.
     case compacted(position: UInt64, horizon: UInt64)
     /// The object does not exist at the position.
