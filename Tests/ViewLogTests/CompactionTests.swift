@@ -238,6 +238,20 @@ struct CompactionTests {
         #expect(try store.head == 11 && store.verify().isOK)
     }
 
+    /// Dropping the checkpoints of a compacted store keeps the one at its horizon (the log no longer holds it).
+    @Test func droppingCheckpointsKeepsTheHorizons() throws {
+        let store = try Self.makeStore()
+        defer { try? FileManager.default.removeItem(atPath: store.path) }
+        try store.compact(.before(70))
+        let expected = try Self.answers(store, from: 70)
+        #expect(try store.statistics().checkpoints.count > 1)
+        #expect(try store.dropCheckpoints() > 0)
+        #expect(try store.statistics().checkpoints == [70])
+        #expect(try store.dropCheckpoints() == 0)
+        #expect(try Self.answers(store, from: 70) == expected)
+        #expect(try store.verify().isOK)
+    }
+
     @Test(arguments: ["30d", "12h", "15m", "90s", "2w", "1d"])
     func periods(text: String) throws {
         let period = try #require(RetentionPeriod(text))

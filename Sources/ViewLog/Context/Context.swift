@@ -237,6 +237,9 @@ public final class Context {
 
     /// Moves to `target`, forwards or backwards; one batch for every controller. Unsaved changes are kept
     /// and stay applied on top of the new position (what the delete rules of staged deletes do is worked out there).
+    /// - Throws: ``StoreError/positionPastHead(position:head:)``; ``StoreError/compacted(position:horizon:)`` when
+    ///   `target`, or the context's own position, is below the store's horizon (the log between them is gone:
+    ///   `reset(to:)` reloads the controllers at a position instead).
     public func move(to target: UInt64) throws(StoreError) {
         _ = try store.checkedPosition(target)
         guard target != position || processed != staged else { return }
