@@ -238,6 +238,22 @@ struct CompactionTests {
         #expect(try store.head == 11 && store.verify().isOK)
     }
 
+    /// Two compactions at once (as two processes would run them): the one whose record the other changed stops with
+    /// `log.compaction-under-way`, the other finishes, and the store verifies.
+    @Test func aCompactionWhoseRecordAnotherChangedStops() throws {
+        let store = try Self.makeStore()
+        defer { try? FileManager.default.removeItem(atPath: store.path) }
+        var other: CompactionResult?
+        #expect(throws: StoreError.compactionUnderWay(path: store.path)) {
+            try store.compact(.before(70), now: .now, chunkRows: 7) {
+                // After the first write: another compaction finishes the one under way.
+                if other == nil { other = try store.compact(.before(0)) }
+            }
+        }
+        #expect(other?.horizon == 70)
+        #expect(try store.horizon == 70 && store.verify().isOK)
+    }
+
     /// Dropping the checkpoints of a compacted store keeps the one at its horizon (the log no longer holds it).
     @Test func droppingCheckpointsKeepsTheHorizons() throws {
         let store = try Self.makeStore()

@@ -22,6 +22,13 @@ public struct RetentionPeriod: Sendable, Hashable, CustomStringConvertible {
         description = text
     }
 
+    /// The time `now` minus this period: a transaction committed before it is older than the period (`nil` when
+    /// that is before the range of timestamps).
+    public func cutoff(from now: Timestamp) -> Timestamp? {
+        let (ms, overflow) = now.milliseconds.subtractingReportingOverflow(milliseconds)
+        return overflow || ms < Timestamp.range.lowerBound ? nil : Timestamp(milliseconds: ms)
+    }
+
     /// What a period looks like, for an error about one that is not.
     public static let syntax = "a positive whole number and a unit: s, m, h, d or w (e.g. 30d, 12h)"
 }

@@ -51,7 +51,8 @@ extension LogStore {
     /// - Parameters:
     ///   - target: where the horizon goes.
     ///   - now: the time a ``CompactionTarget/keepFor(_:)`` period is counted back from.
-    /// - Throws: ``StoreError/positionPastHead(position:head:)`` for a seq past the head.
+    /// - Throws: ``StoreError/positionPastHead(position:head:)`` for a seq past the head;
+    ///   ``StoreError/compactionUnderWay(path:)`` when another process's compaction changes what this one began.
     @discardableResult
     public func compact(_ target: CompactionTarget, now: Timestamp = .now) throws(StoreError) -> CompactionResult {
         try compact(target, now: now, chunkRows: Self.compactionChunkRows)
@@ -76,7 +77,7 @@ extension LogStore {
             guard try self.format(in: txn) >= 2, self.checkpointsDB != nil else {
                 throw StoreError.storage("\(self.path) has log format 1: `viewlog upgrade` it before compacting")
             }
-            if try self.compactionRecord(in: txn) != nil { throw Self.compactionUnderWay(self.path) }
+            if try self.compactionRecord(in: txn) != nil { throw StoreError.compactionUnderWay(path: self.path) }
             guard seq > (try self.horizon(in: txn)) else { return nil }  // another process got there first
             // A checkpoint being built at or below the target is dropped (its rows go with the others below it).
             var directory = try self.checkpointDirectory(in: txn)
@@ -107,9 +108,8 @@ extension LogStore {
         case .keepLast(let n):
             return head > n ? head - n : 0
         case .keepFor(let period):
-            let (cutoff, overflow) = now.milliseconds.subtractingReportingOverflow(period.milliseconds)
-            if overflow { return nil }
-            return try lastTransaction(before: Timestamp(milliseconds: cutoff))
+            guard let cutoff = period.cutoff(from: now) else { return nil }
+            return try lastTransaction(before: cutoff)
         }
     }
 
@@ -291,11 +291,7 @@ extension LogStore {
 
     /// Throws unless the compaction record is still `record`: another process's compaction of the store moved it.
     private func expectCompactionRecord(_ record: CompactionRecord, in txn: LMDBTransaction) throws {
-        guard try compactionRecord(in: txn) == record else { throw Self.compactionUnderWay(path) }
-    }
-
-    private static func compactionUnderWay(_ path: String) -> StoreError {
-        .storage("another process is compacting \(path): try again when it is done")
+        guard try compactionRecord(in: txn) == record else { throw StoreError.compactionUnderWay(path: path) }
     }
 
     /// Bytes of the pages of the log and the checkpoints: what a compaction frees.

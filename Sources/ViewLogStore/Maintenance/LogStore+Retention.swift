@@ -40,13 +40,12 @@ extension LogStore {
         case .keepLast(let n):
             return head >= n && seq <= head - n
         case .keepFor(let period):
-            let (cutoff, overflow) = now.milliseconds.subtractingReportingOverflow(period.milliseconds)
-            guard !overflow else { return false }
+            guard let cutoff = period.cutoff(from: now) else { return false }
             // Read in place: only the header is decoded.
             return try bigEndianBytes(seq).withUnsafeBytes { key throws -> Bool in
                 guard let entry = try txn.value(logDB, for: key) else { return false }
                 do {
-                    return try TransactionCodec.checkedHeader(entry, expectedSeq: seq).time.milliseconds < cutoff
+                    return try TransactionCodec.checkedHeader(entry, expectedSeq: seq).time < cutoff
                 } catch {
                     throw StoreError.corrupt(seq: seq, reason: "\(error)")
                 }
