@@ -236,9 +236,9 @@ import Testing
     /// are refused naming it, `log` starts after it, `stats` and `verify` show it; a target at or below it changes
     /// nothing; bad options are errors that change nothing.
     @Test func employeesCompact() throws {
+        var t = Transcript()
         let box = try Sandbox()
         try Stories.employees(in: box)
-        var t = Transcript()
         try record(box, [
             ["stats", "shop", "--json"],
             ["query", "shop", "tall", "--at", "6", "--json"],
