@@ -53,7 +53,8 @@ package enum Documents {
     package static func stats(_ s: StoreStatistics) -> JSONValue {
         let entities = s.objectsByEntity.keys.sorted().map { ($0, JSONValue.int(Int64(s.objectsByEntity[$0]!))) }
         var fields: [(String, JSONValue)] = [
-            ("head", .int(Int64(s.head))), ("objects", .int(Int64(s.objects))), ("entities", .object(entities)),
+            ("head", .int(Int64(s.head))), ("horizon", .int(Int64(s.horizon))), ("objects", .int(Int64(s.objects))),
+            ("entities", .object(entities)),
             ("logBytes", .int(Int64(s.logBytes))), ("objectBytes", .int(Int64(s.objectBytes))),
             ("usedBytes", .int(Int64(s.usedBytes))), ("mapSizeBytes", .int(Int64(s.mapSizeBytes))),
         ]
@@ -106,12 +107,3 @@ extension EntityDescription {
     }
 }
 
-extension LogStore {
-    /// `position` checked against the head (a position past the head is an error); the head when nil.
-    package func checkedPosition(_ position: UInt64?) throws -> UInt64 {
-        let head = try self.head
-        guard let position else { return head }
-        guard position <= head else { throw StoreError.positionPastHead(position: position, head: head) }
-        return position
-    }
-}

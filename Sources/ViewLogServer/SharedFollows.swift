@@ -139,7 +139,7 @@ final class SharedFollow: Sendable {
     /// The follow: opens the view at the head, then on each wake sends the joining members their query document and
     /// moves the view to the newest head, handing its change set (if any) to every member.
     private func run() async {
-        let follower: ViewFollower
+        var follower: ViewFollower
         do {
             let start = try store.head
             state.withLock { $0.head = max($0.head, start) }
@@ -169,6 +169,22 @@ final class SharedFollow: Sendable {
                 if head > follower.view.controller.position {
                     moves.withLock { $0 += 1 }
                     if let step = try follower.step(to: head) { send(step, follower: follower) }
+                }
+            } catch StoreError.compacted {
+                // The store's horizon passed the view's position (a compaction, a schema's retention: DESIGN §13):
+                // no delta reaches it any more, so the view is opened again at the head and every member starts again
+                // from it, as a member too far behind does.
+                do {
+                    follower = try ViewFollower(store: store, selection: selection, at: try store.head)
+                    let fresh = try follower.view.jsonText()
+                    let members = state.withLock { s -> [Member] in
+                        s.joining = []
+                        return Array(s.members.values)
+                    }
+                    for member in members { member.buffer.restart(with: [ViewLogServer.reloadDocument, fresh]) }
+                } catch {
+                    fail(error)
+                    return
                 }
             } catch {
                 fail(error)

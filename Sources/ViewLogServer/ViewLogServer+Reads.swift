@@ -148,7 +148,7 @@ extension ViewLogServer {
     func log(_ request: Request) async throws -> Response {
         let parameters = try RequestParameters(query: request.uri.query)
         try parameters.check(known: ["from", "to", "limit"])
-        let from = try parameters.uint64("from") ?? 0
+        let fromParameter = try parameters.uint64("from")
         let to = try parameters.uint64("to")
         let limit = try parameters.int("limit") ?? ServerLimits.logPageTransactionsDefault
         guard limit > 0, limit <= ServerLimits.logPageTransactionsMax else {
@@ -157,7 +157,7 @@ extension ViewLogServer {
         let store = self.store
         return try await blocking {
             let end = try store.checkedPosition(to)
-            _ = try store.checkedPosition(from)
+            let from = try store.checkedPosition(fromParameter ?? store.horizon)
             guard from <= end else { throw ServerError.badParameter("from \(from) is after to \(end)") }
             var transactions: [JSONValue] = []
             let last = try Documents.log(store, from: from, to: end, limit: UInt64(limit)) { transactions.append($0) }

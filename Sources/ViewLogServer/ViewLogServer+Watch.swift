@@ -147,20 +147,31 @@ extension ViewLogServer {
     /// Follows the head for `watch` alone, through the CLI's follow loop (``ViewFollower``) — what one member of a
     /// ``SharedFollow`` is sent, made for one subscriber (the tests compare the two): puts the query document, then
     /// each change set's diff document into `buffer`. When the subscriber is too far behind, everything unsent is
-    /// replaced by `{"reload": true}` and a fresh query document, and the diffs go on from it. An error (the store
-    /// removed) is the last document, as `{"error": …}`.
+    /// replaced by `{"reload": true}` and a fresh query document, and the diffs go on from it; so too when the
+    /// store's horizon passes the view's position (a compaction, a schema's retention: DESIGN §13), with the view
+    /// opened again at the head. An error (the store removed) is the last document, as `{"error": …}`.
     /// `handled` is told each head the view has been moved to and its document queued (for tests).
     static func produce(_ watch: WatchRequest, store: LogStore, into buffer: WatchBuffer,
                         handled: (@Sendable (UInt64) -> Void)? = nil) async {
         defer { buffer.finish() }
         do {
             let start = try store.head
-            let follower = try ViewFollower(store: store, selection: watch.selection, at: start)
+            var follower = try ViewFollower(store: store, selection: watch.selection, at: start)
             guard buffer.push(try follower.view.jsonText()) else { return }
             handled?(start)
-            try await follower.follow(store, count: watch.count, handled: handled) { step in
-                if !buffer.push(step.changes.json(includeSeq: watch.includeSeq).text) {
-                    // The fresh query document is at the view's position, where the next change set starts.
+            var remaining = watch.count
+            while true {  // bounded by the store's compactions: each pass ends the watch or follows a new view
+                do {
+                    try await follower.follow(store, count: remaining, handled: handled) { step in
+                        remaining = remaining.map { $0 - 1 }
+                        if !buffer.push(step.changes.json(includeSeq: watch.includeSeq).text) {
+                            // The fresh query document is at the view's position, where the next change set starts.
+                            buffer.restart(with: [reloadDocument, try follower.view.jsonText()])
+                        }
+                    }
+                    return
+                } catch StoreError.compacted {
+                    follower = try ViewFollower(store: store, selection: watch.selection, at: try store.head)
                     buffer.restart(with: [reloadDocument, try follower.view.jsonText()])
                 }
             }

@@ -26,6 +26,7 @@ struct ViewLogCommand: AsyncParsableCommand {
           viewlog watch shop tall --count 1
           viewlog export shop > shop.jsonl
           viewlog backup shop shop-backup
+          viewlog compact shop --keep-last 100000
           viewlog init shop2 --nats nats://127.0.0.1:4222 --stream shop
           viewlog sync shop2 --follow
           viewlog serve shop --listen 127.0.0.1:8080
@@ -33,7 +34,7 @@ struct ViewLogCommand: AsyncParsableCommand {
         subcommands: [
             InitCommand.self, AppendCommand.self, LogCommand.self, GetCommand.self, QueryCommand.self,
             DiffCommand.self, WatchCommand.self, VerifyCommand.self, StatsCommand.self, ExportCommand.self,
-            ImportCommand.self, ReplayCommand.self, BackupCommand.self, SchemaCommand.self, ViewsCommand.self, UpgradeCommand.self,
+            ImportCommand.self, ReplayCommand.self, BackupCommand.self, CompactCommand.self, SchemaCommand.self, ViewsCommand.self, UpgradeCommand.self,
             CheckpointsCommand.self,
             RevertCommand.self, UndoCommand.self, RedoCommand.self,
             SyncCommand.self, ServeCommand.self,

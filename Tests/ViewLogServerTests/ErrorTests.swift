@@ -83,6 +83,35 @@ import Testing
         }
     }
 
+    /// Below the horizon of a compacted store every position is 400 `log.compacted`, with the CLI's message;
+    /// `log` without `from` starts after the horizon.
+    @Test func positionsBelowTheHorizonAre400() async throws {
+        let f = try Fixture()
+        try f.store.compact(.before(2))
+        let cases: [(uri: String, cli: [String])] = [
+            ("/v1/query?view=tall&at=1", ["query", "tall", "--at", "1"]),
+            ("/v1/diff?view=tall&from=1&to=4", ["diff", "tall", "--from", "1", "--to", "4"]),
+            ("/v1/diff?view=tall&from=4&to=0", ["diff", "tall", "--from", "4", "--to", "0"]),
+            ("/v1/objects/Employee/e1?at=1", ["get", "Employee", "e1", "--at", "1"]),
+            ("/v1/log?from=1", ["log", "--from", "1"]),
+        ]
+        try await Fixture.app(f.server()).test(.router) { client in
+            for c in cases {
+                let cli = try CLI.run([c.cli[0], f.path] + c.cli.dropFirst() + ["--json"])
+                let message = String(String(cli.stderr.dropFirst("error: ".count)).trimmingSuffix("\n"))
+                let r = try await client.execute(uri: c.uri, method: .get)
+                #expect(r.status == .badRequest, "\(c.uri)")
+                #expect(r.error?.code == "log.compacted", "\(c.uri): \(r.text)")
+                #expect(r.error?.message == message && message.contains("horizon (2)"), "\(c.uri): \(r.text)")
+            }
+            let log = try await client.execute(uri: "/v1/log", method: .get)
+            #expect(log.status == .ok)
+            #expect(log.text.hasPrefix(#"{"transactions": [{"seq": 3,"#), "\(log.text)")
+            let at = try await client.execute(uri: "/v1/query?view=tall&at=2", method: .get)
+            #expect(at.status == .ok)
+        }
+    }
+
     @Test func aQueryStringOverItsBoundIs414() async throws {
         let f = try Fixture()
         try await Fixture.app(f.server()).test(.router) { client in

@@ -166,6 +166,76 @@ import ViewLogDocuments
         #expect(documents == [ViewLogServer.reloadDocument, at9, String(d10.dropLast())])
     }
 
+    /// The store's horizon passing the view's position before the follow moves it (DESIGN §13): `{"reload": true}`
+    /// and a fresh query document at the head, and the diffs go on from there.
+    @Test func aCompactionPastTheViewReloadsItAtTheHead() async throws {
+        let f = try Fixture()
+        let buffer = WatchBuffer(capacity: 100)
+        let request = ViewLogServer.WatchRequest(selection: ViewSelection(view: "tall"), includeSeq: false, count: 1)
+        let store = f.store
+        let first = Locked(true)
+        let producer = Task {
+            await ViewLogServer.produce(request, store: store, into: buffer) { _ in
+                // Once, right after the query document at 4: two appends and a compaction past both.
+                guard first.withLock({ isFirst in
+                    defer { isFirst = false }
+                    return isFirst
+                }) else { return }
+                for height in [191, 192] {
+                    _ = try? AppendInOneWrite.append(store, text: #"{"update": "Employee", "id": "e1", "values": {"height": \#(height)}}"#, author: "t")
+                }
+                _ = try? store.compact(.keepLast(0))
+            }
+        }
+        defer { producer.cancel() }
+        let at4 = try MaterializedView(store: store, selection: ViewSelection(view: "tall"), at: 4).jsonText()
+        var documents: [String] = []
+        // Up to the reload's query document (the first one is read, or dropped by the restart, as it comes).
+        while let d = await buffer.next() {  // bounded: the reload's query document ends it
+            documents.append(d)
+            if d != at4 && d != ViewLogServer.reloadDocument { break }
+        }
+        let at6 = try MaterializedView(store: store, selection: ViewSelection(view: "tall"), at: 6).jsonText()
+        #expect(try store.horizon == 6)
+        _ = try AppendInOneWrite.append(store, text: #"{"update": "Employee", "id": "e1", "values": {"height": 193}}"#, author: "t")
+        await producer.value
+        while let d = await buffer.next() { documents.append(d) }  // bounded: the producer finished
+        let d7 = try CLI.json(["diff", f.path, "tall", "--from", "6", "--to", "7"])
+        let expected = [ViewLogServer.reloadDocument, at6, String(d7.dropLast())]
+        #expect(documents == expected || documents == [at4] + expected, "\(documents)")
+    }
+
+    /// The server's shared follow across a compaction that may pass its view's position (whether it does depends on
+    /// how soon the follow moves): its member gets diffs, or `{"reload": true}` and a query document at the head;
+    /// either way it shows the view at 7, and the next append reaches it as the diff from there.
+    @Test func aSharedFollowGoesOnAcrossACompaction() async throws {
+        let f = try Fixture()
+        let store = f.store
+        let buffer = WatchBuffer(capacity: 100)
+        let request = ViewLogServer.WatchRequest(selection: ViewSelection(view: "tall"), includeSeq: false, count: nil)
+        let member = SharedFollows().join(request, store: store, buffer: buffer)
+        defer { member.leave() }
+        var documents = [await buffer.next()]
+        for height in [191, 192] {
+            _ = try AppendInOneWrite.append(store, text: #"{"update": "Employee", "id": "e1", "values": {"height": \#(height)}}"#, author: "t")
+        }
+        try store.compact(.keepLast(0))
+        _ = try AppendInOneWrite.append(store, text: #"{"update": "Employee", "id": "e1", "values": {"height": 193}}"#, author: "t")
+        // The view at 7: the diff 6 → 7, or (reloaded after the append) the query document at 7.
+        let d7 = String(try CLI.json(["diff", f.path, "tall", "--from", "6", "--to", "7"]).dropLast())
+        let at7 = try MaterializedView(store: store, selection: ViewSelection(view: "tall"), at: 7).jsonText()
+        while documents.last != d7 && documents.last != at7, documents.count < 10, let d = await buffer.next() {
+            documents.append(d)
+        }
+        #expect(documents.last == d7 || documents.last == at7, "\(documents)")
+        if let reload = documents.firstIndex(of: ViewLogServer.reloadDocument) {
+            #expect(documents[reload + 1]?.hasPrefix(#"{"position": "#) == true, "\(documents)")
+        }
+        _ = try AppendInOneWrite.append(store, text: #"{"update": "Employee", "id": "e1", "values": {"height": 194}}"#, author: "t")
+        let d8 = String(try CLI.json(["diff", f.path, "tall", "--from", "7", "--to", "8"]).dropLast())
+        #expect(await buffer.next() == d8)
+    }
+
     /// What `watch` (and the server's) follows of a windowed named view over key paths starts from its stored window
     /// — the window's rows and path values, not the entity — and prints what the same view ad hoc prints, before and
     /// after a move that changes it.

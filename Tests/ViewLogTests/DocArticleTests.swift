@@ -344,6 +344,26 @@ struct DocArticleTests {
         #expect(recorder.validate().isEmpty && view.fetchedObjects == ["e2"])
     }
 
+    // MARK: Retention and compaction
+
+    @Test func retentionAndCompaction() throws {
+        let scratch = Scratch(), scratch2 = Scratch()
+        let (store, _, _, _) = try gettingStarted(at: scratch.path)
+        let result = try store.compact(.keepLast(1))      // or .before(seq), .keepFor(RetentionPeriod("30d")!)
+        let horizon = try store.horizon                   // result.horizon
+        #expect(result.horizon == 1 && horizon == 1)
+        do {
+            _ = try store.objects(of: "Employee", at: horizon - 1)
+        } catch {
+            print(error.code, error)                      // log.compacted position 0 is below the horizon (1): …
+        }
+        #expect(throws: StoreError.compacted(position: 0, horizon: 1)) { _ = try store.objects(of: "Employee", at: horizon - 1) }
+        let copy = try LogStore.create(at: scratch2.path, schema: try store.schema)
+        let snapshot = try store.snapshot()               // nil for a store never compacted
+        try copy.start(from: snapshot!, then: try store.transactions())
+        #expect(try copy.horizon == 1 && copy.head == 2 && copy.objects(of: "Employee").count == 2)
+    }
+
     // MARK: Testing your views
 
     @Test func testingYourViews() throws {

@@ -57,7 +57,7 @@ struct ErrorCodeTests {
             .unsupportedFormat(path: "p", found: 3, supported: 2), .unsupportedFeatures(path: "p", features: ["f"]),
             .invalidChange(transaction: 0, change: 0, reason: "r"),
             .invalidStagedChange(key, operation: "insert", reason: "r"), .emptyTransaction(transaction: 0), .emptyInput,
-            .positionPastHead(position: 2, head: 1), .objectNotFound(key, position: 1), .corrupt(seq: 1, reason: "r"),
+            .positionPastHead(position: 2, head: 1), .compacted(position: 1, horizon: 2), .compactionUnderWay(path: "p"), .objectNotFound(key, position: 1), .corrupt(seq: 1, reason: "r"),
             .conflict([]), .storage("s"), .replica(path: "p", stream: "s"),
         ]
         let schema: [SchemaError] = [

@@ -204,6 +204,15 @@ struct StoreModelTests {
         return .update(entity: entity, id: id, values: values)
     }
 
+    /// Appends a random transaction valid at the model's head, to `store` and to `model`; `nil` when none was drawn.
+    static func appendRandom(to store: LogStore, _ model: inout Model, using g: inout SeededGenerator) throws -> Transaction? {
+        let requests = requests(in: model.states.last!, schema: model.schemas.last!, using: &g)
+        guard !requests.isEmpty else { return nil }
+        let t = try store.append(requests, author: "w")
+        model.append(requests)
+        return t
+    }
+
     static func requests(in state: [ObjectKey: ObjectValues], schema: Schema, using g: inout SeededGenerator) -> [ChangeRequest] {
         var out: [ChangeRequest] = [], taken: Set<ObjectKey> = []
         for _ in 0..<Int.random(in: 1...4, using: &g) {
@@ -256,10 +265,7 @@ struct StoreModelTests {
                 #expect(t.seq == model.head, "\(hint)")
             } else if roll < 4 {
                 // A store-level append at the head.
-                let requests = Self.requests(in: model.states.last!, schema: model.schemas.last!, using: &g)
-                guard !requests.isEmpty else { continue }
-                let t = try store.append(requests, author: "w")
-                model.append(requests)
+                guard let t = try Self.appendRandom(to: store, &model, using: &g) else { continue }
                 #expect(t.seq == model.head, "step \(step), \(hint)")
             } else if roll < 5 {
                 // An invalid append: nothing is appended.

@@ -232,6 +232,64 @@ import Testing
         Golden.check("employees-backup.txt", t.text)
     }
 
+    /// DESIGN §13, "Horizon and compaction": answers at and above the horizon are as before, positions below it
+    /// are refused naming it, `log` starts after it, `stats` and `verify` show it; a target at or below it changes
+    /// nothing; bad options are errors that change nothing.
+    @Test func employeesCompact() throws {
+        var t = Transcript()
+        let box = try Sandbox()
+        try Stories.employees(in: box)
+        try record(box, [
+            ["stats", "shop", "--json"],
+            ["query", "shop", "tall", "--at", "6", "--json"],
+            ["diff", "shop", "tall", "--from", "6", "--to", "10", "--json"],
+            ["compact", "shop", "--before", "6"],
+            ["query", "shop", "tall", "--at", "6", "--json"],
+            ["diff", "shop", "tall", "--from", "6", "--to", "10", "--json"],
+            ["query", "shop", "tall", "--at", "5"],
+            ["get", "shop", "Employee", "e1", "--at", "2", "--json"],
+            ["diff", "shop", "tall", "--from", "4", "--to", "10"],
+            ["log", "shop"],
+            ["log", "shop", "--from", "3"],
+            ["replay", "shop", "--into", "old", "--to", "4"],
+            ["stats", "shop", "--json"],
+            ["stats", "shop"],
+            ["verify", "shop"],
+            ["compact", "shop", "--before", "6"],
+            ["compact", "shop", "--before", "2", "--json"],
+            ["compact", "shop", "--keep-for", "36500d"],
+            ["compact", "shop", "--keep-last", "2", "--json"],
+            ["verify", "shop", "--json"],
+            ["log", "shop", "--json"],
+            ["export", "shop"],
+        ], into: &t)
+        // The export of a compacted store imported into an empty store, and a replay: the same horizon and log.
+        try box.write("shop.jsonl", try box.run(["export", "shop"]).stdout)
+        try box.write("late.jsonl", try box.run(["export", "shop"]).stdout.split(separator: "\n").dropFirst().joined(separator: "\n") + "\n")
+        try record(box, [
+            ["init", "copy", "--schema", "employees.json"],
+            ["import", "copy", "shop.jsonl"],
+            ["stats", "copy", "--json"],
+            ["log", "copy", "--json"],
+            ["query", "copy", "tall", "--at", "8", "--json"],
+            ["verify", "copy"],
+            ["import", "copy", "shop.jsonl"],
+            ["init", "other", "--schema", "employees.json"],
+            ["import", "other", "late.jsonl"],
+            ["replay", "shop", "--into", "rebuilt"],
+            ["stats", "rebuilt", "--json"],
+            ["replay", "shop", "--into", "early", "--to", "7"],
+            ["compact", "shop"],
+            ["compact", "shop", "--before", "3", "--keep-last", "2"],
+            ["compact", "shop", "--keep-for", "30x"],
+            ["compact", "shop", "--keep-for", "0d"],
+            ["compact", "shop", "--before", "99"],
+            ["compact", "nowhere", "--before", "1"],
+            ["stats", "shop", "--json"],
+        ], into: &t)
+        Golden.check("employees-compact.txt", t.text)
+    }
+
     @Test func authors() throws {
         let box = try Sandbox()
         var t = Transcript()
@@ -286,7 +344,7 @@ import Testing
         var t = Transcript()
         t.record(try box.run(["--help"]))
         for command in ["init", "append", "log", "get", "query", "diff", "watch", "verify", "stats", "export", "import",
-                        "replay", "backup", "schema", "views", "checkpoints"] {
+                        "replay", "backup", "compact", "schema", "views", "checkpoints"] {
             t.record(try box.run(["help", command]))
         }
         Golden.check("help.txt", t.text)

@@ -153,9 +153,7 @@ extension Context {
     /// Discards unsaved changes and moves to `position` (default: the head), reloading every controller
     /// from scratch: reported to each as one ``ViewEvent/reload(_:)``, never as silence.
     public func reset(to target: UInt64? = nil) throws {
-        let head = try store.head
-        let p = target ?? head
-        guard p <= head else { throw StoreError.positionPastHead(position: p, head: head) }
+        let p = try store.checkedPosition(target)
         staged.removeAll()
         processed.removeAll()
         position = p

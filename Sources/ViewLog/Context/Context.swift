@@ -90,9 +90,7 @@ public final class Context {
     public init(store: LogStore, name: String, at position: UInt64? = nil) throws(StoreError) {
         self.store = store
         self.name = name
-        let head = try store.head
-        if let position, position > head { throw .positionPastHead(position: position, head: head) }
-        self.storedPosition = position ?? head
+        self.storedPosition = try store.checkedPosition(position)
     }
 
     deinit {
@@ -245,9 +243,11 @@ public final class Context {
 
     /// Moves to `target`, forwards or backwards; one batch for every controller. Unsaved changes are kept
     /// and stay applied on top of the new position (what the delete rules of staged deletes do is worked out there).
+    /// - Throws: ``StoreError/positionPastHead(position:head:)``; ``StoreError/compacted(position:horizon:)`` when
+    ///   `target`, or the context's own position, is below the store's horizon (the log between them is gone:
+    ///   `reset(to:)` reloads the controllers at a position instead).
     public func move(to target: UInt64) throws(StoreError) {
-        let head = try store.head
-        guard target <= head else { throw .positionPastHead(position: target, head: head) }
+        _ = try store.checkedPosition(target)
         guard target != position || processed != staged else { return }
         // What the staged deletes' rules do depends on the objects at the position.
         var next = staged

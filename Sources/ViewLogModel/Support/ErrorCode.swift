@@ -73,6 +73,10 @@ extension ErrorCode {
     public static let emptyInput = ErrorCode(rawValue: "store.empty-input")
     /// A position past the head.
     public static let positionPastHead = ErrorCode(rawValue: "store.position-past-head")
+    /// A position below the store's horizon: the log before it was compacted.
+    public static let compacted = ErrorCode(rawValue: "log.compacted")
+    /// A compaction refused because another process is compacting the store.
+    public static let compactionUnderWay = ErrorCode(rawValue: "log.compaction-under-way")
     /// No such object at the position.
     public static let objectNotFound = ErrorCode(rawValue: "store.object-not-found")
     /// Damaged bytes in a log entry, object row or metadata record.

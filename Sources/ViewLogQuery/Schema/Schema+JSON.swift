@@ -10,8 +10,8 @@ extension Schema {
     /// Reads and validates a schema from its JSON document.
     @_spi(Engine) public init(json: JSONValue) throws(SchemaError) {
         guard case .object(let top) = json else { throw .malformed("the schema must be a JSON object") }
-        for (k, _) in top where k != "entities" && k != "views" && k != "$schema" {
-            throw .malformed("unknown top-level key '\(k)' (expected 'entities' and 'views')")
+        for (k, _) in top where k != "entities" && k != "views" && k != "retention" && k != "$schema" {
+            throw .malformed("unknown top-level key '\(k)' (expected 'entities', 'views' and 'retention')")
         }
         guard case .object(let entityMembers)? = json["entities"] else {
             throw .malformed("'entities' must be an object of entity definitions")
@@ -34,7 +34,7 @@ extension Schema {
                 views[name] = try Schema.view(named: name, from: body)
             }
         }
-        self.init(entities: entities, views: views)
+        self.init(entities: entities, views: views, retention: try json["retention"].map { j throws(SchemaError) in try Retention(json: j) })
         try validate()
     }
 
@@ -207,6 +207,7 @@ extension Schema {
             }
             members.append(("views", .object(viewMembers)))
         }
+        if let retention { members.append(("retention", retention.json)) }
         return .object(members)
     }
 }

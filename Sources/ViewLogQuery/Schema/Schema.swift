@@ -5,11 +5,14 @@ public struct Schema: Sendable, Hashable {
     public var entities: [String: EntityDescription]
     /// Named views by name.
     public var views: [String: ViewDefinition]
+    /// How much of its log the store keeps (`nil`: all of it, unless `compact` is run).
+    public var retention: Retention?
 
     /// Makes a schema. Call ``validate()`` before use.
-    public init(entities: [String: EntityDescription], views: [String: ViewDefinition] = [:]) {
+    public init(entities: [String: EntityDescription], views: [String: ViewDefinition] = [:], retention: Retention? = nil) {
         self.entities = entities
         self.views = views
+        self.retention = retention
     }
 
     /// The entity named `name`, or a ``SchemaError`` that names it.

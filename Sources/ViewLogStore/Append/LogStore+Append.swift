@@ -280,6 +280,8 @@ extension LogStore {
         try StoredViewWrite(schema: resolver.schema, store: self, head: headBefore, in: txn)
             .write(objects, store: self, head: head, progress: viewProgress, in: txn)
         if var checkpoints { try advanceCheckpoints(&checkpoints, head: head, changes: changeCount, in: txn) }
+        // A schema's retention (DESIGN §13): bounded work in every write, only where checkpoints are kept.
+        if let retention = resolver.schema.retention, checkpoints != nil { try retain(retention, head: head, now: time, in: txn) }
         try putMeta(txn, MetaKey.head, bigEndianBytes(head), format: format)
         return result
     }

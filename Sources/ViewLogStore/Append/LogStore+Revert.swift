@@ -65,7 +65,8 @@ extension LogStore {
     enum HistoryKind { case ordinary, undo, redo }
 
     /// `author`'s newest transaction of a kind `wanted` accepts that no later transaction reverts, reading the log
-    /// backwards from the head (bounded by the head: each entry is read at most once, its kind remembered).
+    /// backwards from the head to the horizon (bounded by the head: each entry is read at most once, its kind
+    /// remembered). A kind that depends on a transaction below the horizon is ``StoreError/compacted(position:horizon:)``.
     private func historyTarget(author: String, _ wanted: (HistoryKind) -> Bool) throws(StoreError) -> UInt64? {
         try perform(read: true) { txn in
             let head = try self.head(in: txn)
@@ -99,8 +100,10 @@ extension LogStore {
                 }
                 return kinds[seq]!
             }
+            // The history the log still holds: a compacted store's starts after its horizon.
+            let horizon = try self.horizon(in: txn)
             var seq = head
-            while seq >= 1 {  // bounded by the head
+            while seq > horizon {  // bounded by the head
                 let t = try transaction(seq)
                 if t.author == author, !revertedLater.contains(seq), try wanted(kind(seq)) { return seq }
                 revertedLater.formUnion(t.reverts)

@@ -117,15 +117,31 @@ extension LogStore {
     /// Removes every checkpoint — the complete ones and the one being built — in one write, and returns how many rows
     /// it held. Time travel then starts from the empty store or the head again until appends build new checkpoints
     /// (the next append starts one when one is due). Checkpoints are copies of what the log holds, so nothing is
-    /// lost: this repairs a store whose checkpoints `verify` reports damaged.
+    /// lost: this repairs a store whose checkpoints `verify` reports damaged. A compacted store keeps the checkpoint
+    /// at its horizon: the log no longer holds what it holds (``horizon``).
     @discardableResult
     public func dropCheckpoints() throws(StoreError) -> Int {
         try perform { txn -> Int in
             guard let db = self.checkpointsDB else { return 0 }
-            let entries = try txn.statistics(db).entries
-            let hasDirectory = try CheckpointDirectory.key.withUnsafeBytes { try txn.value(db, for: $0) } != nil
-            try txn.clear(db)
-            return entries - (hasDirectory ? 1 : 0)
+            let horizon = try self.horizon(in: txn)
+            guard horizon > 0 else {
+                let entries = try txn.statistics(db).entries
+                let hasDirectory = try CheckpointDirectory.key.withUnsafeBytes { try txn.value(db, for: $0) } != nil
+                try txn.clear(db)
+                return entries - (hasDirectory ? 1 : 0)
+            }
+            let kept = bigEndianBytes(horizon)
+            var keys: [[UInt8]] = []
+            try txn.scan(db, from: .atLeast(bigEndianBytes(1))) { e in
+                if !e.key.starts(with: kept) { keys.append(Array(e.key)) }
+                return .next
+            }
+            for key in keys { _ = try txn.delete(db, key: key) }
+            var directory = CheckpointDirectory()
+            directory.complete = [horizon]
+            directory.maintained = try self.head(in: txn)
+            try self.putCheckpointDirectory(directory, in: txn)
+            return keys.count
         }
     }
 

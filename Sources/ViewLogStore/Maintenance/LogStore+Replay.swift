@@ -7,7 +7,8 @@ extension LogStore {
     public static let replayChunkTransactions = 10_000
 
     /// Rebuilds the store up to `position` (default: the head) into a new store at `path`: the same log
-    /// (seqs, times, authors, changes) and the objects and metadata rebuilt from it. Commits in chunks of
+    /// (seqs, times, authors, changes) and the objects and metadata rebuilt from it. A compacted store's replay
+    /// starts from its ``snapshot()``: the new store has the same horizon. Commits in chunks of
     /// ``replayChunkTransactions``; on failure the partial store is left for inspection and the error names
     /// the seq.
     ///
@@ -34,14 +35,19 @@ extension LogStore {
     func replay(into path: String, through position: UInt64?, options: StoreOptions, bySlot: Bool, chunk size: Int,
                 progress: ((UInt64, UInt64) -> Void)?) throws(StoreError) -> LogStore {
         precondition(size >= 1, "a chunk holds at least one transaction")
-        let headNow = try head
-        let end = position ?? headNow
-        guard end <= headNow else { throw .positionPastHead(position: end, head: headNow) }
-        let firstSchema = try schema(at: 0)
+        let end = try checkedPosition(position)
+        // A compacted store's replay starts from its snapshot at the horizon (DESIGN §13).
+        let snapshot = try self.snapshot()
+        let firstSchema = if let snapshot { snapshot.schema } else { try schema(at: 0) }
         let target = try LogStore.create(at: path, schema: firstSchema, options: options)
         var done: UInt64 = 0
-        // Copying by slot writes object rows, not the relationships index: a log with relationships replays as appends.
-        if bySlot && !firstSchema.hasRelationships { done = try copyBySlot(into: target, schema: firstSchema, through: end, chunk: size, progress: progress) }
+        if let snapshot {
+            try target.start(from: snapshot)
+            done = snapshot.position
+        } else if bySlot && !firstSchema.hasRelationships {
+            // Copying by slot writes object rows, not the relationships index: a log with relationships replays as appends.
+            done = try copyBySlot(into: target, schema: firstSchema, through: end, chunk: size, progress: progress)
+        }
         var chunk: [Transaction] = []
         func flush() throws(StoreError) {
             guard !chunk.isEmpty else { return }
@@ -157,53 +163,62 @@ extension LogStore {
     ///   index) whose seq does not follow or whose change does not replay.
     public func appendVerbatim(_ transactions: [Transaction]) throws(StoreError) {
         guard !transactions.isEmpty else { return }
+        try Self.checkSchemas(of: transactions)
+        let now = Timestamp.now
+        let appended: [Transaction] = try perform { txn in try self.appendVerbatim(transactions, time: now, in: txn) }
+        if let last = appended.last { notifyHead(last.seq) }
+    }
+
+    /// Refuses transactions with a schema change to a schema that is not valid or too long.
+    static func checkSchemas(of transactions: [Transaction]) throws(StoreError) {
         for t in transactions {
             for case .schema(let s, _) in t.changes {
                 do { try s.validate() } catch { throw .schema(error) }
-                try Self.checkSchemaSize(s)
+                try checkSchemaSize(s)
             }
         }
-        let now = Timestamp.now
-        let appended: [Transaction] = try perform { txn in
-            var head = try self.head(in: txn)
-            var result: [Transaction] = []
-            var batch: [TransactionRequest] = []
-            var batchStart = 0  // index in `transactions` of batch[0], so errors name the caller's transaction
-            func flush() throws {
-                guard !batch.isEmpty else { return }
-                do { result += try self.appendInTransaction(txn, batch, time: now) } catch {
-                    if case let .invalidChange(t, c, reason) = error as? StoreError {
-                        throw StoreError.invalidChange(transaction: batchStart + t, change: c, reason: reason)
-                    }
-                    throw error
+    }
+
+    /// ``appendVerbatim(_:)`` inside the write `txn` (its schemas checked by ``checkSchemas(of:)``), `now` the time of
+    /// the write; returns the transactions appended.
+    func appendVerbatim(_ transactions: [Transaction], time now: Timestamp, in txn: LMDBTransaction) throws -> [Transaction] {
+        var head = try self.head(in: txn)
+        var result: [Transaction] = []
+        var batch: [TransactionRequest] = []
+        var batchStart = 0  // index in `transactions` of batch[0], so errors name the caller's transaction
+        func flush() throws {
+            guard !batch.isEmpty else { return }
+            do { result += try self.appendInTransaction(txn, batch, time: now) } catch {
+                if case let .invalidChange(t, c, reason) = error as? StoreError {
+                    throw StoreError.invalidChange(transaction: batchStart + t, change: c, reason: reason)
                 }
-                batch.removeAll()
+                throw error
             }
-            for (index, t) in transactions.enumerated() {
-                guard t.seq == head + 1 else {
+            batch.removeAll()
+        }
+        for (index, t) in transactions.enumerated() {
+            guard t.seq == head + 1 else {
+                throw StoreError.invalidChange(transaction: index, change: 0,
+                                               reason: "seq \(t.seq) does not follow the store's head (\(head))")
+            }
+            head = t.seq
+            if t.changes.contains(where: { $0.key == nil }) {
+                try flush()
+                guard case .schema(let s, _) = t.changes[0] else {
+                    throw StoreError.corrupt(seq: t.seq, reason: "a schema change must open its transaction")
+                }
+                let replayed = try self.updateSchemaInTransaction(txn, s, author: t.author, time: t.time)
+                guard replayed?.seq == t.seq, replayed?.changes == t.changes else {
                     throw StoreError.invalidChange(transaction: index, change: 0,
-                                                   reason: "seq \(t.seq) does not follow the store's head (\(head))")
+                                                   reason: "the schema change does not replay to the same transaction")
                 }
-                head = t.seq
-                if t.changes.contains(where: { $0.key == nil }) {
-                    try flush()
-                    guard case .schema(let s, _) = t.changes[0] else {
-                        throw StoreError.corrupt(seq: t.seq, reason: "a schema change must open its transaction")
-                    }
-                    let replayed = try self.updateSchemaInTransaction(txn, s, author: t.author, time: t.time)
-                    guard replayed?.seq == t.seq, replayed?.changes == t.changes else {
-                        throw StoreError.invalidChange(transaction: index, change: 0,
-                                                       reason: "the schema change does not replay to the same transaction")
-                    }
-                    result.append(replayed!)
-                    continue
-                }
-                if batch.isEmpty { batchStart = index }
-                batch.append(TransactionRequest(replaying: t))
+                result.append(replayed!)
+                continue
             }
-            try flush()
-            return result
+            if batch.isEmpty { batchStart = index }
+            batch.append(TransactionRequest(replaying: t))
         }
-        if let last = appended.last { notifyHead(last.seq) }
+        try flush()
+        return result
     }
 }

@@ -6,6 +6,8 @@ import LMDB
 public struct StoreStatistics: Sendable, Hashable {
     /// The last seq.
     public var head: UInt64
+    /// The lowest position the store answers for (``LogStore/horizon``): 0 unless compacted.
+    public var horizon: UInt64 = 0
     /// Objects at the head, per entity name.
     public var objectsByEntity: [String: Int]
     /// Bytes of the pages of the log database.
@@ -40,6 +42,7 @@ extension LogStore {
                                              logBytes: try txn.statistics(self.logDB).bytes,
                                              objectBytes: try txn.statistics(self.objectsDB).bytes,
                                              usedBytes: self.environment.usedBytes, mapSizeBytes: self.environment.mapSizeBytes)
+            statistics.horizon = try self.horizon(in: txn)
             if let db = self.checkpointsDB {
                 let directory = try self.checkpointDirectory(in: txn)
                 statistics.checkpoints = directory.complete

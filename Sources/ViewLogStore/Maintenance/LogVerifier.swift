@@ -56,6 +56,8 @@ struct LogVerifier {
 
     /// Whether the log is replayed by slot where it can be (see the type's comment).
     package let bySlot: Bool
+    /// The store's horizon: the replay starts from the objects at it.
+    private var horizon: UInt64 = 0
 
     init(store: LogStore, bySlot: Bool = true) {
         self.store = store
@@ -67,7 +69,9 @@ struct LogVerifier {
         problems = []
         let (head, checkpoints) = try headAndCheckpoints()
         var pending = checkpoints[...]
-        var seq: UInt64 = 0
+        // A compacted store: the objects at the horizon (its checkpoint), then the log after it.
+        var seq = horizon
+        if horizon > 0 { try seedFromHorizon() }
         while seq < head {
             let start = seq + 1, end = min(head, seq + UInt64(LogStore.scanChunkEntries), pending.first?.seq ?? .max)
             for (s, result) in try readEntries(start, through: end) {
@@ -90,27 +94,57 @@ struct LogVerifier {
     /// The head, and the checkpoints to compare with the replay (complete ones and the one being built), read in
     /// one transaction; also reports a directory that does not decode, checkpoints past the head, and rows of
     /// checkpoints the directory does not list.
+    /// The checkpoints are listed after the horizon's (the state the replay starts from, not compared), and with
+    /// the one a compaction is building (its rows up to its cursor).
     private mutating func headAndCheckpoints() throws(StoreError) -> (UInt64, [StoredRows]) {
         try store.perform(read: true) { txn in
             let head = try store.head(in: txn)
+            horizon = try store.horizon(in: txn)
+            var compaction: CompactionRecord?
+            do { compaction = try store.compactionRecord(in: txn) } catch let error as StoreError { problem(error.description) }
             let directory: CheckpointDirectory
             do { directory = try store.checkpointDirectory(in: txn) } catch let error as StoreError {
                 problem(error.description)
                 return (head, [])
             }
+            if horizon > 0 && !directory.complete.contains(horizon) {
+                problem("the checkpoint directory does not list the horizon (\(horizon)) as a complete checkpoint")
+            }
             var listed = directory.complete.map { StoredRows.checkpoint(seq: $0, passed: nil) }
             if let building = directory.building { listed.append(.checkpoint(seq: building, passed: directory.cursor)) }
+            if let compaction, compaction.phase == .build, !directory.complete.contains(compaction.target) {
+                listed.append(.checkpoint(seq: compaction.target, passed: compaction.cursor))
+                listed.sort { $0.seq < $1.seq }
+            }
             for c in listed where c.seq > head {
                 problem("the checkpoint directory lists seq \(c.seq), past the head (\(head))")
             }
-            try checkUnlistedCheckpoints(txn, listed: Set(listed.map(\.seq)))
-            return (head, listed.filter { $0.seq <= head })
+            // Rows below a compaction's target are on their way out.
+            try checkUnlistedCheckpoints(txn, listed: Set(listed.map(\.seq)), leaving: compaction?.target ?? 0)
+            return (head, listed.filter { $0.seq <= head && $0.seq > horizon })
+        }
+    }
+
+    /// Loads the replay with the objects at the horizon: the rows of its checkpoint, with the seq that last
+    /// changed each.
+    private mutating func seedFromHorizon() throws(StoreError) {
+        let seq = horizon
+        try store.perform(read: true) { txn in
+            let format = try store.format(in: txn)
+            guard store.checkpointsDB != nil else { return }
+            _ = try StoredRows.checkpoint(seq: seq, passed: nil).scan(store, txn) { fullKey, k, value in
+                do {
+                    replayed[try ObjectRecordCodec.decodeKey(k)] = try ObjectRecordCodec.decode(value, key: fullKey, format: format)
+                } catch {
+                    problem("the checkpoint at the horizon (\(seq)): object record \(ObjectRecordCodec.describeKey(k)): \(error)")
+                }
+            }
         }
     }
 
     /// Reports rows of the checkpoints database stored under a seq the directory does not list (one problem per
-    /// seq), stepping from one seq to the next.
-    private mutating func checkUnlistedCheckpoints(_ txn: LMDBTransaction, listed: Set<UInt64>) throws {
+    /// seq), stepping from one seq to the next; rows of seqs below `leaving` are not reported.
+    private mutating func checkUnlistedCheckpoints(_ txn: LMDBTransaction, listed: Set<UInt64>, leaving: UInt64) throws {
         guard let db = store.checkpointsDB else { return }
         var next: UInt64 = 1
         for _ in 0...(listed.count + Self.problemsMax) {  // each pass finds one seq with rows, or ends
@@ -121,7 +155,7 @@ struct LogVerifier {
                 return .stop
             }
             guard let seq = found else { return }
-            if !listed.contains(seq) { problem("the checkpoints database holds rows of seq \(seq), which its directory does not list") }
+            if !listed.contains(seq), seq >= leaving { problem("the checkpoints database holds rows of seq \(seq), which its directory does not list") }
             guard seq < UInt64(Int64.max) else { return }
             next = seq + 1
         }
@@ -177,7 +211,7 @@ struct LogVerifier {
     /// Verifies by slot (see the type's comment), or returns `nil` when the log cannot be replayed so: the schema
     /// at position 0 does not load, or an entry holds a schema change or names what that schema lacks.
     private mutating func runBySlot(progress: ((UInt64, UInt64) -> Void)?) throws(StoreError) -> VerifyReport? {
-        guard let schema = try? store.schema(at: 0) else { return nil }
+        guard try store.horizon == 0, let schema = try? store.schema(at: 0) else { return nil }
         var fold = CheckedFold(schema: schema, appendChecks: false)
         let (head, checkpoints) = try headAndCheckpoints()
         var pending = checkpoints[...]
@@ -360,8 +394,9 @@ struct LogVerifier {
         var stored: Set<UInt64> = []
         try txn.scan(store.metaDB) { e in
             let key = Array(e.key)
-            if key == MetaKey.format || key == MetaKey.head {
-                // Read and checked by format(in:) and head(in:) before the verifier gets here.
+            if key == MetaKey.format || key == MetaKey.head || key == MetaKey.horizon || key == MetaKey.compaction {
+                // Read and checked by format(in:), head(in:), horizon(in:) and compactionRecord(in:) before the
+                // verifier gets here.
             } else if key == MetaKey.replica {
                 do { _ = try store.replicaLink(in: txn) } catch let error as StoreError { problem(error.description) }
             } else if key == MetaKey.features {
@@ -372,9 +407,11 @@ struct LogVerifier {
                 do {
                     let payload = try MetaRecord.payload(e.value, key: key, format: format, record: "the schema of position \(seq)")
                     let schema = try Schema(jsonText: String(decoding: payload, as: UTF8.self))
-                    if seq > 0, let logged = logSchemas[seq], logged != schema {
+                    // The log no longer holds the schema changes up to the horizon (nor position 0's).
+                    let logged = seq > horizon ? logSchemas[seq] : schema
+                    if let logged, logged != schema {
                         problem("the schema stored for position \(seq) differs from the schema change the log holds at seq \(seq)")
-                    } else if seq > 0, logSchemas[seq] == nil {
+                    } else if logged == nil {
                         problem("the metadata holds a schema for position \(seq), but the log has no schema change at seq \(seq)")
                     }
                 } catch let error as StoreError {

@@ -6,23 +6,25 @@ extension LogStore {
     /// Log entries read per read transaction when scanning: bounds how long one reader stays open.
     static let scanChunkEntries = 4096
 
-    /// Transactions `from + 1 … to` (`to` defaults to the head), in seq order.
-    /// - Throws: ``StoreError/positionPastHead(position:head:)``; ``StoreError/corrupt(seq:reason:)`` naming a
-    ///   damaged entry.
-    public func transactions(after from: UInt64 = 0, through to: UInt64? = nil) throws(StoreError) -> [Transaction] {
+    /// Transactions `from + 1 … to` (`from` defaults to the horizon, `to` to the head), in seq order.
+    /// - Throws: ``StoreError/positionPastHead(position:head:)``; ``StoreError/compacted(position:horizon:)`` for a
+    ///   `from` below the horizon; ``StoreError/corrupt(seq:reason:)`` naming a damaged entry.
+    public func transactions(after from: UInt64? = nil, through to: UInt64? = nil) throws(StoreError) -> [Transaction] {
         var out: [Transaction] = []
         try forEachTransaction(after: from, through: to) { out.append($0) }
         return out
     }
 
-    /// Calls `body` with transactions `from + 1 … to` in seq order, reading the log in short read transactions
-    /// of `scanChunkEntries` entries (the log is append-only, so entries read never change).
-    public func forEachTransaction(after from: UInt64 = 0, through to: UInt64? = nil,
+    /// Calls `body` with transactions `from + 1 … to` in seq order (`from` defaults to the horizon, `to` to the
+    /// head), reading the log in short read transactions of `scanChunkEntries` entries (the log is append-only, so
+    /// entries read never change).
+    public func forEachTransaction(after from: UInt64? = nil, through to: UInt64? = nil,
                                    _ body: (Transaction) throws -> Void) throws(StoreError) {
-        let head = try self.head
-        let end = to ?? head
-        guard end <= head else { throw .positionPastHead(position: end, head: head) }
-        guard from <= head else { throw .positionPastHead(position: from, head: head) }
+        let (from, end) = try perform(read: true) { txn in
+            let horizon = try self.horizon(in: txn)
+            let end = try self.reachable(to, in: txn).position
+            return (try self.reachable(from ?? horizon, in: txn).position, end)
+        }
         var next = from + 1
         while next <= end {
             let chunk: [Transaction] = try perform(read: true) { txn in
@@ -44,19 +46,14 @@ extension LogStore {
         out.reserveCapacity(Int(min(through - from + 1, 65_536)))
         var expected = from
         try txn.scan(logDB, from: .atLeast(bigEndianBytes(from))) { e in
-            guard let seq = uint64FromBigEndian(e.key) else {
-                throw StoreError.corrupt(seq: expected, reason: "log key of \(e.key.count) bytes")
-            }
-            guard seq == expected else {
-                throw StoreError.corrupt(seq: expected, reason: "missing from the log (next entry is \(seq))")
-            }
-            do { out.append(try TransactionCodec.decode(e.value, expectedSeq: seq)) } catch {
-                throw StoreError.corrupt(seq: seq, reason: "\(error)")
+            try self.checkLogKey(e.key, expected: expected, in: txn)
+            do { out.append(try TransactionCodec.decode(e.value, expectedSeq: expected)) } catch {
+                throw StoreError.corrupt(seq: expected, reason: "\(error)")
             }
             expected += 1
             return expected <= through ? .next : .stop
         }
-        if expected <= through { throw StoreError.corrupt(seq: expected, reason: "missing from the log") }
+        if expected <= through { throw missingEntry(expected, in: txn) }
         return out
     }
 
@@ -73,9 +70,7 @@ extension LogStore {
 
     package func object(_ key: ObjectKey, at position: UInt64?, via travel: TimeTravel) throws(StoreError) -> ObjectValues? {
         try perform(read: true) { txn in
-            let head = try self.head(in: txn)
-            let p = position ?? head
-            guard p <= head else { throw StoreError.positionPastHead(position: p, head: head) }
+            let (p, head) = try self.reachable(position, in: txn)
             // An object of an entity the schema lacks at p, or with an id its entity cannot have, is absent there
             // (and such a key has no LMDB key to look up).
             guard let entity = try self.schema(at: p, in: txn).entities[key.entity],
@@ -125,9 +120,7 @@ extension LogStore {
     package func objects(of entity: String, at position: UInt64?, via travel: TimeTravel = .automatic,
                  reading attributes: [Attribute]? = nil, bySlot: Bool = true) throws(StoreError) -> [(id: ObjectID, values: ObjectValues)] {
         try perform(read: true) { txn in
-            let head = try self.head(in: txn)
-            let p = position ?? head
-            guard p <= head else { throw StoreError.positionPastHead(position: p, head: head) }
+            let (p, head) = try self.reachable(position, in: txn)
             guard let description = try self.schema(at: p, in: txn).entities[entity] else { return [] }
             let output = attributes ?? description.attributes
             if p == head { return try self.headObjects(of: entity, in: txn, canonicalFor: output) }
@@ -135,7 +128,8 @@ extension LogStore {
                                                          described: description, output: output, in: txn) {
                 return rows
             }
-            let folds = travel.foldsForward(entriesBefore: p, entriesAfter: head - p)
+            // The empty store is a base only while the log starts at 1.
+            let folds = try self.horizon(in: txn) == 0 && travel.foldsForward(entriesBefore: p, entriesAfter: head - p)
             var state: EntityState
             if folds {
                 state = EntityState()

@@ -252,8 +252,7 @@ public final class LogStore: Sendable {
     /// The schema in force at `position`: the last schema change at or before it.
     public func schema(at position: UInt64) throws(StoreError) -> Schema {
         try perform(read: true) { txn in
-            let head = try self.head(in: txn)
-            guard position <= head else { throw StoreError.positionPastHead(position: position, head: head) }
+            _ = try self.reachable(position, in: txn)
             return try self.schema(at: position, in: txn)
         }
     }
@@ -312,6 +311,10 @@ enum MetaKey {
     static let replica = Array("replica".utf8)
     /// The features the store uses (``LogStore/recordFeatures(of:in:format:)``), present once it uses one.
     static let features = Array("features".utf8)
+    /// The horizon (``LogStore/horizon``), present once the store was compacted.
+    static let horizon = Array("horizon".utf8)
+    /// A compaction under way (``CompactionRecord``), present only while one is.
+    static let compaction = Array("compaction".utf8)
     static let schemaEnd = Array("schema@".utf8) + [UInt8](repeating: 0xFF, count: 9)
     static func schema(at seq: UInt64) -> [UInt8] { schemaPrefix + bigEndianBytes(seq) }
 }

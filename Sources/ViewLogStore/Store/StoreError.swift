@@ -25,6 +25,11 @@ public enum StoreError: ViewLogError, Hashable {
     case emptyInput
     /// A position past the head.
     case positionPastHead(position: UInt64, head: UInt64)
+    /// A position below the store's horizon: the log up to the horizon was compacted (``LogStore/compact(_:now:)``), so
+    /// no state before it can be computed.
+    case compacted(position: UInt64, horizon: UInt64)
+    /// A compaction refused because another process is compacting the store at `path`; nothing was changed by it.
+    case compactionUnderWay(path: String)
     /// The object does not exist at the position.
     case objectNotFound(ObjectKey, position: UInt64)
     /// A log entry or object record whose bytes are damaged.
@@ -64,6 +69,9 @@ public enum StoreError: ViewLogError, Hashable {
         case .emptyTransaction(let t): return "transaction \(t + 1) has no changes"
         case .emptyInput: return "no transactions to append"
         case let .positionPastHead(p, head): return "position \(p) is past the head (\(head))"
+        case let .compacted(p, horizon):
+            return "position \(p) is below the horizon (\(horizon)): the log up to \(horizon) was compacted"
+        case .compactionUnderWay(let path): return "another process is compacting \(path): try again when it is done"
         case let .objectNotFound(key, p): return "no \(key.entity) with id \(key.id.json.text) at position \(p)"
         case let .corrupt(seq, reason):
             if let seq { return "corrupt log entry at seq \(seq): \(reason)" }
@@ -122,6 +130,8 @@ extension StoreError {
         case .emptyTransaction: return .emptyTransaction
         case .emptyInput: return .emptyInput
         case .positionPastHead: return .positionPastHead
+        case .compacted: return .compacted
+        case .compactionUnderWay: return .compactionUnderWay
         case .objectNotFound: return .objectNotFound
         case .corrupt: return .corrupt
         case .conflict: return .conflict

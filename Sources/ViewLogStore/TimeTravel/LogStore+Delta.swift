@@ -31,7 +31,7 @@ extension LogStore {
     package func delta(from: UInt64, to: UInt64, entities: Set<String>?, in txn: LMDBTransaction,
                via travel: TimeTravel = .automatic, bySlot: Bool = true) throws -> Delta {
         let head = try self.head(in: txn)
-        for p in [from, to] where p > head { throw StoreError.positionPastHead(position: p, head: head) }
+        for p in [from, to] { _ = try reachable(p, in: txn) }
         if from == to { return Delta(from: from, to: to, objects: []) }
         let lo = min(from, to), hi = max(from, to)
         let forward = from < to
@@ -53,7 +53,10 @@ extension LogStore {
         }
         let atLo: [ObjectKey: ObjectState], atHi: [ObjectKey: ObjectState]
         // From position 0 a fold reads the range once; an undo reads it twice and the entries after it as well.
-        let folds = (travel == .automatic && lo == 0) || travel.foldsForward(entriesBefore: lo, entriesAfter: head - hi)
+        // The empty store is a base only while the log starts at 1.
+        let fromEmpty = try horizon(in: txn) == 0
+        let folds = (travel == .automatic && lo == 0)
+            || (fromEmpty && travel.foldsForward(entriesBefore: lo, entriesAfter: head - hi))
         // By slot, one entity at a time (each a pass over the entries; a few entities, as a context's views
         // observe): a replay from position 0 in one pass, any other move as `deltaBySlot`.
         if bySlot, let entities, !entities.isEmpty, entities.count <= Self.slotDeltaEntitiesMax {

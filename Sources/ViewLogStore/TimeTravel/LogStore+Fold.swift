@@ -55,10 +55,12 @@ extension LogStore {
     func timeTravelStart(from lo: UInt64, to hi: UInt64, head: UInt64, via travel: TimeTravel,
                          in txn: LMDBTransaction) throws -> TimeTravelStart {
         precondition(lo <= hi && hi <= head, "positions out of order")
-        var below: UInt64 = 0, above = head
+        // Below the position: the empty store, or once compacted the checkpoint at the horizon (always complete).
+        let horizon = try self.horizon(in: txn)
+        var below = horizon, above = head
         if travel == .automatic {
             let directory = try checkpointDirectory(in: txn)
-            below = directory.bases(around: lo).below ?? 0
+            below = max(horizon, directory.bases(around: lo).below ?? 0)
             above = directory.bases(around: hi).above ?? head
         }
         let folds = travel.foldsForward(entriesBefore: lo - below, entriesAfter: above - hi)
@@ -75,7 +77,7 @@ extension LogStore {
         let name = entity.map { Array($0.utf8) }
         var expected = from
         try txn.scan(logDB, from: .atLeast(bigEndianBytes(from))) { e in
-            try Self.checkLogKey(e.key, expected: expected)
+            try self.checkLogKey(e.key, expected: expected, in: txn)
             do {
                 try TransactionCodec.forEachChange(e.value, expectedSeq: expected, entity: name, updates: updates) {
                     body(expected, $0)
@@ -86,7 +88,7 @@ extension LogStore {
             expected += 1
             return expected <= through ? .next : .stop
         }
-        if expected <= through { throw StoreError.corrupt(seq: expected, reason: "missing from the log") }
+        if expected <= through { throw missingEntry(expected, in: txn) }
     }
 
     /// Calls `body` with the seq and the inverse of each insert, update and delete of `entity` (of every entity
@@ -101,7 +103,7 @@ extension LogStore {
         var changes: [Change] = []
         var expected = through, done = false
         try txn.scan(logDB, from: .below(bigEndianBytes(through + 1))) { e in
-            try Self.checkLogKey(e.key, expected: expected)
+            try self.checkLogKey(e.key, expected: expected, in: txn)
             changes.removeAll(keepingCapacity: true)
             do {
                 try TransactionCodec.forEachChange(e.value, expectedSeq: expected, entity: name, updates: .previous) {
@@ -115,7 +117,7 @@ extension LogStore {
             expected -= 1
             return .next
         }
-        if !done { throw StoreError.corrupt(seq: expected, reason: "missing from the log") }
+        if !done { throw missingEntry(expected, in: txn) }
     }
 
     /// Folds the changes of `entity` in entries `from … through` into `rows` by slot: forwards, oldest first, or
@@ -137,7 +139,7 @@ extension LogStore {
         var expected = undo ? through : from, done = false, resolved = true
         let start: LMDBTransaction.ScanStart = undo ? .below(bigEndianBytes(through + 1)) : .atLeast(bigEndianBytes(from))
         try txn.scan(logDB, from: start) { e in
-            try Self.checkLogKey(e.key, expected: expected)
+            try self.checkLogKey(e.key, expected: expected, in: txn)
             do {
                 resolved = try TransactionCodec.slotChanges(e.value, expectedSeq: expected, entity: name,
                                                             layout: layout, undo: undo, into: &changes)
@@ -154,7 +156,7 @@ extension LogStore {
             return .next
         }
         guard resolved else { return false }
-        if !done { throw StoreError.corrupt(seq: expected, reason: "missing from the log") }
+        if !done { throw missingEntry(expected, in: txn) }
         rows.apply(changes, onlyKnown: onlyKnown)
         return true
     }
@@ -164,13 +166,11 @@ extension LogStore {
     static let slotFoldBatchChanges = 256
 
     /// Throws unless a log key is the 8-byte big-endian `expected`.
-    static func checkLogKey(_ key: UnsafeRawBufferPointer, expected: UInt64) throws {
+    func checkLogKey(_ key: UnsafeRawBufferPointer, expected: UInt64, in txn: LMDBTransaction) throws {
         guard let seq = uint64FromBigEndian(key) else {
             throw StoreError.corrupt(seq: expected, reason: "log key of \(key.count) bytes")
         }
-        guard seq == expected else {
-            throw StoreError.corrupt(seq: expected, reason: "missing from the log (next entry is \(seq))")
-        }
+        guard seq == expected else { throw missingEntry(expected, in: txn, "missing from the log (next entry is \(seq))") }
     }
 }
 

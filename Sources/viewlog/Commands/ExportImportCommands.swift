@@ -7,6 +7,9 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Print every transaction as JSON lines (the 'log --json' documents).",
         discussion: """
+        A compacted store's export starts with one line {"snapshot": H, "schema": {…}, "changes": [inserts of \
+        every object at H]}: its schema and objects at its horizon H, then the transactions after it.
+
         Example:
           viewlog export shop > shop.jsonl
         """
@@ -16,9 +19,11 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         let store = try storeArgument.open(readOnly: true)
-        var schema = try store.schema(at: 0)
+        let snapshot = try store.snapshot()
+        var schema = try snapshot?.schema ?? store.schema(at: 0)
         let head = try store.head
-        try store.forEachTransaction { t in
+        if let snapshot { Output.standard.line(snapshot.json.text) }
+        try store.forEachTransaction(after: snapshot?.position ?? 0) { t in
             for case .schema(let s, _) in t.changes { schema = s }
             Output.standard.line(t.json(schema: schema).text)
             if t.seq % 10_000 == 0 { Output.progress("export: \(t.seq)/\(head) transactions") }
@@ -34,7 +39,9 @@ struct ImportCommand: ParsableCommand {
         discussion: """
         Validated like 'append': every change must apply to the store's state exactly as exported, and the \
         whole file is committed in one write (all or nothing). Imported into a new store, the log is the same: \
-        seqs, times, authors and changes.
+        seqs, times, authors and changes. A file that starts with a snapshot line (the export of a compacted \
+        store) goes only into an empty store: its schema and objects become the snapshot's, and the store has \
+        the snapshot's horizon and the same seqs after it.
 
         Example:
           viewlog export shop > shop.jsonl
@@ -54,6 +61,7 @@ struct ImportCommand: ParsableCommand {
         let store = try storeArgument.open()
         let text = try readTextFile(file)
         var schema = try store.schema
+        var snapshot: Snapshot?
         var transactions: [Transaction] = []
         var lines: [Int] = []
         var input = InputLines(text)  // the line handling of `append`
@@ -61,6 +69,14 @@ struct ImportCommand: ParsableCommand {
             let next: (line: Int, json: JSONValue)?
             do { next = try input.next() } catch { throw CLIError("\(error); nothing imported") }
             guard let (lineNumber, json) = next else { break }
+            if Snapshot.isSnapshot(json) {
+                guard transactions.isEmpty, snapshot == nil else {
+                    throw CLIError("line \(lineNumber): a snapshot can only be the first line; nothing imported")
+                }
+                do { snapshot = try Snapshot(json: json, line: lineNumber) } catch { throw CLIError("\(error); nothing imported") }
+                schema = snapshot!.schema
+                continue
+            }
             let t: Transaction
             do { t = try Transaction(json: json, schema: schema, line: lineNumber) } catch {
                 throw CLIError("\(error); nothing imported")
@@ -70,6 +86,13 @@ struct ImportCommand: ParsableCommand {
             lines.append(lineNumber)
             if lineNumber % 10_000 == 0 { Output.progress("import: read \(lineNumber) lines") }
         }
+        if let snapshot, !chunked {
+            try store.start(from: snapshot, then: transactions)
+            Output.progressDone()
+            Output.standard.line("imported the snapshot at \(snapshot.position) (\(snapshot.objects.count) objects) and \(transactions.count) transactions")
+            return
+        }
+        if let snapshot { try store.start(from: snapshot) }
         guard !transactions.isEmpty else { throw CLIError("\(file) has no transactions; nothing imported") }
         let head = try store.head
         for (i, t) in transactions.enumerated() where t.seq != head + UInt64(i) + 1 {
@@ -115,6 +138,11 @@ struct ReplayCommand: ParsableCommand {
         Output.progressDone()
         let report = try target.verify()
         guard report.isOK else { throw CLIError("the replayed store failed verification: \(report.problems[0])") }
-        Output.standard.line("replayed \(end) transactions into \(target.path)")
+        let horizon = try target.horizon
+        if horizon > 0 {
+            Output.standard.line("replayed \(end - horizon) transactions after the horizon (\(horizon)) into \(target.path)")
+        } else {
+            Output.standard.line("replayed \(end) transactions into \(target.path)")
+        }
     }
 }

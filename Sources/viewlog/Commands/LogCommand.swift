@@ -14,14 +14,14 @@ struct LogCommand: ParsableCommand {
     )
 
     @OptionGroup var storeArgument: StoreArgument
-    @Option(help: "Start after this position.") var from: UInt64 = 0
+    @Option(help: "Start after this position (default: the horizon, 0 unless compacted).") var from: UInt64?
     @Option(help: "End at this position (default: the head).") var to: UInt64?
     @OptionGroup var format: JSONFlag
 
     func run() throws {
         let store = try storeArgument.open(readOnly: true)
         let end = try store.checkedPosition(to)
-        _ = try store.checkedPosition(from)
+        let from = try store.checkedPosition(self.from ?? store.horizon)
         guard from <= end else { throw CLIError("--from \(from) is after --to \(end)") }
         if format.json {
             try Documents.log(store, from: from, to: end) { Output.standard.line($0.text) }

@@ -27,7 +27,7 @@ struct StatsCommand: ParsableCommand {
         if format.json {
             Output.standard.line(Documents.stats(s).text)
         } else {
-            var rows = [["head", String(s.head)], ["objects", String(s.objects)]]
+            var rows = [["head", String(s.head)], ["horizon", String(s.horizon)], ["objects", String(s.objects)]]
             for name in s.objectsByEntity.keys.sorted() { rows.append(["  \(name)", String(s.objectsByEntity[name]!)]) }
             rows += [["log bytes", String(s.logBytes)], ["object bytes", String(s.objectBytes)],
                      ["used bytes", String(s.usedBytes)], ["map size", String(s.mapSizeBytes)]]
