@@ -437,7 +437,7 @@ async function showObject(entity, id) {
   $("search-author").value = "";
   $("search-entity").value = entity;
   $("search-id").value = text(id);
-  const history = searchLog(false);
+  const history = searchLog(false).catch(showError);
   try {
     const doc = await api(`/v1/objects/${encodeURIComponent(entity)}/${encodeURIComponent(text(id))}?at=${state.position}`, "object");
     const rows = Object.entries(doc.values).map(([k, v]) => { const tr = document.createElement("tr"); tr.append(cell("th", k), valueCell(entity, k, v)); return tr; });
@@ -598,15 +598,9 @@ extension InspectorPage {
             if relationships.isEmpty { return nil }
             return (name, .object(relationships.map { ($0.name, .string($0.relationship?.target ?? "")) }))
         })
-        var escaped = ""
-        for c in json.text {
-            switch c {
-            case "&": escaped += "&amp;"
-            case "\"": escaped += "&quot;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            default: escaped.append(c)
-            }
+        var escaped = json.text
+        for (raw, entity) in [("&", "&amp;"), ("\"", "&quot;"), ("<", "&lt;"), (">", "&gt;")] as [(Character, String)] {
+            escaped = escaped.split(separator: raw, omittingEmptySubsequences: false).joined(separator: entity)
         }
         return escaped
     }
