@@ -398,10 +398,11 @@ function clearDiff(message) {
 function renderDiff(diff) {
   state.lastDiff = diff;
   state.diffPage = 0;
-  const counts = {};
-  for (const r of diff.rows) counts[r.type] = (counts[r.type] || 0) + 1;
-  const parts = Object.entries(counts).map(([k, n]) => `${n} ${k}`);
-  for (const s of diff.sections) parts.push(`section ${s.type} ${s.name === null ? "(null)" : s.name}`);
+  const count = (items) => { const n = {}; for (const i of items) n[i.type] = (n[i.type] || 0) + 1; return Object.entries(n); };
+  const parts = count(diff.rows).map(([k, n]) => `${n} ${k}`);
+  // A few sections by name; more as counts.
+  if (diff.sections.length <= 5) for (const s of diff.sections) parts.push(`section ${s.type} ${s.name === null ? "(null)" : s.name}`);
+  else for (const [k, n] of count(diff.sections)) parts.push(`${n} section ${k}s`);
   $("diff-summary").textContent = `${diff.from} → ${diff.to}: ` + (parts.length ? parts.join(", ") : "no changes to this view");
   drawDiffPage();
 }

@@ -43,6 +43,8 @@ try:
     driver.find_element(By.ID, "diff").click()
     WebDriverWait(driver, page.WAIT).until(lambda d: d.find_element(By.ID, "diff-range").text == "rows 1…200 of 100000")
     check(len(diff_ids(driver)) == 200, f"{len(diff_ids(driver))} rows of the import's change set drawn")
+    summary = driver.find_element(By.ID, "diff-summary").text
+    check(summary == "1 → 2: 100000 insert, 1000 section inserts", f"the import's summary: {summary[:200]}")
     driver.find_element(By.ID, "diff-next").click()
     check(len(diff_ids(driver)) == 200 and driver.find_element(By.ID, "diff-range").text == "rows 201…400 of 100000",
           "the import's change set, second page")

@@ -151,7 +151,7 @@ try:
         lines.append({"insert": "Employee", "id": "m1", "values": {"name": "Mia", "department": 3}})
         lines += [{"insert": "Employee", "id": f"e{i}", "values": {"name": f"Emp {i}", "department": i % 3 + 1, "manager": "m1"}}
                   for i in range(1, 9)]
-        lines += [{"update": "Department", "id": 2, "values": {"name": "R&D"}}, {"update": "Employee", "id": "e2", "values": {"department": 3}}]
+        lines += [{"update": "Department", "id": 2, "values": {"name": "R&D"}}, {"update": "Employee", "id": "e2", "values": {"department": 1}}]
         subprocess.run([viewlog, "append", company], input="\n".join(json.dumps(l) for l in lines) + "\n", text=True,
                        check=True, capture_output=True)
         server = subprocess.Popen([viewlog, "serve", company], stdout=subprocess.PIPE, text=True)
@@ -161,8 +161,10 @@ try:
             WebDriverWait(driver, WAIT).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
             company_head = cli_json("stats", company)[0]["head"]
             wait_position(driver, company_head)
+            WebDriverWait(driver, WAIT).until(lambda d: len(diff_ids(d)) == 1)  # e2 moves in 'byDepartment'
             before = shown(driver)
             Select(driver.find_element(By.ID, "view-name")).select_by_value("upstairs")
+            check(not diff_ids(driver), "the change set of the view shown before is still drawn")
             wait_position(driver, company_head, before)
             expected = cli_json("query", company, "upstairs", "--limit", "100")[0]
             header = [th.text for th in driver.find_elements(By.CSS_SELECTOR, "#view-table th")]
