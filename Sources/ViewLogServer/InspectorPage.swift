@@ -432,7 +432,6 @@ function drawDiffPage() {
 
 // An object at the position, and its history: the log searched for its entity and id.
 async function showObject(entity, id) {
-  state.object = { entity, id };
   $("object-title").textContent = `${entity} ${text(id)} at position ${state.position} (its history: in the log)`;
   $("object-table").replaceChildren();
   $("search-author").value = "";
@@ -450,7 +449,6 @@ async function showObject(entity, id) {
 }
 function clearObject() {
   supersede("object");
-  state.object = null;
   $("object-title").textContent = "click a related object's id in the view";
   $("object-table").replaceChildren();
 }
