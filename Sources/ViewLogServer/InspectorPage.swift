@@ -1,6 +1,10 @@
+@_spi(Engine) import ViewLog
+
 /// The inspector (`GET /`): one page of HTML, CSS and JavaScript, shipped in the binary — no build step, no npm.
 /// It uses only the JSON API (`docs/serve.md`), and never loads the whole log or the whole view: the log in pages of
-/// 50 transactions, a view in windows of 100 rows, live mode as a windowed `watch` over a WebSocket.
+/// 50 transactions, a view in windows of 100 rows, a change set drawn 200 rows at a time, live mode as a windowed
+/// `watch` over a WebSocket. The schema's relationships are written into the page (`<meta name="relationships">`)
+/// so that it can draw a relationship's id as a link to the object it names.
 enum InspectorPage {
     static let html = #"""
 <!doctype html>
@@ -9,6 +13,7 @@ enum InspectorPage {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>ViewLog inspector</title>
+<meta name="relationships" content="__RELATIONSHIPS__">
 <style nonce="__NONCE__">
 #diff-panel { margin-top: 12px; }
 :root { --bg: #fafafa; --fg: #1d1d1f; --muted: #6e6e73; --line: #d2d2d7; --accent: #0a66c2;
@@ -56,6 +61,11 @@ tr.flash td { animation: flash 1.6s ease-out; }
 .muted { color: var(--muted); }
 .legend span { margin-right: 8px; }
 #live-state.on { color: #0a7d28; font-weight: 600; }
+.log-entry.target { outline: 2px solid var(--accent); outline-offset: -2px; }
+th.path { font-style: italic; }
+a.rel { color: var(--accent); }
+#object-panel { margin-top: 12px; }
+#object-table th { width: 30%; }
 </style>
 </head>
 <body>
@@ -81,6 +91,18 @@ tr.flash td { animation: flash 1.6s ease-out; }
       <button id="log-older">older</button>
       <span class="muted" id="log-range"></span>
     </div>
+    <div class="row">
+      <input id="search-author" type="text" placeholder="author" aria-label="author">
+      <input id="search-entity" type="text" placeholder="entity" aria-label="search entity">
+      <input id="search-id" type="text" placeholder="id" aria-label="search id">
+    </div>
+    <div class="row">
+      <button id="search">search</button>
+      <button id="search-older" disabled>older matches</button>
+      <button id="search-clear">clear</button>
+      <input id="jump-seq" type="number" min="1" placeholder="seq" aria-label="jump to seq">
+      <button id="jump">go to seq</button>
+    </div>
     <div id="log"></div>
   </section>
   <div>
@@ -94,6 +116,7 @@ tr.flash td { animation: flash 1.6s ease-out; }
       <div class="row">
         <input id="sort" type="text" placeholder="sort, e.g. sectionName, name" aria-label="sort">
         <input id="section" type="text" placeholder="section key" aria-label="section">
+        <input id="include" type="text" placeholder="include, e.g. department.name" aria-label="include">
         <button id="show">show</button>
       </div>
       <div class="row">
@@ -112,25 +135,45 @@ tr.flash td { animation: flash 1.6s ease-out; }
         <span class="legend muted"><span class="badge insert">insert</span><span class="badge delete">delete</span><span class="badge move">move</span><span class="badge update">update</span></span>
       </div>
       <div id="diff-summary" class="muted"></div>
+      <div class="row">
+        <button id="diff-prev" disabled>◀ changes</button>
+        <button id="diff-next" disabled>changes ▶</button>
+        <span class="muted" id="diff-range"></span>
+      </div>
       <div id="diff-box"><table id="diff-table"></table></div>
+    </section>
+    <section class="panel" id="object-panel">
+      <h2>Object</h2>
+      <div id="object-title" class="muted">click a related object's id in the view</div>
+      <table id="object-table"></table>
     </section>
   </div>
 </main>
 <script nonce="__NONCE__">
 "use strict";
 // Everything comes from the server's JSON API (docs/serve.md): nothing loads the whole log or the whole view —
-// the log in pages, a view in windows of WINDOW rows.
-const WINDOW = 100, LOG_PAGE = 50;
+// the log in pages, a view in windows of WINDOW rows — and nothing draws more than DIFF_PAGE rows of a change set.
+const WINDOW = 100, LOG_PAGE = 50, DIFF_PAGE = 200, SCAN_PAGE = 1000, SCAN_MAX = 10000;
 const $ = (id) => document.getElementById(id);
-const state = { head: 0, position: 0, views: {}, offset: 0, logFrom: null, live: null, lastDiff: null };
+// Each entity's relationships and the entity each names (the server writes them into the page).
+const RELATIONSHIPS = JSON.parse(document.querySelector("meta[name=relationships]").content);
+const state = { head: 0, position: 0, views: {}, offset: 0, logFrom: null, live: null, lastDiff: null, diffPage: 0,
+                search: null, target: null };
 
-async function api(path) {
+// Each panel numbers its requests: an answer to any but the panel's latest is dropped (`Stale`), so an answer
+// that arrives late never overwrites a newer one.
+class Stale extends Error {}
+const latest = {};
+function supersede(panel) { latest[panel] = (latest[panel] || 0) + 1; return latest[panel]; }
+async function api(path, panel) {
+  const n = panel ? supersede(panel) : 0;
   const response = await fetch(path, { headers: { Accept: "application/json" } });
   const body = await response.json();
+  if (panel && latest[panel] !== n) throw new Stale();
   if (!response.ok) throw new Error(body.error ? `${body.error.code}: ${body.error.message}` : response.statusText);
   return body;
 }
-function showError(e) { $("error").textContent = e ? String(e.message || e) : ""; }
+function showError(e) { if (!(e instanceof Stale)) $("error").textContent = e ? String(e.message || e) : ""; }
 function text(v) { return v === null || v === undefined ? "null" : typeof v === "string" ? v : JSON.stringify(v); }
 function cell(tag, value, cls) {
   const el = document.createElement(tag);
@@ -139,14 +182,34 @@ function cell(tag, value, cls) {
   if (cls) el.classList.add(cls);
   return el;
 }
+/// A value of `entity`'s `key`: a relationship's ids are links to the objects they name.
+function valueCell(entity, key, value, cls) {
+  const target = (RELATIONSHIPS[entity] || {})[key];
+  if (!target || value === null || value === undefined) return cell("td", value, cls);
+  const td = document.createElement("td");
+  if (cls) td.classList.add(cls);
+  for (const id of Array.isArray(value) ? value : [value]) {
+    if (td.childNodes.length) td.append(", ");
+    const a = cell("a", id, "rel");
+    a.href = "#";
+    a.dataset.entity = target;
+    a.dataset.id = JSON.stringify(id);
+    td.append(a);
+  }
+  return td;
+}
 
-/// The view parameters of the form: a named view or entity/where/sort/section.
+/// The view parameters of the form: a named view or entity/where/sort/section/include.
 function viewParams() {
   const p = new URLSearchParams();
   const name = $("view-name").value;
   if (name) { p.set("view", name); return p; }
-  for (const key of ["entity", "where", "sort", "section"]) { const v = $(key).value.trim(); if (v) p.set(key, v); }
+  for (const key of ["entity", "where", "sort", "section", "include"]) { const v = $(key).value.trim(); if (v) p.set(key, v); }
   return p;
+}
+function viewEntity() {
+  const v = state.views[$("view-name").value];
+  return v ? v.entity : $("entity").value.trim();
 }
 
 async function loadStats() {
@@ -174,18 +237,27 @@ async function loadViews() {
 }
 function fillFromNamed() {
   const v = state.views[$("view-name").value];
-  for (const key of ["entity", "where", "sort", "section"]) { $(key).value = v ? (v[key] || "") : $(key).value; $(key).disabled = !!v; }
+  for (const key of ["entity", "where", "sort", "section", "include"]) { $(key).value = v ? (v[key] || "") : $(key).value; $(key).disabled = !!v; }
 }
 
 // The log: pages of LOG_PAGE transactions; `logFrom` is the page's from (null: the newest page).
 async function loadLog() {
   const from = state.logFrom === null ? Math.max(0, state.head - LOG_PAGE) : state.logFrom;
-  const page = await api(`/v1/log?from=${from}&limit=${LOG_PAGE}`);
+  const page = await api(`/v1/log?from=${from}&limit=${LOG_PAGE}`, "log");
+  state.search = null;
+  renderLog(page.transactions);
+  const last = page.transactions.length ? page.transactions[page.transactions.length - 1].seq : from;
+  $("log-range").textContent = page.transactions.length ? `${from + 1}…${last}` : "empty";
+  $("log-newer").disabled = last >= state.head;
+  $("log-older").disabled = from === 0;
+  $("search-older").disabled = true;
+}
+function renderLog(transactions) {
   const log = $("log");
   log.replaceChildren();
-  for (const t of page.transactions.slice().reverse()) {
+  for (const t of transactions.slice().reverse()) {
     const entry = document.createElement("div");
-    entry.className = "log-entry" + (t.seq === state.position ? " current" : "");
+    entry.className = "log-entry" + (t.seq === state.position ? " current" : "") + (t.seq === state.target ? " target" : "");
     entry.dataset.seq = t.seq;
     const head = document.createElement("div");
     head.className = "head";
@@ -199,29 +271,74 @@ async function loadLog() {
     entry.addEventListener("click", () => { showDiff(t.seq - 1, t.seq).then(() => setPosition(t.seq, { quiet: true })).catch(showError); });
     log.append(entry);
   }
-  const last = page.transactions.length ? page.transactions[page.transactions.length - 1].seq : from;
-  $("log-range").textContent = page.transactions.length ? `${from + 1}…${last}` : "empty";
-  $("log-newer").disabled = last >= state.head;
-  $("log-older").disabled = from === 0;
+  const target = log.querySelector(".target");
+  if (target) target.scrollIntoView({ block: "nearest" });
 }
 
-// The view at the position, one window of rows, as a sectioned table.
+// Search: the log endpoint takes no filter (DESIGN §12), so the page reads the log newest first in pages of
+// SCAN_PAGE transactions and keeps those that match, at most LOG_PAGE matches and SCAN_MAX transactions a step;
+// "older matches" goes on from where the step stopped.
+function searchFilter() {
+  const f = { author: $("search-author").value.trim(), entity: $("search-entity").value.trim(), id: $("search-id").value.trim() };
+  return f.author || f.entity || f.id ? f : null;
+}
+function matches(t, f) {
+  if (f.author && t.author !== f.author) return false;
+  return !f.entity && !f.id || t.changes.some((c) => (!f.entity || c.entity === f.entity) && (!f.id || text(c.id) === f.id));
+}
+async function searchLog(older) {
+  const f = searchFilter();
+  if (!f) { state.logFrom = null; return loadLog(); }
+  let to = older && state.search ? state.search.to : state.head;
+  const end = to;
+  let found = [];
+  while (to > 0 && end - to < SCAN_MAX && found.length < LOG_PAGE) {
+    const from = Math.max(0, to - SCAN_PAGE);
+    const page = await api(`/v1/log?from=${from}&to=${to}&limit=${SCAN_PAGE}`, "log");
+    found = page.transactions.filter((t) => matches(t, f)).concat(found);
+    to = from;
+    if (found.length > LOG_PAGE) { found = found.slice(-LOG_PAGE); to = found[0].seq - 1; }
+  }
+  state.search = { to };
+  renderLog(found);
+  const what = [f.author && `by ${f.author}`, f.entity, f.id && `id ${f.id}`].filter(Boolean).join(" ");
+  $("log-range").textContent = `${found.length} ${found.length === 1 ? "match" : "matches"} (${what}) in ${to + 1}…${end}`;
+  $("log-newer").disabled = true;
+  $("log-older").disabled = true;
+  $("search-older").disabled = to === 0;
+}
+function jumpTo(seq) {
+  seq = Math.max(1, Math.min(state.head, Number(seq) || 1));
+  state.target = seq;
+  state.logFrom = Math.max(0, Math.min(seq + Math.floor(LOG_PAGE / 2), state.head) - LOG_PAGE);
+  return loadLog();
+}
+
+// The view at the position, one window of rows, as a sectioned table: the row's values, then its path values.
 async function loadView(highlight) {
   const params = viewParams();
   if (!params.has("view") && !params.has("entity")) return;
   params.set("at", state.position);
   params.set("limit", WINDOW);
   params.set("offset", state.offset);
-  const doc = await api("/v1/query?" + params);
-  renderView(doc, highlight);
+  renderView(await api("/v1/query?" + params, "view"), highlight);
+}
+function clearView(message) {
+  supersede("view");
+  $("view-table").replaceChildren(cell("div", message, "muted"));
+  $("window-range").textContent = "";
 }
 function renderView(doc, highlight) {
   const rows = doc.sections.flatMap((s) => s.rows);
-  const columns = [];
-  for (const r of rows) for (const k of Object.keys(r.values)) if (!columns.includes(k)) columns.push(k);
+  const columns = [], paths = [];
+  for (const r of rows) {
+    for (const k of Object.keys(r.values)) if (!columns.includes(k)) columns.push(k);
+    for (const k of Object.keys(r.paths || {})) if (!paths.includes(k)) paths.push(k);
+  }
+  const entity = viewEntity();
   const table = document.createElement("table");
   const header = document.createElement("tr");
-  header.append(cell("th", "id"), ...columns.map((c) => cell("th", c)));
+  header.append(cell("th", "id"), ...columns.map((c) => cell("th", c)), ...paths.map((p) => cell("th", p, "path")));
   table.append(header);
   const marks = new Map();
   if (highlight) for (const r of highlight.rows) marks.set(JSON.stringify(r.id), r);
@@ -230,7 +347,7 @@ function renderView(doc, highlight) {
       const tr = document.createElement("tr");
       tr.className = "section";
       const td = cell("td", s.name === null ? "(null)" : s.name);
-      td.colSpan = columns.length + 1;
+      td.colSpan = columns.length + paths.length + 1;
       td.textContent += ` (${s.rows.length} ${s.rows.length === 1 ? "row" : "rows"} in this window)`;
       tr.append(td);
       table.append(tr);
@@ -239,9 +356,11 @@ function renderView(doc, highlight) {
       const tr = document.createElement("tr");
       tr.dataset.id = JSON.stringify(r.id);
       const mark = marks.get(JSON.stringify(r.id));
+      const changed = (c) => mark && (mark.changed || []).includes(c) ? "changed" : null;
       if (mark && mark.type !== "delete") tr.classList.add(mark.type, "flash");
       tr.append(cell("td", r.id));
-      for (const c of columns) tr.append(cell("td", r.values[c], mark && (mark.changed || []).includes(c) ? "changed" : null));
+      for (const c of columns) tr.append(valueCell(entity, c, r.values[c], changed(c)));
+      for (const p of paths) tr.append(cell("td", (r.paths || {})[p], changed(p)));
       table.append(tr);
     }
   }
@@ -255,7 +374,7 @@ function renderView(doc, highlight) {
   $("window-next").disabled = rows.length < WINDOW;
 }
 
-// The change set between two positions, as the rows that enter, leave, move and change.
+// The change set between two positions, as the rows that enter, leave, move and change, DIFF_PAGE rows at a time.
 async function showDiff(from, to) {
   if (from < 0) from = 0;
   $("diff-from").value = from;
@@ -265,30 +384,73 @@ async function showDiff(from, to) {
   params.set("from", from);
   params.set("to", to);
   params.set("seq", "true");
-  renderDiff(await api("/v1/diff?" + params));
+  clearDiff(`${from} → ${to}: …`);
+  renderDiff(await api("/v1/diff?" + params, "diff"));
+}
+function clearDiff(message) {
+  supersede("diff");
+  state.lastDiff = null;
+  $("diff-summary").textContent = message;
+  $("diff-table").replaceChildren();
+  $("diff-range").textContent = "";
+  $("diff-prev").disabled = $("diff-next").disabled = true;
 }
 function renderDiff(diff) {
   state.lastDiff = diff;
-  const counts = {};
-  for (const r of diff.rows) counts[r.type] = (counts[r.type] || 0) + 1;
-  const parts = Object.entries(counts).map(([k, n]) => `${n} ${k}`);
-  for (const s of diff.sections) parts.push(`section ${s.type} ${s.name === null ? "(null)" : s.name}`);
+  state.diffPage = 0;
+  const count = (items) => { const n = {}; for (const i of items) n[i.type] = (n[i.type] || 0) + 1; return Object.entries(n); };
+  const parts = count(diff.rows).map(([k, n]) => `${n} ${k}`);
+  // A few sections by name; more as counts.
+  if (diff.sections.length <= 5) for (const s of diff.sections) parts.push(`section ${s.type} ${s.name === null ? "(null)" : s.name}`);
+  else for (const [k, n] of count(diff.sections)) parts.push(`${n} section ${k}s`);
   $("diff-summary").textContent = `${diff.from} → ${diff.to}: ` + (parts.length ? parts.join(", ") : "no changes to this view");
+  drawDiffPage();
+}
+function drawDiffPage() {
+  const rows = state.lastDiff.rows, start = state.diffPage * DIFF_PAGE, page = rows.slice(start, start + DIFF_PAGE);
   const table = $("diff-table");
   table.replaceChildren();
   const header = document.createElement("tr");
   header.append(cell("th", "change"), cell("th", "id"), cell("th", "from"), cell("th", "to"), cell("th", "changed"), cell("th", "seq"));
   table.append(header);
-  for (const r of diff.rows) {
+  for (const r of page) {
     const tr = document.createElement("tr");
     tr.className = r.type;
+    tr.dataset.id = JSON.stringify(r.id);
     const badge = document.createElement("td");
-    badge.innerHTML = `<span class="badge ${r.type}"></span>`;
-    badge.firstChild.textContent = r.type;
+    badge.append(cell("span", r.type, "badge"));
+    badge.firstChild.classList.add(r.type);
     tr.append(badge, cell("td", r.id), cell("td", r.from ? r.from.join(", ") : ""), cell("td", r.to ? r.to.join(", ") : ""),
               cell("td", (r.changed || []).join(", ")), cell("td", r.seq === undefined ? "" : r.seq));
     table.append(tr);
   }
+  $("diff-range").textContent = rows.length > DIFF_PAGE ? `rows ${start + 1}…${start + page.length} of ${rows.length}` : "";
+  $("diff-prev").disabled = start === 0;
+  $("diff-next").disabled = start + DIFF_PAGE >= rows.length;
+  $("diff-box").scrollTop = 0;
+}
+
+// An object at the position, and its history: the log searched for its entity and id.
+async function showObject(entity, id) {
+  $("object-title").textContent = `${entity} ${text(id)} at position ${state.position} (its history: in the log)`;
+  $("object-table").replaceChildren();
+  $("search-author").value = "";
+  $("search-entity").value = entity;
+  $("search-id").value = text(id);
+  const history = searchLog(false).catch(showError);
+  try {
+    const doc = await api(`/v1/objects/${encodeURIComponent(entity)}/${encodeURIComponent(text(id))}?at=${state.position}`, "object");
+    const rows = Object.entries(doc.values).map(([k, v]) => { const tr = document.createElement("tr"); tr.append(cell("th", k), valueCell(entity, k, v)); return tr; });
+    $("object-table").replaceChildren(...rows);
+  } catch (e) {
+    if (!(e instanceof Stale)) $("object-title").textContent = `${entity} ${text(id)} at position ${state.position}: ${e.message}`;
+  }
+  await history;
+}
+function clearObject() {
+  supersede("object");
+  $("object-title").textContent = "click a related object's id in the view";
+  $("object-table").replaceChildren();
 }
 
 /// Marks the page as showing `position` (for the browser test: `data-position`, and `data-shown` counts the loads).
@@ -298,13 +460,17 @@ function shown(position) {
 }
 
 let positionTimer = null;
+/// Moves to `p`: what showed the old position is cleared at once (the change set too, unless `quiet`: it was
+/// drawn for this move), and the view and log are asked for once the slider rests.
 function setPosition(p, { quiet } = {}) {
   p = Math.max(0, Math.min(state.head, Number(p) || 0));
   state.position = p;
   $("slider").value = p;
   $("position").value = p;
+  clearView(`loading position ${p}…`);
+  clearObject();
+  if (!quiet) clearDiff("");
   clearTimeout(positionTimer);
-  // The slider fires as it moves: ask the server once it rests.
   positionTimer = setTimeout(async () => {
     try {
       showError(null);
@@ -313,6 +479,12 @@ function setPosition(p, { quiet } = {}) {
       shown(p);
     } catch (e) { showError(e); }
   }, 120);
+}
+/// Another view was chosen: nothing of the old one stays on screen.
+function viewChanged() {
+  state.offset = 0;
+  clearDiff("");
+  setPosition(state.position);
 }
 
 // Live: follow `watch` over a WebSocket (the view's window at the head); each batch is drawn and its rows flash.
@@ -329,6 +501,7 @@ function startLive() {
   socket.onopen = () => { $("live-state").textContent = "following the head"; $("live-state").className = "on"; };
   socket.onclose = () => { if (state.live === socket) { $("live-state").textContent = "stopped"; $("live-state").className = "muted"; $("live").checked = false; state.live = null; } };
   socket.onmessage = (event) => {
+    if (state.live !== socket) return;
     const doc = JSON.parse(event.data);
     if (doc.error) { showError(new Error(`${doc.error.code}: ${doc.error.message}`)); return; }
     if (doc.reload) return;  // a fresh query document follows
@@ -337,6 +510,7 @@ function startLive() {
       state.position = doc.position;
       $("slider").value = doc.position;
       $("position").value = doc.position;
+      supersede("view");
       renderView(doc, null);
       shown(doc.position);
       return;
@@ -346,6 +520,7 @@ function startLive() {
     state.position = doc.to;
     $("slider").value = doc.to;
     $("position").value = doc.to;
+    supersede("diff");
     renderDiff(doc);
     $("diff-from").value = doc.from;
     $("diff-to").value = doc.to;
@@ -361,16 +536,30 @@ function stopLive() {
 function wire() {
   $("slider").addEventListener("input", (e) => { if ($("live").checked) { $("live").checked = false; stopLive(); } setPosition(e.target.value); });
   $("position").addEventListener("change", (e) => setPosition(e.target.value));
-  $("view-name").addEventListener("change", () => { fillFromNamed(); state.offset = 0; setPosition(state.position); });
-  $("show").addEventListener("click", () => { state.offset = 0; setPosition(state.position); if ($("live").checked) startLive(); });
+  $("view-name").addEventListener("change", () => { fillFromNamed(); viewChanged(); });
+  $("show").addEventListener("click", () => { viewChanged(); if ($("live").checked) startLive(); });
   $("window-prev").addEventListener("click", () => { state.offset = Math.max(0, state.offset - WINDOW); loadView().catch(showError); });
   $("window-next").addEventListener("click", () => { state.offset += WINDOW; loadView().catch(showError); });
   // A change set is drawn on the view at its `to` position: the slider goes there.
   $("diff").addEventListener("click", () => { const to = Number($("diff-to").value); showDiff(Number($("diff-from").value), to).then(() => setPosition(to, { quiet: true })).catch(showError); });
+  $("diff-prev").addEventListener("click", () => { state.diffPage -= 1; drawDiffPage(); });
+  $("diff-next").addEventListener("click", () => { state.diffPage += 1; drawDiffPage(); });
   $("log-newest").addEventListener("click", () => { state.logFrom = null; loadLog().catch(showError); });
   $("log-newer").addEventListener("click", () => { state.logFrom = Math.min(Math.max(0, state.head - LOG_PAGE), (state.logFrom ?? 0) + LOG_PAGE); loadLog().catch(showError); });
   $("log-older").addEventListener("click", () => { const from = state.logFrom === null ? Math.max(0, state.head - LOG_PAGE) : state.logFrom; state.logFrom = Math.max(0, from - LOG_PAGE); loadLog().catch(showError); });
+  $("search").addEventListener("click", () => searchLog(false).catch(showError));
+  $("search-older").addEventListener("click", () => searchLog(true).catch(showError));
+  $("search-clear").addEventListener("click", () => { for (const k of ["author", "entity", "id"]) $(`search-${k}`).value = ""; state.logFrom = null; loadLog().catch(showError); });
+  $("jump").addEventListener("click", () => jumpTo($("jump-seq").value).catch(showError));
+  $("view-table").addEventListener("click", followLink);
+  $("object-table").addEventListener("click", followLink);
   $("live").addEventListener("change", (e) => { if (e.target.checked) startLive(); else stopLive(); });
+}
+function followLink(e) {
+  const a = e.target.closest("a.rel");
+  if (!a) return;
+  e.preventDefault();
+  showObject(a.dataset.entity, JSON.parse(a.dataset.id)).catch(showError);
 }
 
 (async () => {
@@ -389,6 +578,29 @@ function wire() {
 }
 
 extension InspectorPage {
-    /// ``html`` cut where each answer puts its nonce (``ViewLogServer/page()``).
-    static let parts = html.split(separator: "__NONCE__", omittingEmptySubsequences: false).map(String.init)
+    /// ``html`` cut where each answer puts the schema's relationships, then each half where it puts its nonce.
+    static let parts = html.split(separator: "__RELATIONSHIPS__", omittingEmptySubsequences: false).map {
+        $0.split(separator: "__NONCE__", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    /// The page of one answer (``ViewLogServer/page(relationships:)``): `nonce` on its script and style,
+    /// `relationships` in its `<meta name="relationships">`.
+    static func page(nonce: String, relationships: String) -> String {
+        parts.map { $0.joined(separator: nonce) }.joined(separator: relationships)
+    }
+
+    /// Each entity's relationships and the entity each names, `{"Employee": {"department": "Department"}}`, as the
+    /// text of an HTML attribute: the page draws a relationship's value as a link to the object it names.
+    static func relationships(of schema: Schema) -> String {
+        let json = JSONValue.object(schema.entityNames.compactMap { name in
+            let relationships = schema.entities[name]?.relationships ?? []
+            if relationships.isEmpty { return nil }
+            return (name, .object(relationships.map { ($0.name, .string($0.relationship?.target ?? "")) }))
+        })
+        var escaped = json.text
+        for (raw, entity) in [("&", "&amp;"), ("\"", "&quot;"), ("<", "&lt;"), (">", "&gt;")] as [(Character, String)] {
+            escaped = escaped.split(separator: raw, omittingEmptySubsequences: false).joined(separator: entity)
+        }
+        return escaped
+    }
 }

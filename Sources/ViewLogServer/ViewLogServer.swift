@@ -106,9 +106,10 @@ public final class ViewLogServer: Sendable {
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: TokenMiddleware(server: self))
         let routes: [(String, HTTPRequest.Method, @Sendable (Request, BasicRequestContext) async throws -> Response)] = [
-            ("/", .get, { r, _ in
+            ("/", .get, { [self] r, _ in
                 try RequestParameters(query: r.uri.query).check(known: [])
-                return Self.page()
+                let store = self.store
+                return Self.page(relationships: try await blocking { InspectorPage.relationships(of: try store.schema) })
             }),
             ("/openapi.json", .get, { r, _ in
                 try RequestParameters(query: r.uri.query).check(known: [])
@@ -165,7 +166,8 @@ public final class ViewLogServer: Sendable {
     /// The inspector page under a strict content security policy: only its own script and style run (they carry a
     /// nonce made for this answer; no other inline script, no `eval`, no script or style of elsewhere), it talks to
     /// this server only, and no other page may frame it (`frame-ancestors 'none'`: no clickjacking).
-    static func page() -> Response {
+    /// `relationships` is ``InspectorPage/relationships(of:)`` of the schema at the head.
+    static func page(relationships: String) -> Response {
         var nonce = ""
         var random = SystemRandomNumberGenerator()
         for _ in 0..<2 { nonce += String(random.next() as UInt64, radix: 16) }  // 128 random bits
@@ -180,7 +182,7 @@ public final class ViewLogServer: Sendable {
             .init("X-Content-Type-Options")!: "nosniff",
             .init("Referrer-Policy")!: "no-referrer",
             .cacheControl: "no-store",
-        ], body: ResponseBody(byteBuffer: ByteBuffer(string: InspectorPage.parts.joined(separator: nonce))))
+        ], body: ResponseBody(byteBuffer: ByteBuffer(string: InspectorPage.page(nonce: nonce, relationships: relationships))))
     }
 
     /// Runs `body` (store reads: LMDB and decoding, CPU-bound) on a thread of its own instead of the cooperative

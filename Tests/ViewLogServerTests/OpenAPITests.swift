@@ -73,4 +73,22 @@ import Testing
             #expect(!r.text.contains("href=\"http"))
         }
     }
+
+    /// The page draws a relationship's id as a link to the object it names: it carries each entity's relationships
+    /// and their targets, as an attribute's text.
+    @Test func thePageCarriesTheSchemasRelationships() async throws {
+        let f = try Fixture(schema: "company.json", input: "")
+        try await Fixture.app(f.server()).test(.router) { client in
+            let r = try await client.execute(uri: "/", method: .get)
+            let expected = #"{"Employee": {"department": "Department", "manager": "Employee"}, "#
+                + #""Project": {"owner": "Department", "reviewer": "Employee"}}"#
+            let escaped = expected.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "&quot;")
+            #expect(r.text.contains("<meta name=\"relationships\" content=\"\(escaped)\">"))
+        }
+        let plain = try Fixture()
+        try await Fixture.app(plain.server()).test(.router) { client in
+            let r = try await client.execute(uri: "/", method: .get)
+            #expect(r.text.contains(#"<meta name="relationships" content="{}">"#))
+        }
+    }
 }
