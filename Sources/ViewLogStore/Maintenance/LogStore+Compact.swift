@@ -28,7 +28,8 @@ public struct CompactionResult: Sendable, Hashable {
 
 /// Compaction: moving the horizon up, keeping the objects at it, removing the log before it.
 ///
-/// Three steps, each made of writes of at most ``compactionChunkRows`` rows, so that other processes' appends
+/// Three steps, each made of writes of at most ``compactionChunkRows`` rows (and removals of at most
+/// ``compactionChunkBytes``), so that other processes' appends
 /// interleave and none waits longer than one chunk:
 /// 1. **Build**: the objects at the target, with the seq that last changed each (folded from the nearest complete
 ///    checkpoint at or below it), are written as a checkpoint at the target, in key order. The horizon is still
@@ -42,6 +43,8 @@ public struct CompactionResult: Sendable, Hashable {
 extension LogStore {
     /// Rows (or log entries) written or deleted per write of a compaction: bounds how long an append waits for it.
     package static let compactionChunkRows = 4096
+    /// The most bytes of log entries or checkpoint rows one write of a compaction removes (beyond the first).
+    package static let compactionChunkBytes = 4 << 20
 
     /// Moves the horizon to `target` (DESIGN §13): afterwards every answer at a position at or above it is what
     /// it was, and a position below it is refused with ``StoreError/compacted(position:horizon:)``. Works in
@@ -214,10 +217,14 @@ extension LogStore {
         var keys: [[UInt8]] = []
         for case let (db?, end) in removals {
             // From seq 1: the checkpoint directory's key (8 zero bytes) sorts before every row.
+            var bytes = 0
             try txn.scan(db, from: .atLeast(bigEndianBytes(1))) { e in
                 guard e.key.lexicographicallyPrecedes(end) else { return .stop }
                 keys.append(Array(e.key))
-                return keys.count < chunkRows ? .next : .stop
+                bytes += e.value.count
+                // A chunk is also bounded in bytes: 4,096 log entries of 1,000 changes each were 120 MB of pages
+                // freed in one write, which an appender waited 350 ms for.
+                return keys.count < chunkRows && bytes < Self.compactionChunkBytes ? .next : .stop
             }
             if !keys.isEmpty {
                 for key in keys { _ = try txn.delete(db, key: key) }
