@@ -8,8 +8,11 @@
 /// view was opened), and batches that do not change the view are folded into the next one that does. Consumers only
 /// render: the CLI prints JSON or text, the server sends the JSON text.
 package final class ViewFollower {
-    /// The view, at the position the last change set ended (or where it was opened).
-    package let view: MaterializedView
+    /// The view, at the position the last change set ended (or where it was opened, or opened again by
+    /// ``reopenAtHead(of:)``).
+    package private(set) var view: MaterializedView
+    /// What it follows.
+    private let selection: ViewSelection
     /// Where the next change set starts: the `to` of the last one given, or the position the view was opened at.
     package private(set) var position: UInt64
 
@@ -26,6 +29,16 @@ package final class ViewFollower {
     package init(store: LogStore, selection: ViewSelection, at start: UInt64) throws {
         view = try MaterializedView(store: store, selection: selection, at: start, for: .watch)
         position = start
+        self.selection = selection
+    }
+
+    /// Opens the view again at the head of `store`, for a follow whose position the store's horizon passed (a
+    /// compaction, a schema's retention: DESIGN §13) — no delta reaches that position any more. Its consumers say so
+    /// as for a subscriber too far behind: `{"reload": true}` and the view's query document, then change sets from
+    /// the head.
+    package func reopenAtHead(of store: LogStore) throws {
+        view = try MaterializedView(store: store, selection: selection, at: try store.head, for: .watch)
+        position = view.controller.position
     }
 
     /// Moves the view to `head`. The change set from ``position`` to `head` when the view changed (and ``position``
@@ -54,8 +67,30 @@ package final class ViewFollower {
     /// `count` change sets were given (nil: no end), the task is cancelled, or an error (the store removed:
     /// ``StoreError/notAStore(path:reason:)``), which it throws. `handled` is told each head the view has been moved
     /// to, after its change set (if any) was given.
+    ///
+    /// With `reloaded`, a horizon that passes the view's position does not end the follow: the view is opened again at
+    /// the head (``reopenAtHead(of:)``), given to `reloaded`, and followed from there.
     package func follow(_ store: LogStore, count: Int? = nil, handled: ((UInt64) -> Void)? = nil,
+                        reloaded: ((MaterializedView) async throws -> Void)? = nil,
                         send: (Step) async throws -> Void) async throws {
+        var remaining = count
+        while true {  // bounded by the store's compactions: each pass ends the follow or follows a reopened view
+            do {
+                try await followFromHere(store, count: remaining, handled: handled) { step in
+                    remaining = remaining.map { $0 - 1 }
+                    try await send(step)
+                }
+                return
+            } catch StoreError.compacted where reloaded != nil {
+                try reopenAtHead(of: store)
+                try await reloaded?(view)
+            }
+        }
+    }
+
+    /// ``follow(_:count:handled:reloaded:send:)`` from the view's position, until an error.
+    private func followFromHere(_ store: LogStore, count: Int?, handled: ((UInt64) -> Void)?,
+                                send: (Step) async throws -> Void) async throws {
         if let count, count <= 0 { return }
         var sent = 0
         for try await head in store.headUpdates() {  // bounded by the consumer: ends when its task is cancelled

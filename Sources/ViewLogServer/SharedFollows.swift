@@ -175,7 +175,7 @@ final class SharedFollow: Sendable {
                 // no delta reaches it any more, so the view is opened again at the head and every member starts again
                 // from it, as a member too far behind does.
                 do {
-                    follower = try ViewFollower(store: store, selection: selection, at: try store.head)
+                    try follower.reopenAtHead(of: store)
                     let fresh = try follower.view.jsonText()
                     let members = state.withLock { s -> [Member] in
                         s.joining = []

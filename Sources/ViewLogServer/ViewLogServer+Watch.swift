@@ -156,22 +156,14 @@ extension ViewLogServer {
         defer { buffer.finish() }
         do {
             let start = try store.head
-            var follower = try ViewFollower(store: store, selection: watch.selection, at: start)
+            let follower = try ViewFollower(store: store, selection: watch.selection, at: start)
             guard buffer.push(try follower.view.jsonText()) else { return }
             handled?(start)
-            var remaining = watch.count
-            while true {  // bounded by the store's compactions: each pass ends the watch or follows a new view
-                do {
-                    try await follower.follow(store, count: remaining, handled: handled) { step in
-                        remaining = remaining.map { $0 - 1 }
-                        if !buffer.push(step.changes.json(includeSeq: watch.includeSeq).text) {
-                            // The fresh query document is at the view's position, where the next change set starts.
-                            buffer.restart(with: [reloadDocument, try follower.view.jsonText()])
-                        }
-                    }
-                    return
-                } catch StoreError.compacted {
-                    follower = try ViewFollower(store: store, selection: watch.selection, at: try store.head)
+            try await follower.follow(store, count: watch.count, handled: handled, reloaded: { view in
+                buffer.restart(with: [reloadDocument, try view.jsonText()])
+            }) { step in
+                if !buffer.push(step.changes.json(includeSeq: watch.includeSeq).text) {
+                    // The fresh query document is at the view's position, where the next change set starts.
                     buffer.restart(with: [reloadDocument, try follower.view.jsonText()])
                 }
             }

@@ -117,6 +117,40 @@ import ViewLogDocuments
         #expect(refilled > 0, "the reserve was used up and read again")
     }
 
+    /// The store's horizon passing the follow's position (DESIGN §13: a compaction, a schema's retention) does not end
+    /// a follow that takes reloads: the view is opened again at the head and given to `reloaded`, and the next change
+    /// set is the `diff` from there — what `watch` prints as `{"reload": true}` and a query document, and the server sends.
+    @Test func aCompactionPastTheFollowReopensTheViewAtTheHead() async throws {
+        let path = TestScratch.newPath("follow-compaction")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try LogStore.create(at: path, schema: try FollowWorkload.schema())
+        var workload = FollowWorkload(seed: 5)
+        try workload.setUp(store)
+        let selection = ViewSelection(entity: "Employee", sort: "name", limit: 3)
+        let follower = try ViewFollower(store: store, selection: selection, at: try store.head)
+        var reloadedAt: [UInt64] = [], viewAtReload = "", steps: [(UInt64, UInt64)] = []
+        func rename(_ id: Int64, _ name: String) throws {
+            _ = try store.append([.update(entity: "Employee", id: .int(id), values: ["name": .string(name)])], author: "t")
+        }
+        // Two appends the follower has not seen, and a compaction past both.
+        let ids = workload.employees.sorted()
+        try rename(ids[0], "Aaa")
+        try rename(ids[1], "Aab")
+        _ = try store.compact(.keepLast(0))
+        try await follower.follow(store, count: 1, reloaded: { view in
+            reloadedAt.append(view.controller.position)
+            viewAtReload = try view.jsonText()
+            try rename(ids[2], "Aac")  // one append the reopened view follows
+        }) { step in
+            steps.append((step.changes.from, step.changes.to))
+        }
+        let horizon = try store.horizon, head = try store.head
+        #expect(horizon > 0 && reloadedAt == [horizon])
+        #expect(try viewAtReload == MaterializedView(store: store, selection: selection, at: horizon).jsonText())
+        #expect(steps.count == 1 && steps.first?.0 == horizon && steps.first?.1 == head, "\(steps)")
+        #expect(try follower.view.jsonText() == MaterializedView(store: store, selection: selection, at: head).jsonText())
+    }
+
     /// `step`'s change set is `diff --from from --to to`'s, byte for byte, with and without seqs.
     static func check(_ step: ViewFollower.Step, of selection: ViewSelection, from: UInt64, store: LogStore) throws {
         #expect(step.changes.from == from)

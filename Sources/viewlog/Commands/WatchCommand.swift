@@ -42,21 +42,28 @@ struct WatchCommand: AsyncParsableCommand {
         let follower = try ReplicaFollower.startIfReplica(store)
         defer { follower?.cancel() }
         let views = try ViewFollower(store: store, selection: view.selection, at: try store.head)
-        let materialized = views.view
-        if format.json {
-            try materialized.printJSON()
-        } else {
-            for line in try materialized.textLines() { Output.standard.line(line) }
+        let format = self.format
+        // The view as a query document; after a compaction past the view (DESIGN §13), `{"reload": true}` first.
+        func printView(_ materialized: MaterializedView, reload: Bool) throws {
+            if format.json {
+                if reload { Output.standard.line(#"{"reload": true}"#) }
+                try materialized.printJSON()
+            } else {
+                if reload { Output.standard.line("reload: the store was compacted past this view; the view at \(materialized.controller.position):") }
+                for line in try materialized.textLines() { Output.standard.line(line) }
+            }
+            Output.standard.flush()
         }
-        Output.standard.flush()
+        try printView(views.view, reload: false)
         if count == 0 { return }
         // The loop runs as a task of its own that Ctrl-C cancels: it ends after the change set it is printing,
         // so the output is whole documents, and `Main` flushes it. Nothing else writes while it runs.
         let loop = Task { [self] in
-            try await views.follow(store, count: count) { step in
+            try await views.follow(store, count: count, reloaded: { try printView($0, reload: true) }) { step in
                 if format.json {
                     Output.standard.line(step.changes.json(includeSeq: seq).text)
                 } else {
+                    let materialized = views.view
                     for line in DiffText.lines(step.changes, before: step.before, after: materialized.valuesWithPaths,
                                                entity: materialized.entity) {
                         Output.standard.line(line)
