@@ -8,6 +8,10 @@
 /// view was opened), and batches that do not change the view are folded into the next one that does. Consumers only
 /// render: the CLI prints JSON or text, the server sends the JSON text.
 package final class ViewFollower {
+    /// What a consumer sends before a fresh query document when the view starts again — after a compaction passed it
+    /// (``reopenAtHead(of:)``), or for a subscriber too far behind: `{"reload": true}` (DESIGN §5, §12, §13).
+    package static let reloadDocument = JSONValue.object([("reload", .bool(true))]).text
+
     /// The view, at the position the last change set ended (or where it was opened, or opened again by
     /// ``reopenAtHead(of:)``).
     package private(set) var view: MaterializedView

@@ -174,5 +174,5 @@ extension ViewLogServer {
     }
 
     /// What a subscriber that fell too far behind is sent before its fresh query document.
-    static let reloadDocument = JSONValue.object([("reload", .bool(true))]).text
+    static let reloadDocument = ViewFollower.reloadDocument
 }

@@ -45,9 +45,7 @@ extension Context {
         // The objects the move changed, as they were at its start: the delta has them.
         var touched: [ObjectID: ObjectValues?] = [:]
         for d in delta?.objects ?? [] where d.key.entity == entity.name { touched[d.key.id] = .some(d.before) }
-        var read = predicate.attributeNames
-        read.formUnion(rows.order.keyPaths)
-        let attributes = entity.attributes.filter { read.contains($0.name) }
+        let attributes = ViewPlan.attributesRead(predicate: predicate, order: rows.order, of: entity)
         let position = self.position
         let streamed = try !unsavedChangesTouch(entity.name, overPaths: false) && store.perform(read: true) { txn -> Bool in
             guard try store.head(in: txn) == position else { return false }

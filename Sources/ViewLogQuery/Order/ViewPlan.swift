@@ -19,6 +19,11 @@ package struct ViewPlan {
     /// keys' — in the entity's order: a fetch that decodes only these builds the same view, since an attribute
     /// absent from an object's values reads as `null` and no other is looked at.
     package func attributesRead(of entity: EntityDescription) -> [Attribute] {
+        Self.attributesRead(predicate: predicate, order: order, of: entity)
+    }
+
+    /// ``attributesRead(of:)`` of a view that keeps its predicate and order but not its plan (a live controller).
+    package static func attributesRead(predicate: CompiledPredicate, order: RowOrder, of entity: EntityDescription) -> [Attribute] {
         var names = predicate.attributeNames
         names.formUnion(order.keyPaths)
         return entity.attributes.filter { names.contains($0.name) }

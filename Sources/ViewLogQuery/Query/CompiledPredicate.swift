@@ -53,7 +53,7 @@ public struct CompiledPredicate: Sendable {
 extension CompiledPredicate {
     /// The names of the attributes the predicate reads (not `id`): an object missing any other attribute
     /// evaluates the same, so a fetch may decode only these.
-    package var attributeNames: Set<String> {
+    var attributeNames: Set<String> {
         var names = Set<String>()
         root.collectAttributeNames(into: &names)
         return names

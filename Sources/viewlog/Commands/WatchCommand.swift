@@ -46,7 +46,7 @@ struct WatchCommand: AsyncParsableCommand {
         // The view as a query document; after a compaction past the view (DESIGN §13), `{"reload": true}` first.
         func printView(_ materialized: MaterializedView, reload: Bool) throws {
             if format.json {
-                if reload { Output.standard.line(#"{"reload": true}"#) }
+                if reload { Output.standard.line(ViewFollower.reloadDocument) }
                 try materialized.printJSON()
             } else {
                 if reload { Output.standard.line("reload: the store was compacted past this view; the view at \(materialized.controller.position):") }
