@@ -98,6 +98,34 @@ struct CompactionTests {
         }
     }
 
+    /// The objects a compaction writes at its target are folded by slot (a word per value, not a dictionary per
+    /// object) and are, byte for byte, the rows the fold by name makes: from the empty store, from a checkpoint,
+    /// from the horizon's checkpoint after a first compaction. A log with a schema change after the fold's start is
+    /// read by name.
+    @Test func theObjectsAtATargetFoldedBySlotAreTheRowsFoldedByName() throws {
+        let store = try Self.makeStore()
+        defer { try? FileManager.default.removeItem(atPath: store.path) }
+        func same(at p: UInt64, folded: Bool = true) throws {
+            let bySlot = try store.objectRows(at: p), byName = try store.objectRowsByName(at: p)
+            #expect(bySlot.isFolded == folded, "at \(p)")
+            #expect(bySlot.count == byName.count, "at \(p)")
+            #expect((0..<bySlot.count).allSatisfy { bySlot.row($0) == byName.row($0) }, "at \(p)")
+            #expect((0..<bySlot.count).allSatisfy { bySlot.firstIndex(after: bySlot.key($0)) == $0 + 1 }, "at \(p)")
+        }
+        #expect(try store.statistics().checkpoints.count >= 2, "checkpoints to start from")
+        for p: UInt64 in [0, 1, 15, 16, 17, 40, 70, 149, 150] { try same(at: p) }
+        try store.compact(.before(70))
+        for p: UInt64 in [70, 71, 100, 150] { try same(at: p) }
+        // Inserts without every attribute: a row without a value stays without it, not null.
+        try store.append([.insert(entity: "Employee", id: "late", values: ["name": "Late"])], author: "w")
+        try same(at: try store.head)
+        let wider = try Schema(jsonText: employeesSchemaText.replacingOccurrences(
+            of: #""name": {"type": "string"},"#, with: #""name": {"type": "string"}, "nickname": {"type": "string", "optional": true},"#))
+        try store.updateSchema(wider, author: "w")
+        try store.append([.update(entity: "Employee", id: "late", values: ["nickname": "L"])], author: "w")
+        try same(at: try store.head, folded: false)
+    }
+
     /// Targets: a seq past the head is refused, one at or below the horizon and a period with nothing older change
     /// nothing; `keepLast` counts back from the head; `keepFor` takes the last transaction older than the period.
     @Test func targets() throws {

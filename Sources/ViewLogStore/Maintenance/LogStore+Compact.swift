@@ -155,19 +155,22 @@ extension LogStore {
             if !complete {
                 let rows = try objectRows(at: target)
                 // Resuming: after the rows written already.
-                var i = record.cursor.isEmpty ? 0 : rows.firstIndex { record.cursor.lexicographicallyPrecedes($0.key) } ?? rows.count
+                var i = record.cursor.isEmpty ? 0 : rows.firstIndex(after: record.cursor)
                 while i < rows.count {
                     let end = min(i + chunkRows, rows.count)
                     record = try perform { txn in
                         try self.expectCompactionRecord(record, in: txn)
                         guard let db = self.checkpointsDB else { preconditionFailure("compaction without a checkpoints database") }
                         var batch = CheckpointRowBatch(seq: target)
-                        for row in rows[i..<end] {
+                        var last: [UInt8] = []
+                        for j in i..<end {
+                            let row = rows.row(j)
                             try row.key.withUnsafeBytes { k in try row.record.withUnsafeBytes { try batch.add(key: k, record: $0) } }
+                            last = row.key
                         }
                         try batch.write(into: db, txn)
                         var next = record
-                        next.cursor = rows[end - 1].key
+                        next.cursor = last
                         try self.putCompactionRecord(next, in: txn)
                         return next
                     }
@@ -237,50 +240,6 @@ extension LogStore {
 
     private func afterWriteStep(_ afterWrite: () throws -> Void) throws(StoreError) {
         do { try afterWrite() } catch let error as StoreError { throw error } catch { throw .storage("\(error)") }
-    }
-
-    /// Every object at `position` (at or above the horizon, at most the head) as a record of the store's format,
-    /// with the seq that last changed it, in key order: the rows of the nearest complete checkpoint at or below
-    /// it (or none, from the empty store), with the log entries after that folded in.
-    func objectRows(at position: UInt64) throws(StoreError) -> [(key: [UInt8], record: [UInt8])] {
-        var state: [ObjectKey: (values: ObjectValues, seq: UInt64)] = [:]
-        let (base, format) = try perform(read: true) { txn -> (UInt64, Int) in
-            let horizon = try self.horizon(in: txn)
-            precondition(position >= horizon, "objects below the horizon")
-            let base = max(horizon, try self.checkpointDirectory(in: txn).bases(around: position).below ?? 0)
-            let format = try self.format(in: txn)
-            if base > 0 {
-                let (db, prefix) = self.storedRows(at: base)
-                try txn.scan(db, prefix: prefix) { e in
-                    let k = UnsafeRawBufferPointer(rebasing: e.key[prefix.count...])
-                    do {
-                        let record = try ObjectRecordCodec.decode(e.value, key: e.key, format: format)
-                        state[try ObjectRecordCodec.decodeKey(k)] = record
-                    } catch {
-                        throw StoreError.corrupt(seq: nil, reason: "\(Self.describeRow(e.key, checkpoint: base, "")): \(error)"
-                                                     + Self.checkpointRepairHint)
-                    }
-                    return .next
-                }
-            }
-            return (base, format)
-        }
-        if base < position {
-            try forEachTransaction(after: base, through: position) { t in
-                for change in t.changes {
-                    guard let key = change.key else { continue }
-                    var values = state.removeValue(forKey: key)?.values
-                    ObjectValues.apply(change, to: &values)
-                    if let values { state[key] = (values, t.seq) }
-                }
-            }
-        }
-        var rows = state.map { key, object -> (key: [UInt8], record: [UInt8]) in
-            let k = ObjectRecordCodec.key(key)
-            return (k, ObjectRecordCodec.encode(values: object.values, seq: object.seq, key: k, format: format))
-        }
-        rows.sort { $0.key.lexicographicallyPrecedes($1.key) }
-        return rows
     }
 
     /// The compaction under way, as `txn` sees it (`nil` when none is).

@@ -183,6 +183,13 @@ struct CheckedFold {
         for i in found.indices.sorted(by: { (found[$0].seq, $0) < (found[$1].seq, $1) }) { report(found[i]) }
     }
 
+    /// Adds an object of entity `e` as a stored row holds it at the fold's start (a checkpoint's), before any entry
+    /// is read; `false` when it names an attribute the schema lacks (the caller folds by name instead).
+    mutating func addStored(entity e: Int, id: ObjectID, values: ObjectValues, seq: UInt64) -> Bool {
+        precondition(pendingChanges == 0, "a stored row added after entries were read")
+        return entities[e].rows.appendStored(id, values, seq: seq)
+    }
+
     /// The rows of entity `e` changed since the last call.
     mutating func takeTouchedRows(of e: Int) -> [Int] { entities[e].rows.takeTouchedRows() }
 }

@@ -343,6 +343,23 @@ struct SlotRows {
         for j in 0..<layout.width { setCell(base, j, slots[j]) }
     }
 
+    /// Adds an existing object as a stored row holds it (a checkpoint's): `values` by name — a name it lacks stays
+    /// without a value, as in the row — and `seq`, the last change of it. `false`, adding nothing, when a name is not
+    /// one the layout keeps.
+    mutating func appendStored(_ id: ObjectID, _ values: ObjectValues, seq: UInt64) -> Bool {
+        var cells: [(slot: Int, value: Value)] = []
+        cells.reserveCapacity(values.count)
+        for (name, value) in values {
+            guard let i = layout.attributes.firstIndex(where: { $0.name == name }), layout.slotOf[i] >= 0 else { return false }
+            cells.append((layout.slotOf[i], value))
+        }
+        let r = newRow(id)
+        let base = r * rowWords
+        words[base] = seq << 1 | 1
+        for (slot, value) in cells { setCell(base, slot, value) }
+        return true
+    }
+
     /// Adds an object that does not exist (yet): a fold that applies only to known objects changes it.
     mutating func appendAbsent(_ id: ObjectID) {
         _ = newRow(id)
