@@ -82,13 +82,15 @@ def build(store):
     os.remove(path)
 
 
-def appender(store, stop, latencies):
+def appender(store, stop, latencies, starts=None):
     k = 0
     while not stop.is_set():
         started = time.perf_counter()
         subprocess.run([VIEWLOG, "append", store, "--author", "bg", "update", "Item", str(k % OBJECTS), f"score={k}"],
                        capture_output=True, check=True)
         latencies.append(time.perf_counter() - started)
+        if starts is not None:
+            starts.append(started)
         k += 1
 
 
@@ -129,8 +131,8 @@ def main():
     time.sleep(3)
     stop.set()
     t.join()
-    stop, during = threading.Event(), []
-    t = threading.Thread(target=appender, args=(store, stop, during))
+    stop, during, starts = threading.Event(), [], []
+    t = threading.Thread(target=appender, args=(store, stop, during, starts))
     t.start()
     bytes_before = size(store)
     started = time.perf_counter()
@@ -147,6 +149,10 @@ def main():
                          "document": json.loads(out), "fileBytesBefore": bytes_before, "fileBytesAfter": size(store),
                          "appendsDuring": len(during),
                          "longestAppendDuringMs": max(during) * 1000 if during else None,
+                         # When the longest append began, in seconds after the compaction began: which phase it met.
+                         "longestAppendDuringStartedAtSeconds":
+                             round(starts[during.index(max(during))] - started, 2) if during else None,
+                         "appendsOver50msDuring": sum(1 for d in during if d > 0.05),
                          "medianAppendDuringMs": statistics.median(during) * 1000 if during else None,
                          "longestAppendBeforeMs": max(before) * 1000, "medianAppendBeforeMs": statistics.median(before) * 1000}
     run([VIEWLOG, "verify", store])

@@ -26,6 +26,35 @@ import TestSupport
         #expect(try box.run(["verify", "shop"]).status == 0)
     }
 
+    /// A watcher whose position a compaction passed while it was stopped prints `{"reload": true}` and the query
+    /// document at the head (as the server sends them, DESIGN §5/§13), then goes on from there.
+    @Test func aWatchWhosePositionACompactionPassedReloadsAtTheHead() throws {
+        let box = try Sandbox()
+        try Stories.employees(in: box)
+        let view = ["--entity", "Employee", "--sort", "name", "--json"]
+        let watch = try box.start(["watch", "shop"] + view)
+        defer {
+            kill(watch.process.processIdentifier, SIGCONT)
+            watch.process.terminate()
+        }
+        try watch.waitForLines(1)
+        kill(watch.process.processIdentifier, SIGSTOP)
+        try #require(try box.run(["append", "shop", "insert", "Employee", "w1", "name=Wes"]).status == 0)
+        let compacted = try box.run(["compact", "shop", "--keep-last", "0", "--json"])
+        #expect(compacted.status == 0, "\(compacted.stderr)")
+        kill(watch.process.processIdentifier, SIGCONT)
+        try watch.waitForLines(3)
+        let lines = watch.stdoutSoFar.split(separator: "\n").map(String.init)
+        #expect(lines[1] == #"{"reload": true}"#, "\(lines)")
+        let query = try box.run(["query", "shop"] + view)
+        #expect(lines[2] + "\n" == query.stdout, "\(lines)")
+        try #require(try box.run(["append", "shop", "update", "Employee", "w1", "name=Abe"]).status == 0)
+        try watch.waitForLines(4)
+        let last = try #require(watch.stdoutSoFar.split(separator: "\n").last.map(String.init))
+        let diff = try box.run(["diff", "shop"] + view + ["--from", "11", "--to", "12"])
+        #expect(last + "\n" == diff.stdout, "\(last)")
+    }
+
     @Test func aCompactionKilledAtAnyMomentLeavesAStoreThatVerifiesAndTheNextFinishesIt() throws {
         var g = SeededGenerator(seed: SeededGenerator.seed(default: 4141))
         let box = try Sandbox()
