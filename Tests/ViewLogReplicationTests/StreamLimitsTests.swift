@@ -31,6 +31,23 @@ import TestSupport
         }
     }
 
+    /// Two streams named `s` of the same schema on two servers, `count` transactions each, other ones at the same
+    /// seqs: replica `x` of the first; `y` of the second, which keeps at most `limitOfY` messages (`nil`: all).
+    struct TwoLogs {
+        let one: NATSServers, other: NATSServers, scratch: Scratch, x: Replica, y: Replica
+    }
+
+    static func twoLogs(_ count: Int, limitOfY: Int64?) throws -> TwoLogs {
+        let one = try NATSServers(count: 1), other = try NATSServers(count: 1)
+        let scratch = try Scratch()
+        let x = try Replica.create(at: scratch.store("x"), schema: F.schema, servers: one.urls, stream: "s")
+        try appendInserts(x, count, prefix: "x")
+        let y = try Replica.create(at: scratch.store("y"), schema: F.schema, servers: other.urls, stream: "s",
+                                   replicas: 1, maxMessages: limitOfY)
+        try appendInserts(y, count, prefix: "y")
+        return TwoLogs(one: one, other: other, scratch: scratch, x: x, y: y)
+    }
+
     /// Expects `body` to throw `replication.compacted` naming `firstSeq` and `next`.
     static func expectCompacted(firstSeq: UInt64, next: UInt64, _ body: () throws -> Void) {
         do {
@@ -121,17 +138,11 @@ import TestSupport
     /// (the stream's first): the search for it starts there, not at seq 1, which the stream no longer holds.
     @Test func aDivergenceOnAStreamWithLimitsIsNamedFromItsFirstSeq() throws {
         try #require(NATSServers.isInstalled, "nats-server is not installed (tools/install-deps)")
-        let one = try NATSServers(count: 1)
-        let other = try NATSServers(count: 1)
-        let scratch = try Scratch()
-        // Two streams named `s` of the same schema, on two servers, with other transactions at the same seqs.
-        let x = try Replica.create(at: scratch.store("x"), schema: F.schema, servers: one.urls, stream: "s")
-        try Self.appendInserts(x, 6, prefix: "x")
-        let y = try Self.limited(other, scratch, "y", limit: 3)
-        try Self.appendInserts(y, 6, prefix: "y")
-        _ = try x.store.backup(to: scratch.store("x.bak"))
+        let logs = try Self.twoLogs(6, limitOfY: 3)
+        let scratch = logs.scratch
+        _ = try logs.x.store.backup(to: scratch.store("x.bak"))
         do {
-            _ = try Replica.start(at: scratch.store("c"), fromBackup: scratch.store("x.bak"), servers: other.urls, stream: "s")
+            _ = try Replica.start(at: scratch.store("c"), fromBackup: scratch.store("x.bak"), servers: logs.other.urls, stream: "s")
             Issue.record("a replica of another log followed the stream")
         } catch {
             guard case let .diverged(stream, seq, reason) = error else { Issue.record("\(error)"); return }
@@ -261,15 +272,9 @@ import TestSupport
     /// it is still a divergence.
     @Test func aCompactedReplicaStillSeesADivergenceAtItsHead() throws {
         try #require(NATSServers.isInstalled, "nats-server is not installed (tools/install-deps)")
-        let one = try NATSServers(count: 1)
-        let other = try NATSServers(count: 1)
-        let scratch = try Scratch()
-        let x = try Replica.create(at: scratch.store("x"), schema: F.schema, servers: one.urls, stream: "s")
-        try L.appendInserts(x, 4, prefix: "x")
-        try x.store.compact(.keepLast(2))
-        let y = try Replica.create(at: scratch.store("y"), schema: F.schema, servers: other.urls, stream: "s")
-        try L.appendInserts(y, 4, prefix: "y")
-        let moved = try Replica.open(at: scratch.store("x"), servers: other.urls)
+        let logs = try L.twoLogs(4, limitOfY: nil)
+        try logs.x.store.compact(.keepLast(2))
+        let moved = try Replica.open(logs.x.store, servers: logs.other.urls)
         do {
             try moved.sync()
             Issue.record("a replica followed a stream with other transactions")
