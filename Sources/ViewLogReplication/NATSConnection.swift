@@ -202,8 +202,10 @@ final class NATSConnection: @unchecked Sendable {
 
     /// Creates a stream on `subject` with file storage, `replicas` copies, a deduplication window of
     /// ``ReplicationLimits/duplicateWindowNanoseconds``, deletes and purges denied (the log is append-only).
+    /// `maxMessages`: a limit that removes the oldest messages past it (tests of a stream with limits; `nil`: none).
     /// Creating a stream that exists with the same configuration succeeds (the server makes it idempotent).
-    func addStream(_ name: String, subject: String, description: String, replicas: Int) throws(CallError) {
+    func addStream(_ name: String, subject: String, description: String, replicas: Int,
+                   maxMessages: Int64? = nil) throws(CallError) {
         var config = jsStreamConfig()
         jsStreamConfig_Init(&config)
         var info: UnsafeMutablePointer<jsStreamInfo>?
@@ -222,6 +224,7 @@ final class NATSConnection: @unchecked Sendable {
                         config.Duplicates = ReplicationLimits.duplicateWindowNanoseconds
                         config.DenyDelete = true
                         config.DenyPurge = true
+                        if let maxMessages { config.MaxMsgs = maxMessages }
                         return js_AddStream(&info, jetStream, &config, nil, &code)
                     }
                 }

@@ -70,9 +70,7 @@ extension Replica {
                         if message.seq <= local {
                             // Applied already (by an append of this replica, or delivered again): the same bytes,
                             // or the stream no longer holds what this replica holds.
-                            guard try localEntry(message.seq) == message.data else {
-                                throw try divergence(below: message.seq + 1)
-                            }
+                            if try !holdsLocally(message) { throw try divergence(below: message.seq + 1) }
                             return local
                         }
                         if message.seq == local + 1 && headCheck.isCurrent(reconnects: connection.reconnects) {

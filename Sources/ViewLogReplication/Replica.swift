@@ -45,7 +45,7 @@ public final class Replica: Sendable {
 
     static func subject(of stream: String) -> String { "viewlog." + stream }
 
-    private init(store: LogStore, stream: String, connection: NATSConnection, warnings: [ReplicationWarning] = []) {
+    init(store: LogStore, stream: String, connection: NATSConnection, warnings: [ReplicationWarning] = []) {
         self.store = store
         self.stream = stream
         self.connection = connection
@@ -66,6 +66,13 @@ public final class Replica: Sendable {
     ///   answers; ``ReplicationError/streamMismatch(stream:reason:)``; ``ReplicationError/store(_:)``.
     public static func create(at path: String, schema: Schema, servers: [String], stream: String,
                               replicas: Int? = nil) throws(ReplicationError) -> Replica {
+        try create(at: path, schema: schema, servers: servers, stream: stream, replicas: replicas, maxMessages: nil)
+    }
+
+    /// ``create(at:schema:servers:stream:replicas:)``, creating a stream that keeps at most `maxMessages` messages
+    /// (JetStream's `max_msgs`: the oldest go): how tests make a stream with limits.
+    static func create(at path: String, schema: Schema, servers: [String], stream: String,
+                       replicas: Int?, maxMessages: Int64?) throws(ReplicationError) -> Replica {
         try validate(stream: stream)
         let connection = try NATSConnection(servers: servers)
         let text = schema.json.text
@@ -85,7 +92,8 @@ public final class Replica: Sendable {
             // nodes for `copies` gets the same answer, after the patience.
             try patiently(stream, until: deadline, retrying: [10005]) { () throws(NATSConnection.CallError) in
                 do throws(NATSConnection.CallError) {
-                    try connection.addStream(stream, subject: subject(of: stream), description: description, replicas: copies)
+                    try connection.addStream(stream, subject: subject(of: stream), description: description, replicas: copies,
+                                             maxMessages: maxMessages)
                 } catch where error.code == Int(JSStreamNameExistErr.rawValue) {
                     return  // another replica created it meanwhile: join it (its schema is checked there)
                 }
@@ -211,7 +219,8 @@ public final class Replica: Sendable {
     /// Applies every transaction of the stream past the local head, and returns the new head. Timeouts, lost
     /// servers and leader elections are retried for up to ``ReplicationLimits/appendPatienceMilliseconds``.
     /// - Throws: ``ReplicationError/diverged(stream:seq:reason:)`` when the local log is not a prefix of the
-    ///   stream (naming the first seq that differs); ``ReplicationError/corruptMessage(stream:seq:reason:)`` for a
+    ///   stream (naming the first seq that differs); ``ReplicationError/compacted(stream:firstSeq:next:)`` when the
+    ///   stream's limits removed the next transaction this replica needs; ``ReplicationError/corruptMessage(stream:seq:reason:)`` for a
     ///   message that fails its checks, or that the stream's state says it holds but no answer gives (asked again
     ///   with backoff first: during a failover a server that does not hold it yet may answer).
     @discardableResult
@@ -260,16 +269,28 @@ public final class Replica: Sendable {
     /// answers that it has none, it is asked again with backoff, up to ``ReplicationLimits/missingMessageChecksMax``
     /// times: during a failover the answer can come from a server that does not hold it yet (a leader paused across
     /// the election of another, resumed, answers from its own shorter log until it hears of the new term), and
-    /// the next answer, from the new leader, holds it.
+    /// the next answer, from the new leader, holds it. A stream with limits may have removed it meanwhile: its state
+    /// is asked after each "none", and a first seq past `seq` ends the wait (``checkNextHeld(_:streamFirst:of:)``).
     /// - Throws: ``ReplicationError/corruptMessage(stream:seq:reason:)`` when every answer says there is none (a
-    ///   stream with a gap: never a silent skip).
+    ///   stream with a gap: never a silent skip); ``ReplicationError/compacted(stream:firstSeq:next:)``.
     func heldMessage(_ seq: UInt64, streamFirst: UInt64, streamLast: UInt64) throws(ReplicationError) -> NATSConnection.StoredMessage {
         var backoff = Backoff()
         for check in 0...ReplicationLimits.missingMessageChecksMax {
             if check > 0 { backoff.wait() }
             if let message = try storedMessage(seq) { return message }
+            if let state = try Self.call(stream, { () throws(NATSConnection.CallError) in try connection.streamState(stream) }) {
+                try Self.checkNextHeld(seq, streamFirst: state.firstSeq, of: stream)
+            }
         }
         throw .corruptMessage(stream: stream, seq: seq, reason: "the stream has no message at this seq, though its state says it holds \(streamFirst)…\(streamLast) (asked \(ReplicationLimits.missingMessageChecksMax + 1) times)")
+    }
+
+    /// The one rule for a stream with limits (`max_msgs`, `max_age`): a replica goes on while the stream holds its
+    /// next transaction `next`, and stops when the stream starts past it — never a gap. A stream that starts at
+    /// `next` or below, or holds nothing yet (`streamFirst` 0), holds it or will.
+    /// - Throws: ``ReplicationError/compacted(stream:firstSeq:next:)`` naming the first seq the stream holds.
+    static func checkNextHeld(_ next: UInt64, streamFirst: UInt64, of stream: String) throws(ReplicationError) {
+        if streamFirst > next { throw .compacted(stream: stream, firstSeq: streamFirst, next: next) }
     }
 
     /// One read of the stream's message at `seq` (`nil`: the server answered that it has none), unless a test
@@ -299,9 +320,7 @@ public final class Replica: Sendable {
             case .corrupt(_, let reason):
                 throw .corruptMessage(stream: stream, seq: message.seq, reason: reason)
             case .positionPastHead(_, let head) where head >= message.seq:
-                guard try localEntry(message.seq) == message.data else {
-                    throw try divergence(below: message.seq + 1)
-                }
+                if try !holdsLocally(message) { throw try divergence(below: message.seq + 1) }
             default:
                 throw .store(error)
             }
@@ -321,13 +340,14 @@ public final class Replica: Sendable {
     }
 
     /// Checks that the local log is a prefix of the stream: the local head exists in the stream with the same
-    /// bytes. When it does not, the error names the first seq that differs (``divergence(below:)``).
+    /// bytes. When it does not, the error names the first seq that differs (``divergence(below:)``). A stream with
+    /// limits must still hold the replica's next transaction (``checkNextHeld(_:streamFirst:of:)``); a head that the
+    /// stream, or the local store (compacted to it), no longer holds has no bytes to compare, and the replica goes on.
     private func checkHead(_ head: UInt64, streamLast: UInt64, streamFirst: UInt64) throws(ReplicationError) {
-        if streamLast > 0 && streamFirst > 1 {
-            throw .diverged(stream: stream, seq: 1, reason: "the stream starts at seq \(streamFirst): it lost transactions")
-        }
-        guard head > 0 else { return }
+        try Self.checkNextHeld(head + 1, streamFirst: streamFirst, of: stream)
+        guard head > 0, head >= streamFirst else { return }
         let local = try localEntry(head)
+        if local == nil, try localHorizon() >= head { return }
         // Asked even when the stream's info ends before `head`: a cluster may answer the info from a
         // replica that is behind (seen in tools/replication-test); the message itself decides.
         var remote = try Self.call(stream) { () throws(NATSConnection.CallError) in try connection.message(stream, seq: head) }
@@ -339,12 +359,26 @@ public final class Replica: Sendable {
         guard let remote, remote.data == local else { throw try divergence(below: head + 1) }
     }
 
+    /// Whether the local log holds `message` with the same bytes. A seq the local store compacted away (at or
+    /// below its horizon) has no bytes left to compare: it counts as held.
+    func holdsLocally(_ message: NATSConnection.StoredMessage) throws(ReplicationError) -> Bool {
+        if let local = try localEntry(message.seq) { return local == message.data }
+        return try localHorizon() >= message.seq
+    }
+
+    /// The local store's horizon (0 until compacted).
+    func localHorizon() throws(ReplicationError) -> UInt64 {
+        do throws(StoreError) { return try store.horizon } catch { throw .store(error) }
+    }
+
     /// The error for a local log that is not a prefix of the stream somewhere below `end`: it names the first
     /// seq whose entry the stream lacks or holds with other bytes (the stream lost, replaced or reordered
-    /// transactions this replica holds). Reads the stream from seq 1 (an error path: never in normal operation).
+    /// transactions this replica holds). Reads from the first seq both hold — the stream's first (its limits may
+    /// have removed older ones) and the one after the local horizon — (an error path: never in normal operation).
     func divergence(below end: UInt64) throws(ReplicationError) -> ReplicationError {
         let hint = " (`viewlog sync --rebuild` rebuilds this replica from the stream, keeping the old one)"
-        var seq: UInt64 = 1
+        let streamFirst = try Self.call(stream) { () throws(NATSConnection.CallError) in try connection.streamState(stream) }?.firstSeq ?? 1
+        var seq = max(streamFirst, try localHorizon() + 1, 1)
         while seq < end {
             let remote = try Self.call(stream) { () throws(NATSConnection.CallError) in try connection.message(stream, seq: seq) }
             guard let remote else {

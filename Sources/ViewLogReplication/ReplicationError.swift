@@ -13,6 +13,10 @@ public enum ReplicationError: ViewLogError {
     /// The local log and the stream disagree at `seq`, the first seq that differs (same seq, other bytes; or a
     /// local seq the stream lacks): the stream lost, replaced or reordered transactions the replica holds.
     case diverged(stream: String, seq: UInt64, reason: String)
+    /// The replica's next transaction, `next`, is no longer in the stream: the stream's limits (`max_msgs`,
+    /// `max_age`) removed it, and the stream now starts at `firstSeq`. The replica cannot continue it without a gap;
+    /// a new replica started from a backup at `firstSeq − 1` or later can (`init --from-backup`).
+    case compacted(stream: String, firstSeq: UInt64, next: UInt64)
     /// The stream's message at `seq` fails its checksum, does not decode, or does not apply as logged.
     case corruptMessage(stream: String, seq: UInt64, reason: String)
     /// The store refused: bad input (naming the 0-based transaction and change), storage failure, …
@@ -37,6 +41,8 @@ public enum ReplicationError: ViewLogError {
         case let .streamMismatch(stream, reason): return "stream \(stream): \(reason)"
         case let .diverged(stream, seq, reason):
             return "the local log disagrees with stream \(stream) at seq \(seq): \(reason)"
+        case let .compacted(stream, firstSeq, next):
+            return "stream \(stream) starts at seq \(firstSeq): it no longer holds seq \(next), the next this replica needs (its limits removed it); start a replica from a backup at seq \(firstSeq - 1) or later (`viewlog init … --from-backup`)"
         case let .corruptMessage(stream, seq, reason):
             return "stream \(stream), seq \(seq): refused: \(reason)"
         case .store(let e): return e.description
@@ -59,6 +65,7 @@ extension ReplicationError {
         case .noStream: return .noStream
         case .streamMismatch: return .streamMismatch
         case .diverged: return .diverged
+        case .compacted: return .streamCompacted
         case .corruptMessage: return .corruptMessage
         case .store(let error): return error.code
         case .notAReplica: return .notAReplica
@@ -80,6 +87,8 @@ extension ErrorCode {
     public static let streamMismatch = ErrorCode(rawValue: "replication.stream-mismatch")
     /// The local log and the stream disagree.
     public static let diverged = ErrorCode(rawValue: "replication.diverged")
+    /// A replica whose next transaction the stream no longer holds (its limits removed it).
+    public static let streamCompacted = ErrorCode(rawValue: "replication.compacted")
     /// A stream message that fails its checksum, does not decode or does not apply.
     public static let corruptMessage = ErrorCode(rawValue: "replication.corrupt-message")
     /// A store that follows no stream.

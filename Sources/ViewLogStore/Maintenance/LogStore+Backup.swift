@@ -78,8 +78,8 @@ extension LogStore {
         return StoreBackup(path: path, position: position, bytes: Int(st.st_size))
     }
 
-    /// Removes a copy that did not become a backup.
-    private static func removeCopy(_ directory: String) {
+    /// Removes a copy that did not become a backup (or a store made from one that did not become a replica).
+    package static func removeCopy(_ directory: String) {
         for file in ["data.mdb", "lock.mdb"] { unlink(directory + "/" + file) }
         rmdir(directory)
     }

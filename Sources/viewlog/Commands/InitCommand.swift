@@ -13,10 +13,16 @@ struct InitCommand: ParsableCommand {
         transaction the stream holds is applied. A server older than nats-server 2.12.4 (which cannot flush before \
         it acknowledges, or loses acknowledged writes after some faults) is named in a warning on stderr.
 
+        With --from-backup DIR (a `viewlog backup` of a replica of --stream, at seq p) the store starts as a copy \
+        of the backup and follows the stream from p + 1; refused, with nothing created, when DIR is not a store or \
+        not a replica of that stream, or when the stream no longer holds p + 1 (replication.compacted: its limits \
+        removed it).
+
         Examples:
           viewlog init shop --schema schema/employees.json
           viewlog init a --schema emp.json --nats nats://127.0.0.1:4222 --stream shop
           viewlog init b --nats nats://127.0.0.1:4222 --stream shop
+          viewlog init c --nats nats://127.0.0.1:4222 --stream shop --from-backup bak
         """
     )
 
@@ -35,10 +41,18 @@ struct InitCommand: ParsableCommand {
     @Option(help: "Copies of a new stream in the NATS cluster (default min(3, servers)).")
     var replicas: Int?
 
+    @Option(name: .customLong("from-backup"),
+            help: ArgumentHelp("A backup of a replica of --stream to start the replica from.", valueName: "dir"))
+    var fromBackup: String?
+
     func validate() throws {
         if (nats == nil) != (stream == nil) { throw ValidationError("--nats and --stream go together") }
         if nats == nil && schema == nil { throw ValidationError("missing --schema (or --nats and --stream to join a stream)") }
         if replicas != nil && nats == nil { throw ValidationError("--replicas needs --nats and --stream") }
+        if fromBackup != nil && nats == nil { throw ValidationError("--from-backup needs --nats and --stream") }
+        if fromBackup != nil && (schema != nil || replicas != nil) {
+            throw ValidationError("--from-backup joins an existing stream: no --schema or --replicas")
+        }
     }
 
     func run() throws {
@@ -49,6 +63,12 @@ struct InitCommand: ParsableCommand {
         }
         if let nats, let stream {
             let servers = try serverList(nats)
+            if let fromBackup {
+                let (replica, position) = try Replica.start(at: self.store, fromBackup: fromBackup, servers: servers, stream: stream)
+                for warning in replica.warnings { Output.warning(warning.description) }
+                Output.standard.line("created \(replica.store.path), a replica of stream \(stream) at seq \(try replica.store.head), from the backup \(fromBackup) at seq \(position)")
+                return
+            }
             let replica = try parsed.map { schema throws(ReplicationError) in
                 try Replica.create(at: self.store, schema: schema, servers: servers, stream: stream, replicas: replicas)
             } ?? Replica.join(at: self.store, servers: servers, stream: stream)
