@@ -228,13 +228,20 @@ struct WatchTests {
                 return ProcessUsage(ticks: sum.ticks + u.ticks, wakeups: sum.wakeups + u.wakeups)
             }
         }
-        let before = try total()
-        sleep(2)
-        let idle = try total() - before
         // The 10 ms poll: ~200 wakeups per watcher in 2 s and 3–6 % of a core each (more than both cores). Told of
         // commits, a watcher wakes for the 2 s safety poll and its runtime's own threads: about 4 times in 2 s,
         // a little more when CI's parallel tests load the machine (401 for 100 watchers was seen), so the bound is
-        // 10 per watcher, still 20 times below a poll.
+        // 10 per watcher, still 20 times below a poll. On a loaded machine the watchers' start-up can spill into
+        // the first window (1,237 was seen at load 6–12): the quietest of three windows is counted, which a poll
+        // would still fill.
+        var idle = ProcessUsage(ticks: .max, wakeups: .max)
+        for _ in 0..<3 {
+            let before = try total()
+            sleep(2)
+            let window = try total() - before
+            idle = ProcessUsage(ticks: min(idle.ticks, window.ticks), wakeups: min(idle.wakeups, window.wakeups))
+            if idle.wakeups <= count * 10 && idle.ticks <= 20 { break }
+        }
         if !Self.isSanitized {
             #expect(idle.wakeups <= count * 10, "\(count) idle watchers woke \(idle.wakeups) times in 2 s")
             #expect(idle.ticks <= 20, "\(count) idle watchers used \(idle.ticks) CPU ticks in 2 s")
