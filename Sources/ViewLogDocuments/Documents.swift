@@ -22,7 +22,8 @@ package enum Documents {
         }
     }
 
-    /// The object `idText` of `entityName` at `position` (checked against the head by the caller), for `get`.
+    /// The object `idText` of `entityName` at `position` (checked against the head by the caller), for `get`, its derived
+    /// values (``Context/derivedValues(of:)``) among its own.
     /// Throws when the entity is unknown, the id is not of its type, or the object is absent there.
     package static func lookUp(_ store: LogStore, entity entityName: String, id idText: String,
                                at position: UInt64) throws -> (EntityDescription, ObjectID, ObjectValues) {
@@ -32,8 +33,11 @@ package enum Documents {
             throw RequestError(.invalidID, "id '\(idText)' is not an integer (\(entity.name) ids are integers)")
         }
         let key = ObjectKey(entity: entity.name, id: objectID)
-        guard let values = try store.object(key, at: position) else {
+        guard var values = try store.object(key, at: position) else {
             throw StoreError.objectNotFound(key, position: position)
+        }
+        if !entity.derived.isEmpty, let derived = try Context(store: store, name: "viewlog", at: position).derivedValues(of: key) {
+            values.merge(derived) { own, _ in own }
         }
         return (entity, objectID, values)
     }
@@ -101,9 +105,10 @@ package enum Documents {
 
 extension EntityDescription {
     /// An object's values for output of its state (`get`, `query`): every attribute of the entity, `null` for one
-    /// the object has no value of (an optional attribute added by a schema update after it was written).
+    /// the object has no value of (an optional attribute added by a schema update after it was written), and every
+    /// derived attribute, in code-point order.
     package func stateJSON(_ values: ObjectValues) -> JSONValue {
-        .object(attributes.map { a in (a.name, (values[a.name] ?? .null).json) })
+        .object(valueNames.map { name in (name, (values[name] ?? .null).json) })
     }
 }
 

@@ -156,7 +156,21 @@ package final class MaterializedView: ContextObserver {
         let writeValues: (ObjectID, inout JSONWriter) throws -> Void
         // Rows kept as bytes are found in cache when written (``ViewRowRecords/prefetch(after:in:)``).
         var prefetch: (Int) -> Void = { _ in }
-        if let records {
+        let derived = entity.derived
+        let controller = self.controller
+        if !derived.isEmpty {
+            // Derived values among the row's own, every name in code-point order (DESIGN §10).
+            let names = entity.valueNames
+            let values = self.values, records = self.records
+            writeValues = { id, w in
+                let own = try records?.values(of: id) ?? values[id] ?? [:]
+                let paths = controller.pathValues(of: id) ?? [:]
+                for (i, name) in names.enumerated() {
+                    w.key(name, first: i == 0)
+                    w.value((derived[name] == nil ? own[name] : paths[name]) ?? .null)
+                }
+            }
+        } else if let records {
             writeValues = { id, w in try records.writeJSONMembers(of: id, into: &w) }
             prefetch = { k in records.prefetch(after: k, in: ids) }
         } else {
@@ -183,7 +197,7 @@ package final class MaterializedView: ContextObserver {
                 w.raw(", \"values\": {")
                 try writeValues(id, &w)
                 w.raw("}")
-                if let paths = controller.pathValues(of: id) {
+                if let paths = controller.pathValues(of: id)?.filter({ derived[$0.key] == nil }), !paths.isEmpty {
                     w.raw(", \"paths\": {")
                     for (i, name) in paths.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
                         w.key(name, first: i == 0)

@@ -423,12 +423,9 @@ struct KeyPathViewTests {
         #expect(controller.pathValues(of: .string("a")) == ["department.name": .string("Alpha")])
     }
 
-    @Test(arguments: 0..<4)
-    func randomGraphWorkloadsKeepEveryKeyPathViewEqualToARecomputation(stream: UInt64) throws {
-        var g = SeededGenerator(stream: 2710 + stream)
-        let store = try graphStore()
-        defer { try? FileManager.default.removeItem(atPath: store.path) }
-        let requests: [FetchRequest] = [
+    /// The views of ``randomGraphWorkloadsKeepEveryKeyPathViewEqualToARecomputation(stream:)``.
+    static func keyPathRequests() throws -> [FetchRequest] {
+        [
             FetchRequest(entity: "Employee", sortDescriptors: [ViewSortDescriptor(key: "department.name"), ViewSortDescriptor(key: "name")], sectionKey: "department.name"),
             FetchRequest(entity: "Employee", predicate: try ViewPredicate("department.floor > 1 OR manager.department.name == 'd1'"),
                          sortDescriptors: [ViewSortDescriptor(key: "manager.name", ascending: false)], limit: 3, offset: 1),
@@ -440,6 +437,66 @@ struct KeyPathViewTests {
             FetchRequest(entity: "Employee", predicate: try ViewPredicate("ALL reports.name != 'n0' AND department.employees.@count > 1"),
                          sortDescriptors: [ViewSortDescriptor(key: "reports.@min.name")], includes: ["manager.reports.@count"]),
         ]
+    }
+
+    @Test(arguments: 0..<4)
+    func randomGraphWorkloadsKeepEveryKeyPathViewEqualToARecomputation(stream: UInt64) throws {
+        let store = try graphStore()
+        defer { try? FileManager.default.removeItem(atPath: store.path) }
+        try Self.checkRandomWorkload(store, requests: try Self.keyPathRequests(), stream: 2710 + stream)
+    }
+
+    /// Derived attributes (DESIGN §10) in views, in the same workloads: each view over them is checked as every view
+    /// is, and at every step and position it equals its twin — the view written with the key paths the attributes
+    /// name, and including the paths of the entity's other derived attributes (which every view of it carries) — row
+    /// for row, value for value, and change for change (`changed` naming the derived attribute where the twin names
+    /// its path).
+    @Test(arguments: 0..<3)
+    func randomGraphWorkloadsKeepViewsOverDerivedAttributesEqualToTheirKeyPaths(stream: UInt64) throws {
+        let store = try LogStore.create(at: newStorePath(), schema: try derivedSchema(), options: StoreOptions(durable: false))
+        defer { try? FileManager.default.removeItem(atPath: store.path) }
+        let paths = ["headcount": "employees.@count", "tallest": "employees.@max.height", "deptName": "department.name"]
+        func path(_ key: String) -> String { paths[key] ?? key }
+        let derived: [FetchRequest] = [
+            FetchRequest(entity: "Department", predicate: try ViewPredicate("headcount > 0 OR tallest == nil"),
+                         sortDescriptors: [ViewSortDescriptor(key: "headcount", ascending: false), ViewSortDescriptor(key: "name")], sectionKey: "tallest"),
+            FetchRequest(entity: "Employee", predicate: try ViewPredicate("deptName != 'd2'"),
+                         sortDescriptors: [ViewSortDescriptor(key: "deptName"), ViewSortDescriptor(key: "name")], sectionKey: "deptName", limit: 4),
+            FetchRequest(entity: "Employee", sortDescriptors: [ViewSortDescriptor(key: "height", ascending: false)], includes: ["deptName", "manager.name"]),
+        ]
+        let twins: [FetchRequest] = [
+            FetchRequest(entity: "Department", predicate: try ViewPredicate("employees.@count > 0 OR employees.@max.height == nil"),
+                         sortDescriptors: [ViewSortDescriptor(key: "employees.@count", ascending: false), ViewSortDescriptor(key: "name")],
+                         sectionKey: "employees.@max.height"),
+            FetchRequest(entity: "Employee", predicate: try ViewPredicate("department.name != 'd2'"),
+                         sortDescriptors: [ViewSortDescriptor(key: "department.name"), ViewSortDescriptor(key: "name")], sectionKey: "department.name", limit: 4),
+            FetchRequest(entity: "Employee", sortDescriptors: [ViewSortDescriptor(key: "height", ascending: false)], includes: ["department.name", "manager.name"]),
+        ]
+        func renamed(_ set: ChangeSet?) -> [String]? {
+            set.map { s in s.rowChanges.map { "\($0.kind) \($0.id) \(String(describing: $0.from)) \(String(describing: $0.to)) \(Set($0.changed.map(path)).sorted())" } }
+        }
+        try Self.checkRandomWorkload(store, requests: try Self.keyPathRequests() + derived + twins, stream: 2720 + stream) { controllers, sets, step in
+            let n = derived.count, k = controllers.count - 2 * n
+            for i in 0..<n {
+                let (d, t) = (controllers[k + i], controllers[k + n + i])
+                #expect(d.snapshot == t.snapshot, "derived view \(i) \(step)")
+                for id in d.fetchedObjects {
+                    // The twin, on the same schema, carries the derived attributes too: its paths are what they are.
+                    let values = d.pathValues(of: id) ?? [:], twin = (t.pathValues(of: id) ?? [:]).filter { paths[$0.key] == nil }
+                    #expect(Dictionary(values.map { (path($0.key), $0.value) }) { a, b in a == b ? a : .string("differ") } == twin,
+                            "derived view \(i) \(step) \(id)")
+                }
+                #expect(renamed(sets[k + i]) == renamed(sets[k + n + i]), "derived view \(i) \(step)")
+            }
+        }
+    }
+
+    /// Random graph workloads from `stream` on `store`, with `requests` as library controllers of a context that
+    /// follows them: after each append every controller equals a recomputation and its change set is valid (and
+    /// `compare` sees the controllers and their change sets); then moves between random positions, both ways.
+    static func checkRandomWorkload(_ store: LogStore, requests: [FetchRequest], stream: UInt64,
+                                    compare: ([ResultsController], [ChangeSet?], String) throws -> Void = { _, _, _ in }) throws {
+        var g = SeededGenerator(stream: stream)
         let ids = (0..<6).map { "e\($0)" }
         func value<T>(_ xs: [T]) -> T { xs.randomElement(using: &g)! }
         let live = try Context(store: store, name: "live")
@@ -451,7 +508,7 @@ struct KeyPathViewTests {
                 case 0: batch.append(.insert(entity: "Department", id: .int(value([1, 2, 3])), values: ["name": .string("d\(value([0, 1, 2]))"), "floor": value([.null, .int(1), .int(2)])]))
                 case 1: batch.append(.update(entity: "Department", id: .int(value([1, 2, 3])), values: Bool.random(using: &g) ? ["name": .string("d\(value([0, 1, 2]))")] : ["floor": value([.null, .int(1), .int(3)])]))
                 case 2: batch.append(emp(value(ids), "n\(value([0, 1, 2]))", department: value([nil, 1, 2, 3]), manager: value([nil] + ids)))
-                case 3: batch.append(.update(entity: "Employee", id: .string(value(ids)), values: value([["department": value([.null, .int(1), .int(2)])], ["manager": value([.null, .string("e0"), .string("e1")])], ["name": .string("n\(value([0, 1, 2]))")]])))
+                case 3: batch.append(.update(entity: "Employee", id: .string(value(ids)), values: value([["department": value([.null, .int(1), .int(2)])], ["manager": value([.null, .string("e0"), .string("e1")])], ["name": .string("n\(value([0, 1, 2]))")], ["height": value([.null, .int(150), .int(190)])]])))
                 case 4: batch.append(.insert(entity: "Project", id: .int(value([1, 2])), values: ["title": .string("p"), "owner": .int(value([1, 2, 3])), "reviewer": value([.null, .string("e0"), .string("e2")])]))
                 default: batch.append(value([.delete(entity: "Department", id: .int(value([1, 2, 3]))), .delete(entity: "Employee", id: .string(value(ids)))]))
                 }
@@ -467,12 +524,14 @@ struct KeyPathViewTests {
                 #expect(c.snapshot == fresh.snapshot, "view \(i) step \(step), \(g.rerunHint)")
                 if let s = sets[i] { #expect(ChangeSetValidator.validate(s, from: befores[i], to: c.snapshot).isEmpty, "view \(i) step \(step) \(s), \(g.rerunHint)") }
             }
+            try compare(controllers, sets, "step \(step), \(g.rerunHint)")
             if step % 20 == 19 { controllers = try requests.map { try live.makeResultsController($0) } }
         }
         // Time travel both ways between random positions: a move gives the view a recomputation gives.
         let head = try store.head
         for _ in 0..<12 {
             let a = UInt64.random(in: 0...head, using: &g), b = UInt64.random(in: 0...head, using: &g)
+            var moved: [ResultsController] = [], sets: [ChangeSet?] = []
             for (i, request) in requests.enumerated() {
                 let context = try Context(store: store, name: "travel", at: a)
                 let c = try context.makeResultsController(request)
@@ -484,7 +543,10 @@ struct KeyPathViewTests {
                 let expected = try Context(store: store, name: "at", at: b).makeResultsController(request).snapshot
                 #expect(c.snapshot == expected, "view \(i) \(a)→\(b), \(g.rerunHint)")
                 if let set { #expect(ChangeSetValidator.validate(set, from: before, to: c.snapshot).isEmpty, "view \(i) \(a)→\(b)") }
+                moved.append(c)
+                sets.append(set)
             }
+            try compare(moved, sets, "\(a)→\(b), \(g.rerunHint)")
         }
     }
 }

@@ -215,3 +215,22 @@ extension ResultsController {
     /// code-point order; empty for a view without key paths.
     public var keyPaths: [String] { relational?.paths.map(\.text) ?? [] }
 }
+
+extension Context {
+    /// The values of the derived attributes (DESIGN §10) of the object `key` in this context — its position and
+    /// unsaved changes — by derived attribute name; `nil` when the object does not exist. Computed by the views'
+    /// path-value code: a to-one path reads the objects on its way, an aggregate every object of its members' entity.
+    public func derivedValues(of key: ObjectKey) throws -> ObjectValues? {
+        let schema = try self.schema
+        let entity = try schema.entity(named: key.entity)
+        guard let values = try object(key) else { return nil }
+        guard !entity.derived.isEmpty else { return [:] }
+        let paths = try entity.derivedNames.map { name throws(QueryError) in try KeyPath(name, from: entity, in: schema) }
+        let relational = RelationalView(paths: paths, quantified: [])
+        try relational.fillTables { try self.objects(of: $0) }
+        let lookup = PathLookup.recordingFailures { try self.object($0) }
+        let computed = relational.pathValues(of: values, id: key.id, entity: entity.name, lookup: lookup)
+        if let failure = lookup.failure() { throw failure }
+        return ObjectValues(uniqueKeysWithValues: zip(relational.names, computed))
+    }
+}

@@ -133,7 +133,7 @@ extension EntityDescription {
         if matched < values.count {
             // The first unknown name in code-point order, so that the error does not depend on hashing.
             let unknown = values.keys.filter { attribute(named: $0) == nil }.min { Value.compareUTF8($0, $1) < 0 }
-            throw .unknownAttribute(entity: name, attribute: unknown ?? "")
+            throw unknownAttributeError(unknown ?? "")
         }
         guard missing.isEmpty else { throw .missingRequired(entity: name, attributes: missing) }
         return unchanged
@@ -145,10 +145,17 @@ extension EntityDescription {
     public func checkedValues(_ values: ObjectValues) throws(ObjectValuesError) -> ObjectValues {
         var checked = ObjectValues(minimumCapacity: values.count)
         for (key, value) in values {
-            guard let a = attribute(named: key) else { throw .unknownAttribute(entity: name, attribute: key) }
+            guard let a = attribute(named: key) else { throw unknownAttributeError(key) }
             checked[key] = try self.checked(value, for: a)
         }
         return checked
+    }
+
+    /// The error for a value given for `name`, which is not an attribute: a derived attribute's own error, or an
+    /// unknown attribute.
+    package func unknownAttributeError(_ name: String) -> ObjectValuesError {
+        derived[name] != nil ? .derivedAttribute(entity: self.name, attribute: name)
+            : .unknownAttribute(entity: self.name, attribute: name)
     }
 
     /// `value` converted to the stored type of `a` (an int for a double becomes a double), or the error that

@@ -2,6 +2,8 @@
 public enum ObjectValuesError: ViewLogError, Hashable {
     /// An attribute the entity does not have.
     case unknownAttribute(entity: String, attribute: String)
+    /// A derived attribute given a value: it is computed from the key path it names, never given (DESIGN §10).
+    case derivedAttribute(entity: String, attribute: String)
     /// A value of the wrong type, or `null` for a required attribute.
     case invalidValue(entity: String, ValueError)
     /// Required attributes without a default that an insert does not give, in attribute order.
@@ -15,6 +17,7 @@ public enum ObjectValuesError: ViewLogError, Hashable {
     public var description: String {
         switch self {
         case let .unknownAttribute(e, a): return "unknown attribute '\(a)' of entity '\(e)'"
+        case let .derivedAttribute(e, a): return Self.derivedMessage(entity: e, attribute: a)
         case let .invalidValue(e, v): return "\(e): \(v)"
         case let .missingRequired(e, attributes):
             let names = attributes.map { "'\($0)'" }.joined(separator: ", ")
@@ -31,10 +34,18 @@ extension ObjectValuesError {
     public var code: ErrorCode {
         switch self {
         case .unknownAttribute: return .unknownAttribute
+        case .derivedAttribute: return .derivedAttributeGiven
         case .invalidValue(_, let error): return error.code
         case .missingRequired: return .missingRequired
         case .stringTooLong: return .stringTooLong
         case .invalidID: return .invalidID
         }
+    }
+}
+
+extension ObjectValuesError {
+    /// The one text of a derived attribute given a value, for the library's and the input's errors alike.
+    package static func derivedMessage(entity: String, attribute: String) -> String {
+        "attribute '\(attribute)' of entity '\(entity)' is derived: it is computed, never given"
     }
 }

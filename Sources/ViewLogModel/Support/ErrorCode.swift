@@ -121,6 +121,8 @@ extension ErrorCode {
 // MARK: - Values of objects
 
 extension ErrorCode {
+    /// A value given for a derived attribute (DESIGN §10), which is computed, never given.
+    public static let derivedAttributeGiven = ErrorCode(rawValue: "value.derived-attribute")
     /// A value of another type than its attribute's.
     public static let typeMismatch = ErrorCode(rawValue: "value.type-mismatch")
     /// A relationship's value is not an id of its target entity.

@@ -44,8 +44,11 @@ public struct KeyPath: Sendable, Hashable {
     /// - Throws: a ``QueryError`` naming the path and the part at fault: an unknown name, an attribute where a
     ///   relationship must be, a bare to-many path, a wrong aggregate, more than three (`Limits.keyPathRelationshipsMax`)
     ///   relationships.
+    ///
+    /// A derived attribute's name (`headcount`) resolves to the path it names (`employees.@count`) and keeps its own
+    /// name as ``text``: in a view it is that key path, named as the view names it.
     public init(_ text: String, from entity: EntityDescription, in schema: Schema) throws(QueryError) {
-        let (hops, end) = try KeyPath.walk(text, from: entity, in: schema, allowsMembers: false)
+        let (hops, end) = try KeyPath.walk(entity.derived[text] ?? text, from: entity, in: schema, allowsMembers: false)
         self.text = text
         self.hops = hops
         switch end {
@@ -112,7 +115,9 @@ public struct KeyPath: Sendable, Hashable {
                     }
                     guard i + 3 == names.count else { throw fail("\(next) takes exactly one attribute of \(source.name) after it") }
                     guard let a = source.attribute(named: names[i + 2]) else {
-                        throw fail("\(source.name) has no attribute '\(names[i + 2])'")
+                        throw fail(source.derived[names[i + 2]] != nil
+                            ? "'\(names[i + 2])' of \(source.name) is a derived attribute: it is usable in \(source.name)'s own views, not on a key path"
+                            : "\(source.name) has no attribute '\(names[i + 2])'")
                     }
                     if function == .sum || function == .avg, a.type != .int && a.type != .double {
                         throw fail("\(next) takes an int or double attribute; '\(a.name)' is \(a.type.rawValue)", .queryTypeMismatch)
@@ -128,6 +133,9 @@ public struct KeyPath: Sendable, Hashable {
                 return (hops, .members(inverse, a))
             }
             guard let attribute = current.attribute(named: name) else {
+                if current.derived[name] != nil {
+                    throw fail("'\(name)' of \(current.name) is a derived attribute: it is usable in \(current.name)'s own views, not on a key path")
+                }
                 throw fail("\(current.name) has no attribute or relationship '\(name)'")
             }
             if attribute.relationship != nil { try count() }
@@ -253,10 +261,14 @@ extension Schema {
         guard let entity = entities[request.entity] else {
             throw QueryError(.unknownEntity, "unknown entity '\(request.entity)'", entity: request.entity)
         }
-        var texts = request.predicate.expression.keys.filter { $0.contains(".") }
-        for d in request.sortDescriptors where d.key.contains(".") { texts.insert(d.key) }
-        if let s = request.sectionKey, s.contains(".") { texts.insert(s) }
-        for i in request.includes where i.contains(".") { texts.insert(i) }
+        // Key paths, and every derived attribute of the entity: a view's rows carry their derived values as the rest
+        // of their values, whether or not the view filters, sorts or sections by them.
+        func isPath(_ key: String) -> Bool { key.contains(".") || entity.derived[key] != nil }
+        var texts = request.predicate.expression.keys.filter(isPath)
+        for d in request.sortDescriptors where isPath(d.key) { texts.insert(d.key) }
+        if let s = request.sectionKey, isPath(s) { texts.insert(s) }
+        for i in request.includes where isPath(i) { texts.insert(i) }
+        texts.formUnion(entity.derived.keys)
         guard !texts.isEmpty else { return (entity, [], []) }
         var paths: [KeyPath] = [], quantified: [QuantifiedPath] = []
         for text in texts.sorted() {

@@ -23,6 +23,12 @@ extension Schema {
                     throw .breakingChange("\(what) '\(a.name)' of entity '\(name)' changed (\(what)s can be added, not changed\(a.relationship == nil ? "" : "; an inverse can be added"))")
                 }
             }
+            // Derived attributes are never stored: new ones need nothing of existing objects, but one removed or
+            // changed would change what views and documents built on it mean.
+            for d in old.derivedNames where entity.derived[d] != old.derived[d] {
+                throw .breakingChange(entity.derived[d] == nil ? "derived attribute '\(d)' of entity '\(name)' was removed"
+                    : "derived attribute '\(d)' of entity '\(name)' changed (derived attributes can be added, not changed)")
+            }
             for a in entity.attributes where old.attribute(named: a.name) == nil {
                 if a.relationship != nil {
                     guard a.isOptional else {

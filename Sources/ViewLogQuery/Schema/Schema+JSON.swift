@@ -25,7 +25,8 @@ extension Schema {
             guard let r = body["relationships"] else { continue }
             let entity = entities[name]!
             let relationships = try Schema.relationships(of: entity, from: r, entities: entities)
-            entities[name] = EntityDescription(name: name, idType: entity.idType, attributes: entity.attributes + relationships)
+            entities[name] = EntityDescription(name: name, idType: entity.idType, attributes: entity.attributes + relationships,
+                                               derived: entity.derived)
         }
         var views: [String: ViewDefinition] = [:]
         if let v = json["views"] {
@@ -51,6 +52,7 @@ extension Schema {
             idType = parsed
         }
         var attributes: [Attribute] = []
+        var derived: [String: String] = [:]
         if let a = body["attributes"] {
             guard case .object(let attributeMembers) = a else {
                 throw .malformed("entity '\(name)': 'attributes' must be an object")
@@ -59,10 +61,27 @@ extension Schema {
                 throw .invalid("entity '\(name)' has more than \(Limits.attributesMax) attributes")
             }
             for (attributeName, spec) in attributeMembers {
-                attributes.append(try attribute(named: attributeName, of: name, from: spec))
+                if let path = try derivedPath(of: attributeName, of: name, from: spec) {
+                    guard derived.updateValue(path, forKey: attributeName) == nil else {
+                        throw .duplicateAttribute(entity: name, attribute: attributeName)
+                    }
+                } else {
+                    attributes.append(try attribute(named: attributeName, of: name, from: spec))
+                }
             }
         }
-        return EntityDescription(name: name, idType: idType, attributes: attributes)
+        return EntityDescription(name: name, idType: idType, attributes: attributes, derived: derived)
+    }
+
+    /// The key path of a derived attribute's spec (`{"derived": "employees.@count"}`), `nil` for any other spec.
+    static func derivedPath(of attribute: String, of entity: String, from spec: JSONValue) throws(SchemaError) -> String? {
+        guard case .object(let members) = spec, let path = spec["derived"] else { return nil }
+        let what = "derived attribute '\(attribute)' of entity '\(entity)'"
+        for (k, _) in members where k != "derived" {
+            throw .malformed("\(what): unknown key '\(k)' (a derived attribute has only 'derived': its type is its path's)")
+        }
+        guard case .string(let text) = path else { throw .malformed("\(what): 'derived' must be a key path") }
+        return text
     }
 
     /// The relationships of `entity` in a schema file's `relationships` object, as the attributes that store them.
@@ -173,6 +192,14 @@ extension Schema {
             let e = entities[name]!
             var attributeMembers: [(String, JSONValue)] = []
             var relationshipMembers: [(String, JSONValue)] = []
+            // Derived attributes among the stored ones, all in code-point order.
+            var derived = e.derivedNames[...]
+            func derivedUpTo(_ name: String?) {
+                while let d = derived.first, name.map({ Value.compareUTF8(d, $0) < 0 }) ?? true {
+                    attributeMembers.append((d, .object([("derived", .string(e.derived[d]!))])))
+                    derived.removeFirst()
+                }
+            }
             for a in e.attributes {
                 if let r = a.relationship {
                     var spec: [(String, JSONValue)] = [("to", .string(r.target))]
@@ -182,11 +209,13 @@ extension Schema {
                     relationshipMembers.append((a.name, .object(spec)))
                     continue
                 }
+                derivedUpTo(a.name)
                 var spec: [(String, JSONValue)] = [("type", .string(a.type.rawValue))]
                 if a.isOptional { spec.append(("optional", .bool(true))) }
                 if let d = a.defaultValue { spec.append(("default", d.json)) }
                 attributeMembers.append((a.name, .object(spec)))
             }
+            derivedUpTo(nil)
             var body: [(String, JSONValue)] = [("id", .string(e.idType.rawValue)), ("attributes", .object(attributeMembers))]
             if !relationshipMembers.isEmpty { body.append(("relationships", .object(relationshipMembers))) }
             entityMembers.append((name, .object(body)))

@@ -50,12 +50,14 @@ public struct Schema: Sendable, Hashable {
             }
         }
         try validateInverses()
+        for name in entityNames { try validateDerived(of: entities[name]!) }
         for viewName in views.keys.sorted() {
             let view = views[viewName]!
             guard let entity = entities[view.entity] else {
                 throw .invalidView(view: viewName, reason: "unknown entity '\(view.entity)'")
             }
-            if let key = view.sectionKey, key != "id", !key.contains("."), entity.attribute(named: key) == nil {
+            if let key = view.sectionKey, key != "id", !key.contains("."), entity.attribute(named: key) == nil,
+               entity.derived[key] == nil {
                 throw .invalidView(view: viewName, reason: "unknown section attribute '\(key)' of \(entity.name)")
             }
             if let limit = view.limit, limit < 0 { throw .invalidView(view: viewName, reason: "negative limit") }
@@ -78,8 +80,31 @@ public struct Schema: Sendable, Hashable {
         }
         if let inverse = r.inverse {
             guard Schema.isIdentifier(inverse) else { throw .invalid("\(what): inverse '\(inverse)' is not an identifier") }
-            guard inverse != "id", target.attribute(named: inverse) == nil else {
+            guard inverse != "id", target.attribute(named: inverse) == nil, target.derived[inverse] == nil else {
                 throw .invalid("\(what): inverse '\(inverse)' is already an attribute or relationship of \(r.target)")
+            }
+        }
+    }
+
+    /// Checks the derived attributes of `entity` (DESIGN §10): each an identifier that no attribute, relationship or
+    /// inverse of the entity has, naming a to-one path or an aggregate that resolves from the entity as a view's would
+    /// (not through another derived attribute: a path sees stored attributes only).
+    private func validateDerived(of entity: EntityDescription) throws(SchemaError) {
+        guard entity.attributes.count + entity.derived.count <= Limits.attributesMax else {
+            throw .invalid("entity '\(entity.name)' has more than \(Limits.attributesMax) attributes, relationships and derived attributes")
+        }
+        for name in entity.derivedNames {
+            let what = "derived attribute '\(name)' of entity '\(entity.name)'"
+            guard Schema.isIdentifier(name) else { throw .invalidName(entity: entity.name, attribute: name) }
+            guard name != "id" else { throw .invalid("\(what): 'id' is reserved for the object's id") }
+            guard entity.attribute(named: name) == nil else {
+                throw .duplicateAttribute(entity: entity.name, attribute: name)
+            }
+            guard inverse(named: name, of: entity.name) == nil else {
+                throw .invalid("\(what): '\(name)' is already an inverse relationship of \(entity.name)")
+            }
+            do { _ = try KeyPath.walk(entity.derived[name]!, from: entity, in: self, allowsMembers: false) } catch {
+                throw .invalid("\(what): \(error.description)")
             }
         }
     }

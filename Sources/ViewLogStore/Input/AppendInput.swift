@@ -294,8 +294,8 @@
             throw InputValues.error("'\(assignment)' has no attribute name before '='", line: 0, context: context)
         }
         guard let attribute = entity.attribute(named: name) else {
-            throw InputValues.error("unknown attribute '\(name)' of entity '\(entity.name)'", line: 0, context: context,
-                                    code: .unknownAttribute)
+            let e = entity.unknownAttributeError(name)
+            throw InputValues.error(e.description, line: 0, context: context, code: e.code)
         }
         if isJSON {
             let json: JSONValue

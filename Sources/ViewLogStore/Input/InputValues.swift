@@ -73,8 +73,8 @@ enum InputValues {
         var values = ObjectValues(minimumCapacity: members.count)
         for (name, v) in members {
             guard let attribute = entity.attribute(named: name) else {
-                throw error("unknown attribute '\(name)' of entity '\(entity.name)'", line: line, context: context(),
-                            code: .unknownAttribute)
+                let e = entity.unknownAttributeError(name)
+                throw error(e.description, line: line, context: context(), code: e.code)
             }
             guard values[name] == nil else {
                 throw error("attribute '\(name)' is given twice", line: line, context: context())

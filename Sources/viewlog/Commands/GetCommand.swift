@@ -43,7 +43,7 @@ struct GetCommand: ParsableCommand {
         } else {
             let (entity, objectID, values) = try Documents.lookUp(store, entity: entityName, id: id, at: position)
             Output.standard.line("\(entity.name) \(objectID.displayText) at \(position)")
-            let rows = entity.attributes.map { a in [a.name, (values[a.name] ?? .null).displayText] }
+            let rows = entity.valueNames.map { name in [name, (values[name] ?? .null).displayText] }
             for line in TextTable(rows: rows, indent: "  ").lines { Output.standard.line(line) }
         }
     }

@@ -57,7 +57,7 @@ enum TransactionText {
 
     /// What an (additive) schema update added: `+ Employee.nick string optional`, `+ Employee.department relationship
     /// to Department optional onDelete nullify`, `+ Department.employees inverse of Employee.department`,
-    /// `+ view seniors`, …
+    /// `+ Department.headcount derived employees.@count`, `+ view seniors`, …
     static func schemaChanges(from old: Schema, to new: Schema) -> [String] {
         var out: [String] = []
         for name in new.entities.keys.sorted() {
@@ -77,6 +77,9 @@ enum TransactionText {
                     if let d = a.defaultValue { text += " default \(d.inlineText)" }
                 }
                 out.append(text)
+            }
+            for d in entity.derivedNames where before?.derived[d] == nil {
+                out.append("+ \(name).\(d) derived \(entity.derived[d]!)")
             }
         }
         // Inverses, new with their relationship or added to an existing one, under the entity they belong to.

@@ -45,10 +45,11 @@ extension MaterializedView {
         let ids = controller.fetchedObjects
         if ids.isEmpty { return ["(no rows at position \(controller.position))"] }
         // The entity's attributes, then the key paths the view shows (`department.name`), each a column.
+        // Derived attributes are among the entity's (its values), other key paths after them.
         let paths = controller.keyPaths
-        let columns = entity.attributes.map { ($0.name, $0.type) } + paths.map { path in
-            (path, controller.pathValues(of: ids[0])?[path]?.type ?? .string)
-        }
+        func pathType(_ path: String) -> AttributeType { controller.pathValues(of: ids[0])?[path]?.type ?? .string }
+        let columns = entity.valueNames.map { ($0, entity.attribute(named: $0)?.type ?? pathType($0)) }
+            + paths.filter { entity.derived[$0] == nil }.map { ($0, pathType($0)) }
         let rightAligned = Set(columns.indices.filter { Value.alignsRight(columns[$0].1) }.map { $0 + 1 })
             .union(entity.idType == .int ? [0] : [])
         let cells = try ids.map { id -> [String] in
