@@ -92,7 +92,7 @@ package enum Documents {
         let end = limit >= to - from ? to : from + limit
         var schema = try store.schema(at: from)
         try store.forEachTransaction(after: from, through: end) { t in
-            for case .schema(let s, _) in t.changes { schema = s }
+            for s in t.changes.compactMap(\.newSchema) { schema = s }
             try body(t.json(schema: schema))
         }
         return end

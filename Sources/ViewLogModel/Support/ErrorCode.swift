@@ -116,6 +116,10 @@ extension ErrorCode {
     public static let invalidView = ErrorCode(rawValue: "schema.invalid-view")
     /// A schema update that is not additive.
     public static let breakingChange = ErrorCode(rawValue: "schema.breaking-change")
+    /// A migration file that cannot be read: not an array of steps, an unknown step, a name the schema lacks.
+    public static let invalidMigration = ErrorCode(rawValue: "migration.invalid")
+    /// A migration refused: it would break a view, a relationship or integrity, or a value does not convert.
+    public static let migrationRefused = ErrorCode(rawValue: "migration.refused")
 }
 
 // MARK: - Values of objects

@@ -31,6 +31,7 @@
         package static let update: UInt8 = 2
         static let delete: UInt8 = 3
         static let schema: UInt8 = 4
+        static let migration: UInt8 = 5
     }
 
     /// Encodes `t` as one log entry.
@@ -153,6 +154,15 @@
         case Kind.schema:
             let schema = try decodeSchema(&r, field: "schema")
             return .schema(schema, previous: try decodeSchema(&r, field: "previous schema"))
+        case Kind.migration:
+            let stepsAt = r.offset
+            let text = try r.string("migration", limit: Limits.stringBytesMax)
+            let migration: Migration
+            do { migration = try Migration(jsonText: text) } catch {
+                throw .invalid(field: "migration", offset: stepsAt, reason: error.description)
+            }
+            let schema = try decodeSchema(&r, field: "schema")
+            return .migration(migration, schema: schema, previous: try decodeSchema(&r, field: "previous schema"))
         default:
             throw .invalid(field: "change kind", offset: at, reason: "unknown kind \(kind)")
         }

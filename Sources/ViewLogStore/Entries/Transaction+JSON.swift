@@ -8,7 +8,8 @@
 ///  "changes": [{"op": "insert", "entity": "Employee", "id": "e1", "values": {…}},
 ///              {"op": "update", "entity": "Employee", "id": "e1", "values": {…}, "previous": {…}},
 ///              {"op": "delete", "entity": "Employee", "id": "e1", "previous": {…}},
-///              {"op": "schema", "schema": {…}, "previous": {…}}]}
+///              {"op": "schema", "schema": {…}, "previous": {…}},
+///              {"op": "migrate", "steps": [{"renameAttribute": {…}}, …], "schema": {…}, "previous": {…}}]}
 /// ```
 ///
 /// Ids keep their schema type; values are in attribute order. A schema change applies to the changes after it
@@ -22,7 +23,7 @@ extension Transaction {
         documents.reserveCapacity(changes.count)
         for change in changes {
             documents.append(change.json(schema: current))
-            if case .schema(let next, _) = change { current = next }
+            if let next = change.schemaOfRest { current = next }
         }
         var members: [(String, JSONValue)] = [
             ("seq", .int(Int64(clamping: seq))),
@@ -88,7 +89,7 @@ extension Transaction {
         changes.reserveCapacity(documents.count)
         for (i, document) in documents.enumerated() {
             let change = try Change(json: document, schema: current, line: line, context: "\(context), change \(i + 1)")
-            if case .schema(let next, _) = change { current = next }
+            if let next = change.schemaOfRest { current = next }
             changes.append(change)
         }
         self.init(seq: seq, time: time, author: author, changes: changes, reverts: reverts)
@@ -114,6 +115,9 @@ extension Change {
                             ("previous", entity(key).json(previous))])
         case let .schema(new, previous):
             return .object([("op", .string("schema")), ("schema", new.json), ("previous", previous.json)])
+        case let .migration(migration, new, previous):
+            return .object([("op", .string("migrate")), ("steps", migration.json), ("schema", new.json),
+                            ("previous", previous.json)])
         }
     }
 
@@ -123,8 +127,9 @@ extension Change {
         guard case .string(let op)? = json["op"] else {
             throw InputValues.error("\"op\" must be \"insert\", \"update\", \"delete\" or \"schema\"", line: line, context: prefix)
         }
-        if op == "schema" {
-            try InputValues.checkKeys(members, allowed: ["op", "schema", "previous"], line: line, context: prefix + ": schema")
+        if op == "schema" || op == "migrate" {
+            let keys = op == "schema" ? ["op", "schema", "previous"] : ["op", "steps", "schema", "previous"]
+            try InputValues.checkKeys(members, allowed: keys, line: line, context: prefix + ": " + op)
             func read(_ key: String) throws(InputError) -> Schema {
                 guard let document = json[key] else {
                     throw InputValues.error("missing \"\(key)\"", line: line, context: prefix + ": schema")
@@ -133,7 +138,16 @@ extension Change {
                     throw InputValues.error("\"\(key)\": \(error.description)", line: line, context: prefix + ": schema")
                 }
             }
-            self = .schema(try read("schema"), previous: try read("previous"))
+            if op == "schema" {
+                self = .schema(try read("schema"), previous: try read("previous"))
+                return
+            }
+            guard let steps = json["steps"] else { throw InputValues.error("missing \"steps\"", line: line, context: prefix + ": migrate") }
+            let migration: Migration
+            do { migration = try Migration(json: steps) } catch {
+                throw InputValues.error("\"steps\": \(error.description)", line: line, context: prefix + ": migrate")
+            }
+            self = .migration(migration, schema: try read("schema"), previous: try read("previous"))
             return
         }
         let allowed: [String]

@@ -5,7 +5,7 @@ import ViewLogDocuments
 struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schema",
-        abstract: "Print the schema, or update it additively.",
+        abstract: "Print the schema, update it additively, or migrate it.",
         discussion: """
         An update may add entities, optional or defaulted attributes, and views; anything else is refused. \
         The update is a transaction of the log, so every position keeps its own schema.
@@ -15,16 +15,41 @@ struct SchemaCommand: ParsableCommand {
           viewlog schema shop --at 3
           viewlog schema shop > employees-v2.json   (edit it, then:)
           viewlog schema shop --update employees-v2.json
+          viewlog schema shop --migrate rename-height.json
+
+        A migration (--migrate) is a JSON array of steps (renameAttribute, renameEntity, removeAttribute, \
+        changeType, makeRequired, setView, removeView), applied as one transaction with the rewrite of the \
+        objects it changes; positions before it keep their own schema. Anything refused appends nothing.
         """
     )
 
     @OptionGroup var storeArgument: StoreArgument
     @Option(help: "A schema file to change to (additive changes only).") var update: String?
+    @Option(help: "A migration file: a JSON array of steps (DESIGN §13).") var migrate: String?
     @Option(help: "The position (default: the head).") var at: UInt64?
     @Option(help: "The author recorded in the log.") var author: String = "cli"
 
     func run() throws {
-        let store = try storeArgument.open(readOnly: update == nil)
+        let store = try storeArgument.open(readOnly: update == nil && migrate == nil)
+        if let migrate {
+            guard at == nil, update == nil else { throw CLIError("--migrate changes the schema at the head; --at and --update cannot be given") }
+            let migration: Migration
+            do { migration = try Migration(jsonText: try readTextFile(migrate)) } catch let error as SchemaError {
+                throw CLIError("\(migrate): \(error)")
+            }
+            let appended: Transaction
+            do {
+                appended = try store.migrate(migration, author: author) { view, read, total in
+                    Output.progress("building stored view '\(view)': \(read)/\(total) objects")
+                }
+                Output.progressDone()
+            } catch {
+                Output.progressDone()
+                throw CLIError("\(migrate): \(error); nothing appended")
+            }
+            Output.standard.line(String(appended.seq))
+            return
+        }
         if let update {
             guard at == nil else { throw CLIError("--update changes the schema at the head; --at cannot be given") }
             let text = try readTextFile(update)
