@@ -75,6 +75,8 @@ extension ErrorCode {
     public static let positionPastHead = ErrorCode(rawValue: "store.position-past-head")
     /// A position below the store's horizon: the log before it was compacted.
     public static let compacted = ErrorCode(rawValue: "log.compacted")
+    /// The named view a watch follows was removed by a migration.
+    public static let viewRemoved = ErrorCode(rawValue: "view.removed")
     /// A compaction refused because another process is compacting the store.
     public static let compactionUnderWay = ErrorCode(rawValue: "log.compaction-under-way")
     /// No such object at the position.

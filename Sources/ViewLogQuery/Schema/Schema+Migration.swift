@@ -228,3 +228,29 @@ extension Schema {
         return s
     }
 }
+
+extension Migration {
+    /// An object's entity and values with the names the steps give them (renames; removed attributes drop out), its
+    /// values otherwise as they are: what carries a row through the migration in a change set, so that a rename alone
+    /// is no change and a converted value that differs is one. `backward` carries from after the migration to before
+    /// it (an attribute it removed is then absent).
+    public func carryNames(entity: String, values: ObjectValues?, backward: Bool = false) -> (entity: String, values: ObjectValues?) {
+        var entity = entity, values = values
+        for step in backward ? steps.reversed() : steps {
+            switch step {
+            case let .renameEntity(from, to):
+                if backward, entity == to { entity = from } else if !backward, entity == from { entity = to }
+            case let .renameAttribute(e, from, to):
+                let (old, new) = backward ? (to, from) : (from, to)
+                // Going backward, the entity is already named as it was before this step.
+                guard e == entity, let v = values?.removeValue(forKey: old) else { continue }
+                values?[new] = v
+            case let .removeAttribute(e, name) where e == entity && !backward:
+                values?[name] = nil
+            default:
+                continue
+            }
+        }
+        return (entity, values)
+    }
+}

@@ -18,11 +18,11 @@ public enum Change: Sendable, Hashable {
     /// it is), so every fold reads each position in its own schema.
     case migration(Migration, schema: Schema, previous: Schema)
 
-    /// The schema the changes after this one in its transaction are read in: the new schema, with the entities a
-    /// migration renamed or removed (the deletes of its rewrite name them).
-    var schemaOfRest: Schema? {
-        if case let .migration(_, s, previous) = self { return s.keeping(entitiesOf: previous) }
-        return newSchema
+    /// The schemas the changes after this one in its transaction are read in: after a migration, its rewrite's
+    /// deletes hold objects as they were (the previous schema) and its inserts objects as they are (the new one).
+    var schemasOfRest: (deletes: Schema, others: Schema)? {
+        if case let .migration(_, s, previous) = self { return (previous, s) }
+        return newSchema.map { ($0, $0) }
     }
 
     /// The schema in force after this change, when it is a schema change or a migration.

@@ -18,12 +18,12 @@ extension Transaction {
     /// The JSON document of this transaction; `schema` is the schema in force before it (values of entities the
     /// schema lacks are written with their keys sorted).
     @_spi(Engine) public func json(schema: Schema) -> JSONValue {
-        var current = schema
+        var current = (deletes: schema, others: schema)
         var documents: [JSONValue] = []
         documents.reserveCapacity(changes.count)
         for change in changes {
-            documents.append(change.json(schema: current))
-            if let next = change.schemaOfRest { current = next }
+            if case .delete = change { documents.append(change.json(schema: current.deletes)) } else { documents.append(change.json(schema: current.others)) }
+            if let next = change.schemasOfRest { current = next }
         }
         var members: [(String, JSONValue)] = [
             ("seq", .int(Int64(clamping: seq))),
@@ -84,12 +84,14 @@ extension Transaction {
             throw InputValues.error("more than \(Limits.transactionChangesMax) changes", line: line, context: context,
                                     code: .tooManyChanges)
         }
-        var current = schema
+        var current = (deletes: schema, others: schema)
         var changes: [Change] = []
         changes.reserveCapacity(documents.count)
         for (i, document) in documents.enumerated() {
-            let change = try Change(json: document, schema: current, line: line, context: "\(context), change \(i + 1)")
-            if let next = change.schemaOfRest { current = next }
+            let isDelete = document["op"] == .string("delete")
+            let change = try Change(json: document, schema: isDelete ? current.deletes : current.others, line: line,
+                                    context: "\(context), change \(i + 1)")
+            if let next = change.schemasOfRest { current = next }
             changes.append(change)
         }
         self.init(seq: seq, time: time, author: author, changes: changes, reverts: reverts)

@@ -87,3 +87,24 @@ extension LogStore {
         return appended
     }
 }
+
+extension LogStore {
+    /// The migrations of the log after position `from` through `to` (`from` < `to`), oldest first, with their seqs:
+    /// found from the schema records of the metadata (one per schema change), not by reading the log between.
+    public func migrations(after from: UInt64, through to: UInt64) throws(StoreError) -> [(seq: UInt64, migration: Migration)] {
+        guard from < to else { return [] }
+        return try perform(read: true) { txn in
+            var seqs: [UInt64] = []
+            try txn.scan(self.metaDB, from: .atLeast(MetaKey.schema(at: from + 1))) { e in
+                guard e.key.hasPrefix(MetaKey.schemaPrefix),
+                      let seq = uint64FromBigEndian(e.key.dropFirst(MetaKey.schemaPrefix.count)), seq <= to else { return .stop }
+                seqs.append(seq)
+                return .next
+            }
+            return try seqs.compactMap { seq -> (seq: UInt64, migration: Migration)? in
+                guard case .migration(let m, _, _)? = try self.readTransactions(txn, from: seq, through: seq).first?.changes.first else { return nil }
+                return (seq, m)
+            }
+        }
+    }
+}

@@ -28,6 +28,8 @@ public enum StoreError: ViewLogError, Hashable {
     /// A position below the store's horizon: the log up to the horizon was compacted (``LogStore/compact(_:now:)``), so
     /// no state before it can be computed.
     case compacted(position: UInt64, horizon: UInt64)
+    /// The named view followed was removed by the migration at `seq` (DESIGN §13): the follow ends.
+    case viewRemoved(String, seq: UInt64)
     /// A compaction refused because another process is compacting the store at `path`; nothing was changed by it.
     case compactionUnderWay(path: String)
     /// The object does not exist at the position.
@@ -71,6 +73,7 @@ public enum StoreError: ViewLogError, Hashable {
         case let .positionPastHead(p, head): return "position \(p) is past the head (\(head))"
         case let .compacted(p, horizon):
             return "position \(p) is below the horizon (\(horizon)): the log up to \(horizon) was compacted"
+        case let .viewRemoved(name, seq): return "view '\(name)' was removed by the migration at seq \(seq)"
         case .compactionUnderWay(let path): return "another process is compacting \(path): try again when it is done"
         case let .objectNotFound(key, p): return "no \(key.entity) with id \(key.id.json.text) at position \(p)"
         case let .corrupt(seq, reason):
@@ -131,6 +134,7 @@ extension StoreError {
         case .emptyInput: return .emptyInput
         case .positionPastHead: return .positionPastHead
         case .compacted: return .compacted
+        case .viewRemoved: return .viewRemoved
         case .compactionUnderWay: return .compactionUnderWay
         case .objectNotFound: return .objectNotFound
         case .corrupt: return .corrupt
