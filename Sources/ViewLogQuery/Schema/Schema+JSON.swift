@@ -167,7 +167,7 @@ extension Schema {
     }
 
     /// A view definition as the schema file writes it.
-    static func viewJSON(_ v: ViewDefinition) -> JSONValue {
+    package static func viewJSON(_ v: ViewDefinition) -> JSONValue {
         var spec: [(String, JSONValue)] = [("entity", .string(v.entity))]
         if let w = v.predicate { spec.append(("where", .string(w))) }
         if let s = v.sort { spec.append(("sort", .string(s))) }

@@ -37,15 +37,8 @@ struct SchemaCommand: ParsableCommand {
             do { migration = try Migration(jsonText: try readTextFile(migrate)) } catch let error as SchemaError {
                 throw CLIError("\(migrate): \(error)")
             }
-            let appended: Transaction
-            do {
-                appended = try store.migrate(migration, author: author) { view, read, total in
-                    Output.progress("building stored view '\(view)': \(read)/\(total) objects")
-                }
-                Output.progressDone()
-            } catch {
-                Output.progressDone()
-                throw CLIError("\(migrate): \(error); nothing appended")
+            let appended = try Self.changingSchema(from: migrate) { progress in
+                try store.migrate(migration, author: author, progress: progress)
             }
             Output.standard.line(String(appended.seq))
             return
@@ -55,16 +48,8 @@ struct SchemaCommand: ParsableCommand {
             let text = try readTextFile(update)
             let schema: Schema
             do { schema = try Schema(jsonText: text) } catch { throw CLIError("\(update): \(error)") }
-            let appended: Transaction?
-            do {
-                // A named view the update adds is built in its write: progress on a terminal.
-                appended = try store.updateSchema(schema, author: author) { view, read, total in
-                    Output.progress("building stored view '\(view)': \(read)/\(total) objects")
-                }
-                Output.progressDone()
-            } catch {
-                Output.progressDone()
-                throw CLIError("\(update): \(error); nothing appended")
+            let appended = try Self.changingSchema(from: update) { progress in
+                try store.updateSchema(schema, author: author, progress: progress)
             }
             if let t = appended {
                 Output.standard.line(String(t.seq))
@@ -75,6 +60,19 @@ struct SchemaCommand: ParsableCommand {
         }
         let position = try store.checkedPosition(at)
         Output.standard.line(try store.schema(at: position).json.text)
+    }
+}
+
+extension SchemaCommand {
+    /// Runs a schema change read from `file`: a named view it adds or changes is built in its write, with progress on
+    /// a terminal; an error names the file and says that nothing was appended.
+    static func changingSchema<T>(from file: String, _ change: (@escaping (String, Int, Int) -> Void) throws -> T) throws -> T {
+        defer { Output.progressDone() }
+        do {
+            return try change { view, read, total in Output.progress("building stored view '\(view)': \(read)/\(total) objects") }
+        } catch {
+            throw CLIError("\(file): \(error); nothing appended")
+        }
     }
 }
 
