@@ -92,7 +92,7 @@ package final class ViewFollower {
                     try await send(step)
                 }
                 return
-            } catch let error where reloaded != nil && (error is Reopen || (error as? StoreError).map { if case .compacted = $0 { true } else { false } } == true) {
+            } catch let error where reloaded != nil && Self.startsAgain(after: error) {
                 try reopenAtHead(of: store)
                 try await reloaded?(view)
             }
@@ -100,7 +100,15 @@ package final class ViewFollower {
     }
 
     /// Thrown by ``step(to:)`` when a migration lies in the step: the view starts again at the head.
-    struct Reopen: Error {}
+    package struct Reopen: Error {}
+
+    /// Whether `error` means that the follow starts again at the head: a compaction passed it, or a migration lies in
+    /// its step.
+    package static func startsAgain(after error: any Error) -> Bool {
+        if error is Reopen { return true }
+        if case .compacted? = error as? StoreError { return true }
+        return false
+    }
 
     /// ``follow(_:count:handled:reloaded:send:)`` from the view's position, until an error.
     private func followFromHere(_ store: LogStore, count: Int?, handled: ((UInt64) -> Void)?,

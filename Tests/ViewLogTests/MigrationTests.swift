@@ -155,4 +155,25 @@ struct MigrationTests {
         let features = try store.perform(read: true) { txn in try store.recordedFeatures(in: txn, format: try store.format(in: txn)) }
         #expect(features.contains("migrations"))
     }
+
+    struct Person: EntityType {
+        static let entityName = "Employee"
+        var id: String
+        var name: String
+        var height: Int?
+    }
+
+    @Test func aTypedModelThatNoLongerMatchesIsAClearError() throws {
+        let store = try Self.makeMigrationStore()
+        let context = try Context(store: store, name: "typed")
+        #expect(try context.object(Person.self, id: "e1")?.height == 180)
+        try store.migrate(try Self.migration(#"[{"renameAttribute": {"entity": "Employee", "from": "height", "to": "heightCm"}}]"#), author: "m")
+        try context.refresh()
+        do {
+            _ = try context.object(Person.self, id: "e1")
+            Issue.record("expected an error naming the attribute")
+        } catch {
+            #expect("\(error)".contains("height"), "\(error)")
+        }
+    }
 }
