@@ -4,7 +4,7 @@ import TestSupport
 @_spi(Engine) @testable import ViewLog
 @_spi(Engine) @testable import ViewLogModel
 @_spi(Engine) @testable import ViewLogQuery
-@_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @_spi(Replication) @testable import ViewLogStore
 
 /// Migrations (DESIGN §13): `schema --migrate`'s steps as one logged schema change with the rewrite of the objects.
 @Suite("Migrations")
@@ -175,5 +175,30 @@ struct MigrationTests {
         } catch {
             #expect("\(error)".contains("height"), "\(error)")
         }
+    }
+
+    /// A replica commits the migration's entry as the stream carries it (its bytes): the same log and objects.
+    @Test func aReplicaCommitsAMigrationAsLogged() throws {
+        let store = try Self.makeMigrationStore()
+        let replica = try LogStore.create(at: newStorePath(), schema: try store.schema(at: 0), options: StoreOptions(durable: false))
+        try store.migrate(try Self.migration(#"[{"renameEntity": {"from": "Employee", "to": "Person"}}, {"changeType": {"entity": "Person", "attribute": "height", "to": "double"}}, {"removeView": "tall"}]"#), author: "m")
+        for seq in 1...(try store.head) {
+            let bytes = try #require(try store.encodedTransaction(at: seq))
+            try replica.commitEncoded(bytes, seq: seq)
+        }
+        #expect(try replica.transactions() == (try store.transactions()))
+        #expect(try replica.schema == (try store.schema))
+        #expect(try replica.objects(of: "Person").map(\.values) == (try store.objects(of: "Person").map(\.values)))
+        let report = try replica.verify()
+        #expect(report.isOK, "\(report)")
+        // Bytes that do not replay as logged are refused: the migration's rewrite with an object changed.
+        let other = try LogStore.create(at: newStorePath(), schema: try store.schema(at: 0), options: StoreOptions(durable: false))
+        for seq in 1...2 as ClosedRange<UInt64> {
+            let bytes = try #require(try store.encodedTransaction(at: seq))
+            try other.commitEncoded(bytes, seq: seq)
+        }
+        try other.append([.delete(entity: "Employee", id: .string("e3"))], author: "t")
+        let migration = try #require(try store.encodedTransaction(at: 3))
+        #expect(throws: StoreError.self) { try other.commitEncoded(migration, seq: 4) }
     }
 }

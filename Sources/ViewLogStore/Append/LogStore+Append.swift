@@ -282,6 +282,8 @@ extension LogStore {
         if references.isActive { try references.write(refs: try refsDatabase(), in: txn) }
         try StoredViewWrite(schema: resolver.schema, store: self, head: headBefore, in: txn)
             .write(objects, store: self, head: head, progress: viewProgress, in: txn)
+        // A migration may remove views (or change them into views not stored): their rows go in its write.
+        if migration != nil { try dropStoredViewsNotKept(in: txn) }
         if var checkpoints { try advanceCheckpoints(&checkpoints, head: head, changes: changeCount, in: txn) }
         // A schema's retention (DESIGN §13): bounded work in every write, only where checkpoints are kept.
         if let retention = resolver.schema.retention, checkpoints != nil { try retain(retention, head: head, now: time, in: txn) }

@@ -81,10 +81,8 @@ extension LogStore {
             throw StoreError.schema(.migrationRefused("it rewrites \(rewrite.count / 2) objects, more than one transaction holds (\(Limits.transactionChangesMax) changes)"))
         }
         let request = TransactionRequest(author: author, changes: rewrite, time: now)
-        let appended = try self.appendInTransaction(txn, [request], time: now, newSchema: schema, migration: migration,
-                                                    viewProgress: progress)[0]
-        try dropStoredViewsNotKept(in: txn)
-        return appended
+        return try self.appendInTransaction(txn, [request], time: now, newSchema: schema, migration: migration,
+                                            viewProgress: progress)[0]
     }
 }
 
