@@ -100,8 +100,14 @@ extension LogStore {
                 return .next
             }
             return try seqs.compactMap { seq -> (seq: UInt64, migration: Migration)? in
-                guard case .migration(let m, _, _)? = try self.readTransactions(txn, from: seq, through: seq).first?.changes.first else { return nil }
-                return (seq, m)
+                try withUnsafeBytes(of: seq.bigEndian) { key -> (seq: UInt64, migration: Migration)? in
+                    guard let bytes = try txn.value(self.logDB, for: key) else {
+                        throw StoreError.corrupt(seq: seq, reason: "the metadata holds a schema for seq \(seq), which the log lacks")
+                    }
+                    do { return try TransactionCodec.openingMigration(bytes, expectedSeq: seq).map { (seq, $0) } } catch {
+                        throw StoreError.corrupt(seq: seq, reason: "\(error)")
+                    }
+                }
             }
         }
     }
