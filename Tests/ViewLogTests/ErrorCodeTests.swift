@@ -58,7 +58,7 @@ struct ErrorCodeTests {
             .invalidChange(transaction: 0, change: 0, reason: "r"),
             .invalidStagedChange(key, operation: "insert", reason: "r"), .emptyTransaction(transaction: 0), .emptyInput,
             .positionPastHead(position: 2, head: 1), .compacted(position: 1, horizon: 2), .compactionUnderWay(path: "p"), .objectNotFound(key, position: 1), .corrupt(seq: 1, reason: "r"),
-            .conflict([]), .storage("s"), .replica(path: "p", stream: "s"), .viewRemoved("v", seq: 1),
+            .conflict([]), .storage("s"), .replica(path: "p", stream: "s"), .viewRemoved("v", seq: 1), .acrossMigration(position: 1, seq: 2),
         ]
         let schema: [SchemaError] = [
             .malformed("m"), .invalid("i"), .unknownEntity("E"), .unknownAttribute(entity: "E", attribute: "a"),

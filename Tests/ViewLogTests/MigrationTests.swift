@@ -201,4 +201,18 @@ struct MigrationTests {
         let migration = try #require(try store.encodedTransaction(at: 3))
         #expect(throws: StoreError.self) { try other.commitEncoded(migration, seq: 4) }
     }
+
+    /// A context with controllers is not moved over a migration (they would get a batch in the old names): refused,
+    /// nothing moved; a context without any moves.
+    @Test func aContextWithControllersIsNotMovedOverAMigration() throws {
+        let store = try Self.makeMigrationStore()
+        let context = try Context(store: store, name: "ui")
+        let tall = try context.makeResultsController(view: "tall")
+        try store.migrate(try Self.migration(#"[{"renameAttribute": {"entity": "Employee", "from": "height", "to": "heightCm"}}]"#), author: "m")
+        #expect(throws: StoreError.acrossMigration(position: 2, seq: 3)) { try context.refresh() }
+        #expect(context.position == 2 && tall.fetchedObjects == [.string("e1")])
+        let plain = try Context(store: store, name: "plain", at: 2)
+        try plain.refresh()
+        #expect(plain.position == 3)
+    }
 }
