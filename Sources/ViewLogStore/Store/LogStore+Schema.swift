@@ -88,12 +88,14 @@ extension LogStore {
 
 extension LogStore {
     /// The migrations of the log after position `from` through `to` (`from` < `to`), oldest first, with their seqs:
-    /// found from the schema records of the metadata (one per schema change), not by reading the log between.
+    /// found from the schema records of the metadata (one per schema change), not by reading the log between. Positions
+    /// below the horizon are not looked at (their entries are compacted away; a read there is refused as compacted).
     public func migrations(after from: UInt64, through to: UInt64) throws(StoreError) -> [(seq: UInt64, migration: Migration)] {
         guard from < to else { return [] }
         return try perform(read: true) { txn in
             var seqs: [UInt64] = []
-            try txn.scan(self.metaDB, from: .atLeast(MetaKey.schema(at: from + 1))) { e in
+            let start = max(from, try self.horizon(in: txn)) + 1
+            try txn.scan(self.metaDB, from: .atLeast(MetaKey.schema(at: start))) { e in
                 guard e.key.hasPrefix(MetaKey.schemaPrefix),
                       let seq = uint64FromBigEndian(e.key.dropFirst(MetaKey.schemaPrefix.count)), seq <= to else { return .stop }
                 seqs.append(seq)
