@@ -6,14 +6,8 @@ package enum Documents {
     /// One document per named view of `schema`, in name order (`views --json`).
     package static func views(_ schema: Schema, stored: [String: StoredViewStatistics] = [:]) -> [JSONValue] {
         schema.views.keys.sorted().map { name in
-            let v = schema.views[name]!
-            var members: [(String, JSONValue)] = [("name", .string(name)), ("entity", .string(v.entity))]
-            if let w = v.predicate { members.append(("where", .string(w))) }
-            if let s = v.sort { members.append(("sort", .string(s))) }
-            if let s = v.sectionKey { members.append(("section", .string(s))) }
-            if let l = v.limit { members.append(("limit", .int(Int64(l)))) }
-            if let o = v.offset { members.append(("offset", .int(Int64(o)))) }
-            if let i = v.include { members.append(("include", .string(i))) }
+            guard case .object(let definition) = Schema.viewJSON(schema.views[name]!) else { preconditionFailure("a view is an object") }
+            var members: [(String, JSONValue)] = [("name", .string(name))] + definition
             // `views --storage`: the stored rows and bytes of each view (DESIGN §11).
             if let s = stored[name] {
                 members += [("stored", .bool(s.isStored)), ("rows", .int(Int64(s.rows))), ("bytes", .int(Int64(s.bytes)))]
@@ -96,7 +90,7 @@ package enum Documents {
         let end = limit >= to - from ? to : from + limit
         var schema = try store.schema(at: from)
         try store.forEachTransaction(after: from, through: end) { t in
-            for case .schema(let s, _) in t.changes { schema = s }
+            for s in t.changes.compactMap(\.newSchema) { schema = s }
             try body(t.json(schema: schema))
         }
         return end

@@ -51,10 +51,50 @@ package final class MaterializedView: ContextObserver {
         -> (view: MaterializedView, changes: ChangeSet, before: [ObjectID: ObjectValues]) {
         _ = try store.checkedPosition(from)
         _ = try store.checkedPosition(to)
+        let migrations = try store.migrations(after: min(from, to), through: max(from, to))
+        if !migrations.isEmpty {
+            return try diff(store: store, selection: selection, from: from, to: to, across: migrations.map(\.migration))
+        }
         let view = try MaterializedView(store: store, selection: selection, at: from, for: .range(from: from, to: to))
         if view.controller.position != from { _ = try view.move(to: from) }
         let (changes, before) = try view.move(to: to)
         return (view, changes, before)
+    }
+
+    /// ``diff(store:selection:from:to:)`` across `migrations` (those between the two positions, oldest first): from the
+    /// view at `from` to the view at `to` (its definition there), each object of `from` carried to `to`'s names
+    /// (``Migration/carryNames(entity:values:backward:)``), so a rename alone is no change and a converted value that
+    /// differs is an update or a move under the new name (DESIGN §13).
+    private static func diff(store: LogStore, selection: ViewSelection, from: UInt64, to: UInt64, across migrations: [Migration]) throws
+        -> (view: MaterializedView, changes: ChangeSet, before: [ObjectID: ObjectValues]) {
+        let target = try MaterializedView(store: store, selection: selection, at: to, for: .follow)
+        try target.holdValues()
+        let (request, entity) = try selection.fetchRequest(schema: try store.schema(at: to))
+        // The steps from `from` to `to`, in the order they carry names, and the view's entity as named at `from`.
+        let forward = from < to
+        let path = forward ? migrations : migrations.reversed()
+        var entityAtFrom = entity.name
+        for m in path.reversed() { entityAtFrom = m.carryNames(entity: entityAtFrom, values: nil, backward: forward).entity }
+        func carried(_ values: ObjectValues) -> ObjectValues {
+            var e = entityAtFrom, v: ObjectValues? = values
+            for m in path { (e, v) = m.carryNames(entity: e, values: v, backward: !forward) }
+            return v ?? [:]
+        }
+        var before: [ObjectID: ObjectValues] = [:]
+        for (id, values) in try store.objects(of: entityAtFrom, at: from) { before[id] = carried(values) }
+        let controller = try ResultsController(fetchRequest: request, entity: entity,
+                                               objects: before.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, position: from)
+        var touched: [ObjectID: UInt64] = [:], after: [ObjectID: ObjectValues] = [:]
+        for d in try store.delta(from: from, to: to, entities: [entityAtFrom, entity.name]).objects {
+            touched[d.key.id] = max(touched[d.key.id] ?? 0, d.seq)
+            if d.key.entity == entity.name, let a = d.after { after[d.key.id] = a }
+        }
+        var objects: [ObjectDelta] = []
+        for (id, seq) in touched.sorted(by: { $0.key < $1.key }) where before[id] != after[id] {
+            objects.append(ObjectDelta(key: ObjectKey(entity: entity.name, id: id), before: before[id], after: after[id], seq: seq))
+        }
+        let changes = controller.apply(Delta(from: from, to: to, objects: objects))
+        return (target, changes, before)
     }
 
     /// What-if (DESIGN §14, `query --with`, `diff --with`): `selection` as it would be after appending `requests` at
@@ -109,10 +149,7 @@ package final class MaterializedView: ContextObserver {
 
     /// Moves the view to `position` (either direction) as one batch: its change set, and the values before.
     package func move(to position: UInt64) throws -> (changes: ChangeSet, before: [ObjectID: ObjectValues]) {
-        if let records {
-            for id in controller.fetchedObjects { values[id] = try records.values(of: id) }
-            self.records = nil
-        }
+        try holdValues()
         let from = controller.position
         let before = valuesWithPaths
         reported = nil
@@ -132,6 +169,13 @@ package final class MaterializedView: ContextObserver {
             if values.count > shown.count { values = values.filter { shown.contains($0.key) } }
         }
         return (changes, before)
+    }
+
+    /// Makes the rows' values kept by the fetch into ``values`` (before a move, or to print a change set's rows).
+    private func holdValues() throws {
+        guard let records else { return }
+        for id in controller.fetchedObjects { values[id] = try records.values(of: id) }
+        self.records = nil
     }
 
     /// The `query` document as one text (for documents of a bounded size: the server's windows, watch's

@@ -49,8 +49,15 @@ package final class ViewFollower {
     /// becomes `head`), `nil` when it did not (the batch is folded into the next change set) or `head` is not past the
     /// view.
     package func step(to head: UInt64) throws -> Step? {
+        let store = view.context.store
         let moved = view.controller.position
         guard head > moved else { return nil }
+        // A migration between: a named view it removed ends the follow; any other view starts again at the head
+        // (§5's reload: `{"reload": true}` and a fresh query document).
+        if let (seq, _) = try store.migrations(after: moved, through: head).last {
+            if let name = selection.view, try store.schema(at: head).views[name] == nil { throw StoreError.viewRemoved(name, seq: seq) }
+            throw Reopen()
+        }
         var (changes, before) = try view.move(to: head)
         guard !changes.isEmpty else { return nil }
         if position < moved {
@@ -85,11 +92,22 @@ package final class ViewFollower {
                     try await send(step)
                 }
                 return
-            } catch StoreError.compacted where reloaded != nil {
+            } catch let error where reloaded != nil && Self.startsAgain(after: error) {
                 try reopenAtHead(of: store)
                 try await reloaded?(view)
             }
         }
+    }
+
+    /// Thrown by ``step(to:)`` when a migration lies in the step: the view starts again at the head.
+    package struct Reopen: Error {}
+
+    /// Whether `error` means that the follow starts again at the head: a compaction passed it, or a migration lies in
+    /// its step.
+    package static func startsAgain(after error: any Error) -> Bool {
+        if error is Reopen { return true }
+        if case .compacted? = error as? StoreError { return true }
+        return false
     }
 
     /// ``follow(_:count:handled:reloaded:send:)`` from the view's position, until an error.

@@ -170,9 +170,9 @@ final class SharedFollow: Sendable {
                     moves.withLock { $0 += 1 }
                     if let step = try follower.step(to: head) { send(step, follower: follower) }
                 }
-            } catch StoreError.compacted {
-                // The store's horizon passed the view's position (a compaction, a schema's retention: DESIGN §13):
-                // no delta reaches it any more, so the view is opened again at the head and every member starts again
+            } catch let error where ViewFollower.startsAgain(after: error) {
+                // The store's horizon passed the view's position (a compaction, a schema's retention: DESIGN §13), or
+                // a migration lies in the step: the view is opened again at the head and every member starts again
                 // from it, as a member too far behind does.
                 do {
                     try follower.reopenAtHead(of: store)

@@ -236,6 +236,31 @@ import ViewLogDocuments
         #expect(await buffer.next() == d8)
     }
 
+    /// The server's shared follow across a migration (DESIGN §13): `{"reload": true}` and the view's query document at
+    /// the head; a follow of a named view the migration removes gets the error document (code `view.removed`) and ends.
+    @Test func aSharedFollowStartsAgainAcrossAMigrationAndEndsWhenItsViewIsRemoved() async throws {
+        let f = try Fixture()
+        let store = f.store
+        let follows = SharedFollows()
+        let tallBuffer = WatchBuffer(capacity: 100), activeBuffer = WatchBuffer(capacity: 100)
+        let tall = follows.join(ViewLogServer.WatchRequest(selection: ViewSelection(view: "tall"), includeSeq: false, count: nil),
+                                store: store, buffer: tallBuffer)
+        defer { tall.leave() }
+        let active = follows.join(ViewLogServer.WatchRequest(selection: ViewSelection(view: "active"), includeSeq: false, count: nil),
+                                  store: store, buffer: activeBuffer)
+        defer { active.leave() }
+        _ = await tallBuffer.next()
+        _ = await activeBuffer.next()
+        try store.migrate(try Migration(jsonText: #"[{"renameAttribute": {"entity": "Employee", "from": "height", "to": "heightCm"}}, {"removeView": "active"}]"#), author: "m")
+        let head = try store.head
+        let fresh = try MaterializedView(store: store, selection: ViewSelection(view: "tall"), at: head).jsonText()
+        #expect(await tallBuffer.next() == ViewLogServer.reloadDocument)
+        #expect(await tallBuffer.next() == fresh)
+        let error = try #require(await activeBuffer.next())
+        #expect(error.contains("view.removed") && error.contains("'active'"), "\(error)")
+        #expect(await activeBuffer.next() == nil, "the follow ended")
+    }
+
     /// What `watch` (and the server's) follows of a windowed named view over key paths starts from its stored window
     /// — the window's rows and path values, not the entity — and prints what the same view ad hoc prints, before and
     /// after a move that changes it.

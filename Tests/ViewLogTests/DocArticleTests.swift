@@ -364,6 +364,20 @@ struct DocArticleTests {
         #expect(try copy.horizon == 1 && copy.head == 2 && copy.objects(of: "Employee").count == 2)
     }
 
+    @Test func migrations() throws {
+        let scratch = Scratch()
+        let (store, _, _, _) = try gettingStarted(at: scratch.path)
+        let migration = try Migration(jsonText: """
+            [{"renameAttribute": {"entity": "Employee", "from": "height", "to": "heightCm"}},
+             {"changeType": {"entity": "Employee", "attribute": "heightCm", "to": "double"}}]
+            """)
+        let t = try store.migrate(migration, author: "ops")     // one transaction
+        let before = try store.object(ObjectKey(entity: "Employee", id: "e1"), at: t.seq - 1)   // ["height": 180, …]
+        let now = try store.object(ObjectKey(entity: "Employee", id: "e1"))                      // ["heightCm": 180.0, …]
+        #expect(before?["height"] == 180 && before?["heightCm"] == nil)
+        #expect(now?["heightCm"] == .double(180) && now?["height"] == nil)
+    }
+
     // MARK: Testing your views
 
     @Test func testingYourViews() throws {

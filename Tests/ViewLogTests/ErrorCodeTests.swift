@@ -58,13 +58,14 @@ struct ErrorCodeTests {
             .invalidChange(transaction: 0, change: 0, reason: "r"),
             .invalidStagedChange(key, operation: "insert", reason: "r"), .emptyTransaction(transaction: 0), .emptyInput,
             .positionPastHead(position: 2, head: 1), .compacted(position: 1, horizon: 2), .compactionUnderWay(path: "p"), .objectNotFound(key, position: 1), .corrupt(seq: 1, reason: "r"),
-            .conflict([]), .storage("s"), .replica(path: "p", stream: "s"),
+            .conflict([]), .storage("s"), .replica(path: "p", stream: "s"), .viewRemoved("v", seq: 1), .acrossMigration(position: 1, seq: 2),
         ]
         let schema: [SchemaError] = [
             .malformed("m"), .invalid("i"), .unknownEntity("E"), .unknownAttribute(entity: "E", attribute: "a"),
             .unknownType(entity: "E", attribute: "a", type: "t"), .invalidName(entity: "E", attribute: nil),
             .duplicateAttribute(entity: "E", attribute: "a"), .invalidDefault(entity: "E", attribute: "a", expected: .int),
-            .invalidView(view: "v", reason: "r"), .breakingChange("b"),
+            .invalidView(view: "v", reason: "r"), .breakingChange("b"), .invalidMigration(step: 1, reason: "r"),
+            .migrationRefused("r"),
         ]
         let codec: [CodecError] = [
             .truncated(field: "f", offset: 0), .invalid(field: "f", offset: 0, reason: "r"),

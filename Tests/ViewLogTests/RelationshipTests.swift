@@ -46,7 +46,7 @@ func outline(_ t: Transaction) -> [String] {
         case .insert(let k, _): return "insert \(k.entity) \(k.id.json.text)"
         case .update(let k, let v, _): return "update \(k.entity) \(k.id.json.text) \(v.keys.sorted().joined(separator: ","))"
         case .delete(let k, _): return "delete \(k.entity) \(k.id.json.text)"
-        case .schema: return "schema"
+        case .schema, .migration: return "schema"
         }
     }
 }

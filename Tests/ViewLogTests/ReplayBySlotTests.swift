@@ -162,7 +162,7 @@ struct ReplayBySlotTests {
             let other: ObjectID = key.id.type == .int ? .int(-10) : .string("tag-0")
             changes[i] = .insert(ObjectKey(entity: key.entity, id: other == key.id ? (key.id.type == .int ? .int(50) : .string("tag-29")) : other),
                                  values: values)
-        case .schema: break
+        case .schema, .migration: break
         }
         return Transaction(seq: t.seq, time: t.time, author: t.author, changes: changes)
     }
@@ -189,7 +189,7 @@ struct ReplayBySlotTests {
                     changes[0] = .update(key, values: v, previous: previous)
                 case let .delete(key, previous):
                     changes[0] = .delete(ObjectKey(entity: key.entity, id: key.id.type == .int ? .string("s") : .int(1)), previous: previous)
-                case .schema: break
+                case .schema, .migration: break
                 }
                 return Transaction(seq: t.seq, time: t.time, author: t.author, changes: changes)
             }

@@ -25,7 +25,7 @@ struct RevertModelTests {
                 case let .insert(key, _): out.append(.delete(entity: key.entity, id: key.id))
                 case let .delete(key, previous): out.append(.insert(entity: key.entity, id: key.id, values: previous))
                 case let .update(key, _, previous): out.append(.update(entity: key.entity, id: key.id, values: previous))
-                case .schema: break
+                case .schema, .migration: break
                 }
             }
         }
@@ -46,7 +46,7 @@ struct RevertModelTests {
                             if !Set(previous.keys).isDisjoint(with: values.keys) { return (key, t.seq) }
                         case (.update, _), (.insert, _), (.delete, _):
                             return (key, t.seq)
-                        case (.schema, _): break
+                        case (.schema, _), (.migration, _): break
                         }
                     }
                 }

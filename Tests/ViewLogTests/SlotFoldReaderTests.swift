@@ -54,7 +54,7 @@ import TestSupport
             case let .insert(_, values): kind = "set"; named = values
             case let .update(_, values, _): kind = "merge"; named = values
             case .delete: kind = "remove"; named = [:]
-            case .schema: continue
+            case .schema, .migration: continue
             }
             var pairs: [(Int, Value)] = []
             for (name, value) in named {

@@ -40,7 +40,7 @@ import TestSupport
             switch c {
             case .insert(_, let v), .delete(_, let v): return nan(v)
             case .update(_, let v, let p): return nan(v) || nan(p)
-            case .schema: return false
+            case .schema, .migration: return false
             }
         }
     }

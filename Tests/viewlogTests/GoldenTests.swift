@@ -290,6 +290,74 @@ import Testing
         Golden.check("employees-compact.txt", t.text)
     }
 
+    /// Migrations (DESIGN §13): each step, each refusal (nothing appended), the log entry, history before it, `diff`
+    /// across it, export/import and replay of it.
+    @Test func employeesMigrate() throws {
+        var t = Transcript()
+        let box = try Sandbox()
+        try Stories.employees(in: box)
+        let files: [(String, String)] = [
+            ("rename.json", #"[{"renameAttribute": {"entity": "Employee", "from": "height", "to": "heightCm"}}]"#),
+            ("types.json", #"[{"changeType": {"entity": "Employee", "attribute": "heightCm", "to": "double"}}, {"makeRequired": {"entity": "Employee", "attribute": "hired", "default": "2026-01-01T00:00:00.000Z"}}]"#),
+            ("views.json", #"[{"setView": {"name": "short", "view": {"entity": "Employee", "where": "heightCm < 175", "sort": "name"}}}, {"removeView": "topEarners"}]"#),
+            ("entity.json", #"[{"renameEntity": {"from": "Employee", "to": "Person"}}, {"removeAttribute": {"entity": "Person", "name": "hired"}}]"#),
+            ("not-json.json", "[{"),
+            ("empty.json", "[]"),
+            ("unknown-step.json", #"[{"dropColumn": {"entity": "Employee"}}]"#),
+            ("unknown-attribute.json", #"[{"renameAttribute": {"entity": "Employee", "from": "nope", "to": "x"}}]"#),
+            ("duplicate.json", #"[{"renameAttribute": {"entity": "Employee", "from": "height", "to": "name"}}]"#),
+            ("bad-type.json", #"[{"changeType": {"entity": "Employee", "attribute": "height", "to": "float"}}]"#),
+            ("no-conversion.json", #"[{"changeType": {"entity": "Employee", "attribute": "active", "to": "date"}}]"#),
+            ("not-integral.json", #"[{"changeType": {"entity": "Employee", "attribute": "salary", "to": "int"}}, {"setView": {"name": "topEarners", "view": {"entity": "Employee", "sort": "salary desc, name", "limit": 3}}}]"#),
+            ("not-parsed.json", #"[{"changeType": {"entity": "Employee", "attribute": "name", "to": "int"}}]"#),
+            ("breaks-view.json", #"[{"removeAttribute": {"entity": "Employee", "name": "height"}}]"#),
+        ]
+        for (name, text) in files { try box.write(name, text + "\n") }
+        try record(box, [
+            ["schema", "shop", "--migrate", "not-json.json"],
+            ["schema", "shop", "--migrate", "empty.json"],
+            ["schema", "shop", "--migrate", "unknown-step.json"],
+            ["schema", "shop", "--migrate", "unknown-attribute.json"],
+            ["schema", "shop", "--migrate", "duplicate.json"],
+            ["schema", "shop", "--migrate", "bad-type.json"],
+            ["schema", "shop", "--migrate", "no-conversion.json"],
+            ["schema", "shop", "--migrate", "not-integral.json"],
+            ["schema", "shop", "--migrate", "not-parsed.json"],
+            ["schema", "shop", "--migrate", "breaks-view.json"],
+            ["schema", "shop", "--migrate", "rename.json", "--at", "3"],
+            ["log", "shop", "--from", "9"],
+            ["schema", "shop", "--migrate", "rename.json"],
+            ["schema", "shop", "--migrate", "types.json"],
+            ["schema", "shop", "--migrate", "views.json"],
+            ["log", "shop", "--from", "10"],
+            ["log", "shop", "--from", "10", "--to", "11", "--json"],
+            ["views", "shop"],
+            ["get", "shop", "Employee", "e1", "--at", "10", "--json"],
+            ["get", "shop", "Employee", "e1", "--json"],
+            ["query", "shop", "tall", "--at", "10"],
+            ["query", "shop", "tall"],
+            ["diff", "shop", "tall", "--from", "10", "--to", "11", "--json"],
+            ["diff", "shop", "tall", "--from", "10", "--to", "12", "--json"],
+            ["diff", "shop", "tall", "--from", "12", "--to", "9"],
+            ["query", "shop", "short"],
+            ["query", "shop", "topEarners", "--at", "13"],
+            ["schema", "shop", "--migrate", "entity.json"],
+            ["get", "shop", "Person", "e1", "--json"],
+            ["get", "shop", "Employee", "e1", "--at", "13", "--json"],
+            ["verify", "shop"],
+        ], into: &t)
+        try box.write("shop.jsonl", try box.run(["export", "shop"]).stdout)
+        try record(box, [
+            ["init", "copy", "--schema", "employees.json"],
+            ["import", "copy", "shop.jsonl"],
+            ["verify", "copy"],
+            ["replay", "shop", "--into", "rebuilt"],
+            ["verify", "rebuilt"],
+            ["log", "rebuilt", "--from", "13"],
+        ], into: &t)
+        Golden.check("employees-migrate.txt", t.text)
+    }
+
     @Test func authors() throws {
         let box = try Sandbox()
         var t = Transcript()

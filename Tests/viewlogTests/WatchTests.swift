@@ -133,6 +133,35 @@ struct WatchTests {
         #expect(HeadMonitor.subscriberCount(path: store.environment.path) == 0)
     }
 
+    /// `watch` across a migration (DESIGN §13): `{"reload": true}` and the view again with its new names, then change
+    /// sets from there; a watched named view the migration removes ends the watch with one `error:` line.
+    @Test func aWatchStartsAgainAcrossAMigrationAndEndsWhenItsViewIsRemoved() throws {
+        let box = try makeLab()
+        try #require(box.run(["append", "lab"], input: insert(2)).status == 0)
+        let watcher = try box.start(["watch", "lab", "evens", "--json", "--count", "1"])
+        defer { if watcher.process.isRunning { watcher.process.terminate() } }
+        try watcher.waitForLines(1)
+        try box.write("rename.json", #"[{"renameAttribute": {"entity": "TestDummy", "from": "value", "to": "amount"}}]"#)
+        try #require(box.run(["schema", "lab", "--migrate", "rename.json"]).status == 0)
+        try #require(box.run(["append", "lab", "update", "TestDummy", "2", "amount=5"]).status == 0)
+        let result = try watcher.wait(timeout: 30)
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4, "\(lines)")
+        #expect(lines.dropFirst().first == #"{"reload": true}"#)
+        #expect(lines.dropFirst(2).first?.contains(#""amount": 2"#) == true, "\(lines)")
+        #expect(lines.last == #"{"from": 2, "to": 3, "sections": [], "rows": [{"type": "update", "id": 2, "from": [0, 0], "to": [0, 0], "changed": ["amount"]}]}"#)
+
+        let ended = try box.start(["watch", "lab", "evens", "--json"])
+        defer { if ended.process.isRunning { ended.process.terminate() } }
+        try ended.waitForLines(1)
+        try box.write("remove.json", #"[{"removeView": "evens"}]"#)
+        try #require(box.run(["schema", "lab", "--migrate", "remove.json"]).status == 0)
+        let end = try ended.wait(timeout: 30)
+        #expect(end.status != 0)
+        #expect(end.stderr == "error: view 'evens' was removed by the migration at seq 4\n", "\(end.stderr)")
+    }
+
     /// A watcher whose store is removed — the directory, or only its `data.mdb` — exits with one `error:` line.
     @Test(arguments: ["directory", "data.mdb"])
     func aWatcherOfARemovedStoreEndsWithAnError(what: String) throws {

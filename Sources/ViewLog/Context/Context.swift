@@ -249,6 +249,11 @@ public final class Context {
     public func move(to target: UInt64) throws(StoreError) {
         _ = try store.checkedPosition(target)
         guard target != position || processed != staged else { return }
+        // Its controllers' requests name the schema of their position: refused, never a batch in the wrong names.
+        if let (seq, _) = try store.migrations(after: min(position, target), through: max(position, target)).first,
+           observers.contains(where: { $0.observer != nil }) {
+            throw .acrossMigration(position: position, seq: seq)
+        }
         // What the staged deletes' rules do depends on the objects at the position.
         var next = staged
         if target != position && staged.hasDeletes {

@@ -208,7 +208,7 @@ extension Context {
                         seen.insert(values.filter { $0.key == relationship })
                         seen.insert(previous.filter { $0.key == relationship })
                     case let .delete(_, previous): seen.insert(previous.filter { $0.key == relationship })
-                    case .schema: continue
+                    case .schema, .migration: continue
                     }
                     reaching[key, default: []].insert(relationship)
                 }

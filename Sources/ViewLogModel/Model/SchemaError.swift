@@ -20,6 +20,10 @@ public enum SchemaError: ViewLogError, Hashable {
     case invalidView(view: String, reason: String)
     /// A schema update that is not additive.
     case breakingChange(String)
+    /// Step `step` (1-based; 0 for the file as a whole) of a migration cannot be read or applied to the schema.
+    case invalidMigration(step: Int, reason: String)
+    /// A migration that would break a view, a relationship or integrity, or a value that does not convert.
+    case migrationRefused(String)
 
     public var description: String {
         switch self {
@@ -36,6 +40,8 @@ public enum SchemaError: ViewLogError, Hashable {
         case let .invalidDefault(e, a, t): return "default of attribute '\(a)' of entity '\(e)' is not a \(t.rawValue)"
         case let .invalidView(v, r): return "view '\(v)': \(r)"
         case .breakingChange(let m): return "breaking schema change: \(m)"
+        case let .invalidMigration(step, r): return step == 0 ? "invalid migration: \(r)" : "invalid migration, step \(step): \(r)"
+        case .migrationRefused(let m): return "migration refused: \(m)"
         }
     }
 }
@@ -54,6 +60,8 @@ extension SchemaError {
         case .invalidDefault: return .invalidDefault
         case .invalidView: return .invalidView
         case .breakingChange: return .breakingChange
+        case .invalidMigration: return .invalidMigration
+        case .migrationRefused: return .migrationRefused
         }
     }
 }

@@ -75,6 +75,10 @@ extension ErrorCode {
     public static let positionPastHead = ErrorCode(rawValue: "store.position-past-head")
     /// A position below the store's horizon: the log before it was compacted.
     public static let compacted = ErrorCode(rawValue: "log.compacted")
+    /// The named view a watch follows was removed by a migration.
+    public static let viewRemoved = ErrorCode(rawValue: "view.removed")
+    /// A context moved over a migration, which its results controllers are not carried through.
+    public static let acrossMigration = ErrorCode(rawValue: "context.across-migration")
     /// A compaction refused because another process is compacting the store.
     public static let compactionUnderWay = ErrorCode(rawValue: "log.compaction-under-way")
     /// No such object at the position.
@@ -116,6 +120,10 @@ extension ErrorCode {
     public static let invalidView = ErrorCode(rawValue: "schema.invalid-view")
     /// A schema update that is not additive.
     public static let breakingChange = ErrorCode(rawValue: "schema.breaking-change")
+    /// A migration file that cannot be read: not an array of steps, an unknown step, a name the schema lacks.
+    public static let invalidMigration = ErrorCode(rawValue: "migration.invalid")
+    /// A migration refused: it would break a view, a relationship or integrity, or a value does not convert.
+    public static let migrationRefused = ErrorCode(rawValue: "migration.refused")
 }
 
 // MARK: - Values of objects

@@ -185,6 +185,18 @@ extension Schema {
                               include: try text("include"))
     }
 
+    /// A view definition as the schema file writes it.
+    package static func viewJSON(_ v: ViewDefinition) -> JSONValue {
+        var spec: [(String, JSONValue)] = [("entity", .string(v.entity))]
+        if let w = v.predicate { spec.append(("where", .string(w))) }
+        if let s = v.sort { spec.append(("sort", .string(s))) }
+        if let s = v.sectionKey { spec.append(("section", .string(s))) }
+        if let l = v.limit { spec.append(("limit", .int(Int64(l)))) }
+        if let o = v.offset { spec.append(("offset", .int(Int64(o)))) }
+        if let i = v.include { spec.append(("include", .string(i))) }
+        return .object(spec)
+    }
+
     /// The schema as a JSON document, in the schema file format; entities, attributes and views sorted by name.
     @_spi(Engine) public var json: JSONValue {
         var entityMembers: [(String, JSONValue)] = []
@@ -224,15 +236,7 @@ extension Schema {
         if !views.isEmpty {
             var viewMembers: [(String, JSONValue)] = []
             for name in views.keys.sorted() {
-                let v = views[name]!
-                var spec: [(String, JSONValue)] = [("entity", .string(v.entity))]
-                if let w = v.predicate { spec.append(("where", .string(w))) }
-                if let s = v.sort { spec.append(("sort", .string(s))) }
-                if let s = v.sectionKey { spec.append(("section", .string(s))) }
-                if let l = v.limit { spec.append(("limit", .int(Int64(l)))) }
-                if let o = v.offset { spec.append(("offset", .int(Int64(o)))) }
-                if let i = v.include { spec.append(("include", .string(i))) }
-                viewMembers.append((name, .object(spec)))
+                viewMembers.append((name, Self.viewJSON(views[name]!)))
             }
             members.append(("views", .object(viewMembers)))
         }

@@ -121,7 +121,7 @@ extension ObjectValues {
             if values == nil { values = [:] }
             for (name, value) in v { values?[name] = value }
         case .delete: values = nil
-        case .schema: break
+        case .schema, .migration: break
         }
     }
 }

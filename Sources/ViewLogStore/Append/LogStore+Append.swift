@@ -102,19 +102,21 @@ extension LogStore {
     }
 
     /// Appends `requests` inside `txn`. With `newSchema`, the first transaction starts with the schema change
-    /// to it (recorded in the metadata too), and its requests are resolved against the new schema.
+    /// to it (recorded in the metadata too), and its requests are resolved against the new schema. With `migration`
+    /// too, that change is the migration, and the requests (its rewrite) are resolved against the new schema with
+    /// the entities it renamed or removed (their objects' deletes).
     /// Unless `replicated` (the replication SPI, which commits what its stream acknowledged), a replica store
     /// refuses: a local-only append would fork the log. `viewProgress` is called while a stored view the write adds
     /// is built (``LogStore/buildStoredViews(progress:)``).
     func appendInTransaction(_ txn: LMDBTransaction, _ requests: [TransactionRequest], time: Timestamp,
-                             newSchema: Schema? = nil, replicated: Bool = false,
+                             newSchema: Schema? = nil, migration: Migration? = nil, replicated: Bool = false,
                              viewProgress: ((String, Int, Int) -> Void)? = nil) throws -> [Transaction] {
         if !replicated, let link = try replicaLink(in: txn) {
             throw StoreError.replica(path: path, stream: link.stream)
         }
         let format = try self.format(in: txn)
         let currentSchema = try schema(at: UInt64.max, in: txn)
-        var resolver = ChangeResolver(schema: newSchema ?? currentSchema)
+        var resolver = ChangeResolver(schema: migration == nil ? newSchema ?? currentSchema : newSchema!.keeping(entitiesOf: currentSchema))
         let headBefore = try self.head(in: txn)
         var head = headBefore
         let changeCount = requests.reduce(0) { $0 + $1.changes.count }
@@ -152,11 +154,12 @@ extension LogStore {
                 entries.begin(seq: seq, time: time, author: request.author, changeCount: loggedCount, reverts: request.reverts)
             }
             if let newSchema = schemaChange {
-                let change = Change.schema(newSchema, previous: currentSchema)
+                let change = migration.map { Change.migration($0, schema: newSchema, previous: currentSchema) }
+                    ?? Change.schema(newSchema, previous: currentSchema)
                 if deferred { causes.append(0) } else { entries.append(change) }
                 changes.append(change)
                 try putMeta(txn, MetaKey.schema(at: seq), Array(newSchema.json.text.utf8), format: format)
-                try recordFeatures(of: newSchema, in: txn, format: format)
+                try recordFeatures(of: newSchema, in: txn, format: format, migration: migration != nil)
             }
             // Each request as given, or each match of a change by predicate, resolved where it stands (no array
             // per change for the ordinary ones: a bulk load resolves millions) by a function, so that the request is
@@ -279,6 +282,8 @@ extension LogStore {
         if references.isActive { try references.write(refs: try refsDatabase(), in: txn) }
         try StoredViewWrite(schema: resolver.schema, store: self, head: headBefore, in: txn)
             .write(objects, store: self, head: head, progress: viewProgress, in: txn)
+        // A migration may remove views (or change them into views not stored): their rows go in its write.
+        if migration != nil { try dropStoredViewsNotKept(in: txn) }
         if var checkpoints { try advanceCheckpoints(&checkpoints, head: head, changes: changeCount, in: txn) }
         // A schema's retention (DESIGN §13): bounded work in every write, only where checkpoints are kept.
         if let retention = resolver.schema.retention, checkpoints != nil { try retain(retention, head: head, now: time, in: txn) }

@@ -179,7 +179,7 @@ extension LogStore {
                 case let .update(key, _, previous):
                     requests.append(.update(entity: key.entity, id: key.id, values: previous))
                     for name in previous.keys { setsBack[key, default: SetBack()].attributes[name] = s }
-                case .schema:
+                case .schema, .migration:
                     throw StoreError.cannotRevert(seq: s, reason: "transaction \(s) changes the schema, which cannot be reverted")
                 }
             }
@@ -217,7 +217,7 @@ extension LogStore {
                         if let oldest = back.attributes.values.min(), t.seq > oldest {
                             try conflict(key, nil, t.seq, whole: true)
                         }
-                    case .schema:
+                    case .schema, .migration:
                         break
                     }
                 }

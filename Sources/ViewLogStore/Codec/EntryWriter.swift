@@ -76,6 +76,11 @@ struct EntryWriter: ~Copyable {
             w.u8(TransactionCodec.Kind.schema)
             w.string(schema.json.text, limit: Limits.stringBytesMax)
             w.string(previous.json.text, limit: Limits.stringBytesMax)
+        case let .migration(migration, schema, previous):
+            w.u8(TransactionCodec.Kind.migration)
+            w.string(migration.json.text, limit: Limits.stringBytesMax)
+            w.string(schema.json.text, limit: Limits.stringBytesMax)
+            w.string(previous.json.text, limit: Limits.stringBytesMax)
         }
         return nil
     }

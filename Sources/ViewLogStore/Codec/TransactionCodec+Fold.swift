@@ -63,6 +63,10 @@ extension TransactionCodec {
             case Kind.schema:
                 try r.skipString("schema", limit: Limits.stringBytesMax)
                 try r.skipString("previous schema", limit: Limits.stringBytesMax)
+            case Kind.migration:
+                try r.skipString("migration", limit: Limits.stringBytesMax)
+                try r.skipString("schema", limit: Limits.stringBytesMax)
+                try r.skipString("previous schema", limit: Limits.stringBytesMax)
             default:
                 throw .invalid(field: "change kind", offset: at, reason: "unknown kind \(kind)")
             }

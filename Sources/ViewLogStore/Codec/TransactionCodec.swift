@@ -31,6 +31,7 @@
         package static let update: UInt8 = 2
         static let delete: UInt8 = 3
         static let schema: UInt8 = 4
+        static let migration: UInt8 = 5
     }
 
     /// Encodes `t` as one log entry.
@@ -153,9 +154,34 @@
         case Kind.schema:
             let schema = try decodeSchema(&r, field: "schema")
             return .schema(schema, previous: try decodeSchema(&r, field: "previous schema"))
+        case Kind.migration:
+            let migration = try decodeMigration(&r)
+            let schema = try decodeSchema(&r, field: "schema")
+            return .migration(migration, schema: schema, previous: try decodeSchema(&r, field: "previous schema"))
         default:
             throw .invalid(field: "change kind", offset: at, reason: "unknown kind \(kind)")
         }
+    }
+
+    /// The steps of a migration change (after its kind byte).
+    static func decodeMigration(_ r: inout ByteReader) throws(CodecError) -> Migration {
+        let at = r.offset
+        let text = try r.string("migration", limit: Limits.stringBytesMax)
+        do { return try Migration(jsonText: text) } catch {
+            throw .invalid(field: "migration", offset: at, reason: error.description)
+        }
+    }
+
+    /// The migration that opens the entry, or `nil` when its first change is not one: the header and checksum are
+    /// checked, and nothing past the first change's steps is decoded (an additive schema change's updates of every
+    /// object are not).
+    static func openingMigration(_ bytes: UnsafeRawBufferPointer, expectedSeq: UInt64) throws(CodecError) -> Migration? {
+        var (r, seq, _, flags) = try checkedHeader(bytes, expectedSeq: expectedSeq)
+        try r.skipString("author", limit: Limits.stringBytesMax)
+        _ = try reverts(&r, flags: flags, seq: seq)
+        _ = try changeCount(&r)
+        guard try r.u8("change kind") == Kind.migration else { return nil }
+        return try decodeMigration(&r)
     }
 
     static func decodeSchema(_ r: inout ByteReader, field: StaticString) throws(CodecError) -> Schema {

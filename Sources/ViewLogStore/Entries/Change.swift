@@ -13,12 +13,31 @@ public enum Change: Sendable, Hashable {
     /// The store's schema became `schema`; it was `previous` before. Schema changes are additive
     /// (new entities, attributes and views), so older objects stay valid.
     case schema(Schema, previous: Schema)
+    /// A migration (DESIGN §13): the schema became `schema` by `migration`'s steps from `previous`. The changes after
+    /// it in its transaction rewrite the objects the steps change (a delete of each as it was, an insert of it as
+    /// it is), so every fold reads each position in its own schema.
+    case migration(Migration, schema: Schema, previous: Schema)
+
+    /// The schemas the changes after this one in its transaction are read in: after a migration, its rewrite's
+    /// deletes hold objects as they were (the previous schema) and its inserts objects as they are (the new one).
+    var schemasOfRest: (deletes: Schema, others: Schema)? {
+        if case let .migration(_, s, previous) = self { return (previous, s) }
+        return newSchema.map { ($0, $0) }
+    }
+
+    /// The schema in force after this change, when it is a schema change or a migration.
+    public var newSchema: Schema? {
+        switch self {
+        case .schema(let s, _), .migration(_, let s, _): return s
+        case .insert, .update, .delete: return nil
+        }
+    }
 
     /// The object the change touches; `nil` for a schema change.
     public var key: ObjectKey? {
         switch self {
         case .insert(let k, _), .update(let k, _, _), .delete(let k, _): return k
-        case .schema: return nil
+        case .schema, .migration: return nil
         }
     }
 
@@ -30,6 +49,8 @@ public enum Change: Sendable, Hashable {
         case let .update(k, values, previous): return .update(k, values: previous, previous: values)
         case let .delete(k, previous): return .insert(k, values: previous)
         case let .schema(s, previous): return .schema(previous, previous: s)
+        // A migration is undone by reading older positions in their own schema, never by a step back.
+        case .migration: return self
         }
     }
 }
@@ -41,7 +62,7 @@ extension Change {
         case let .insert(k, values): return .insert(entity: k.entity, id: k.id, values: values)
         case let .update(k, values, _): return .update(entity: k.entity, id: k.id, values: values)
         case let .delete(k, _): return .delete(entity: k.entity, id: k.id)
-        case .schema: return nil
+        case .schema, .migration: return nil
         }
     }
 }

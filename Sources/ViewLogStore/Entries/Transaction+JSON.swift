@@ -8,7 +8,8 @@
 ///  "changes": [{"op": "insert", "entity": "Employee", "id": "e1", "values": {…}},
 ///              {"op": "update", "entity": "Employee", "id": "e1", "values": {…}, "previous": {…}},
 ///              {"op": "delete", "entity": "Employee", "id": "e1", "previous": {…}},
-///              {"op": "schema", "schema": {…}, "previous": {…}}]}
+///              {"op": "schema", "schema": {…}, "previous": {…}},
+///              {"op": "migrate", "steps": [{"renameAttribute": {…}}, …], "schema": {…}, "previous": {…}}]}
 /// ```
 ///
 /// Ids keep their schema type; values are in attribute order. A schema change applies to the changes after it
@@ -17,12 +18,12 @@ extension Transaction {
     /// The JSON document of this transaction; `schema` is the schema in force before it (values of entities the
     /// schema lacks are written with their keys sorted).
     @_spi(Engine) public func json(schema: Schema) -> JSONValue {
-        var current = schema
+        var current = (deletes: schema, others: schema)
         var documents: [JSONValue] = []
         documents.reserveCapacity(changes.count)
         for change in changes {
-            documents.append(change.json(schema: current))
-            if case .schema(let next, _) = change { current = next }
+            if case .delete = change { documents.append(change.json(schema: current.deletes)) } else { documents.append(change.json(schema: current.others)) }
+            if let next = change.schemasOfRest { current = next }
         }
         var members: [(String, JSONValue)] = [
             ("seq", .int(Int64(clamping: seq))),
@@ -83,12 +84,14 @@ extension Transaction {
             throw InputValues.error("more than \(Limits.transactionChangesMax) changes", line: line, context: context,
                                     code: .tooManyChanges)
         }
-        var current = schema
+        var current = (deletes: schema, others: schema)
         var changes: [Change] = []
         changes.reserveCapacity(documents.count)
         for (i, document) in documents.enumerated() {
-            let change = try Change(json: document, schema: current, line: line, context: "\(context), change \(i + 1)")
-            if case .schema(let next, _) = change { current = next }
+            let isDelete = document["op"] == .string("delete")
+            let change = try Change(json: document, schema: isDelete ? current.deletes : current.others, line: line,
+                                    context: "\(context), change \(i + 1)")
+            if let next = change.schemasOfRest { current = next }
             changes.append(change)
         }
         self.init(seq: seq, time: time, author: author, changes: changes, reverts: reverts)
@@ -114,6 +117,9 @@ extension Change {
                             ("previous", entity(key).json(previous))])
         case let .schema(new, previous):
             return .object([("op", .string("schema")), ("schema", new.json), ("previous", previous.json)])
+        case let .migration(migration, new, previous):
+            return .object([("op", .string("migrate")), ("steps", migration.json), ("schema", new.json),
+                            ("previous", previous.json)])
         }
     }
 
@@ -123,8 +129,9 @@ extension Change {
         guard case .string(let op)? = json["op"] else {
             throw InputValues.error("\"op\" must be \"insert\", \"update\", \"delete\" or \"schema\"", line: line, context: prefix)
         }
-        if op == "schema" {
-            try InputValues.checkKeys(members, allowed: ["op", "schema", "previous"], line: line, context: prefix + ": schema")
+        if op == "schema" || op == "migrate" {
+            let keys = op == "schema" ? ["op", "schema", "previous"] : ["op", "steps", "schema", "previous"]
+            try InputValues.checkKeys(members, allowed: keys, line: line, context: prefix + ": " + op)
             func read(_ key: String) throws(InputError) -> Schema {
                 guard let document = json[key] else {
                     throw InputValues.error("missing \"\(key)\"", line: line, context: prefix + ": schema")
@@ -133,7 +140,16 @@ extension Change {
                     throw InputValues.error("\"\(key)\": \(error.description)", line: line, context: prefix + ": schema")
                 }
             }
-            self = .schema(try read("schema"), previous: try read("previous"))
+            if op == "schema" {
+                self = .schema(try read("schema"), previous: try read("previous"))
+                return
+            }
+            guard let steps = json["steps"] else { throw InputValues.error("missing \"steps\"", line: line, context: prefix + ": migrate") }
+            let migration: Migration
+            do { migration = try Migration(json: steps) } catch {
+                throw InputValues.error("\"steps\": \(error.description)", line: line, context: prefix + ": migrate")
+            }
+            self = .migration(migration, schema: try read("schema"), previous: try read("previous"))
             return
         }
         let allowed: [String]

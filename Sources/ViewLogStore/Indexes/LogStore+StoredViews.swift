@@ -31,8 +31,7 @@ extension LogStore {
         guard needed else { return }
         try perform { txn in
             let (build, drop, orphans) = try self.storedViewsToBuild(in: txn)
-            for prefix in drop { try self.dropStoredView(prefix: prefix, in: txn) }
-            for prefix in orphans { try self.dropViewEntries(under: StoredAggregates.statePrefixHead + prefix, in: txn) }
+            try self.drop(storedViews: drop, aggregateState: orphans, in: txn)
             for view in build {
                 try self.buildStoredView(view, progress: progress.map { p in { p(view.name, $0, $1) } }, in: txn)
             }
@@ -44,6 +43,18 @@ extension LogStore {
                 }
             }
         }
+    }
+
+    /// Drops the rows of the stored views the head's schema no longer has (a migration removed them, or changed them
+    /// into views that are not stored), in the write that changes the schema.
+    func dropStoredViewsNotKept(in txn: LMDBTransaction) throws {
+        let (_, drop, orphans) = try storedViewsToBuild(in: txn)
+        try self.drop(storedViews: drop, aggregateState: orphans, in: txn)
+    }
+
+    private func drop(storedViews drop: [[UInt8]], aggregateState orphans: [[UInt8]], in txn: LMDBTransaction) throws {
+        for prefix in drop { try dropStoredView(prefix: prefix, in: txn) }
+        for prefix in orphans { try dropViewEntries(under: StoredAggregates.statePrefixHead + prefix, in: txn) }
     }
 
     /// The stored views of the head's schema whose rows the store lacks, the prefixes of the views it holds that the

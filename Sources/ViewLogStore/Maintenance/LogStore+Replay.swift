@@ -172,7 +172,7 @@ extension LogStore {
     /// Refuses transactions with a schema change to a schema that is not valid or too long.
     static func checkSchemas(of transactions: [Transaction]) throws(StoreError) {
         for t in transactions {
-            for case .schema(let s, _) in t.changes {
+            for s in t.changes.compactMap(\.newSchema) {
                 do { try s.validate() } catch { throw .schema(error) }
                 try checkSchemaSize(s)
             }
@@ -204,10 +204,15 @@ extension LogStore {
             head = t.seq
             if t.changes.contains(where: { $0.key == nil }) {
                 try flush()
-                guard case .schema(let s, _) = t.changes[0] else {
+                let replayed: Transaction?
+                switch t.changes[0] {
+                case .schema(let s, _):
+                    replayed = try self.updateSchemaInTransaction(txn, s, author: t.author, time: t.time)
+                case .migration(let m, _, _):
+                    replayed = try self.migrateInTransaction(txn, m, author: t.author, time: t.time)
+                default:
                     throw StoreError.corrupt(seq: t.seq, reason: "a schema change must open its transaction")
                 }
-                let replayed = try self.updateSchemaInTransaction(txn, s, author: t.author, time: t.time)
                 guard replayed?.seq == t.seq, replayed?.changes == t.changes else {
                     throw StoreError.invalidChange(transaction: index, change: 0,
                                                    reason: "the schema change does not replay to the same transaction")

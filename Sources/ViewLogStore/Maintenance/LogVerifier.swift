@@ -433,7 +433,7 @@ struct LogVerifier {
     /// Applies `t` to the replay, reporting changes that do not fit the state they claim to follow.
     private mutating func replay(_ t: Transaction) {
         for change in t.changes {
-            if case .schema(let schema, _) = change { logSchemas[t.seq] = schema }
+            if let schema = change.newSchema { logSchemas[t.seq] = schema }
             guard let key = change.key else { continue }
             // Taken out and put back, so that an update changes the values in place: read through the dictionary
             // and written back, they were held twice and copied by every update.
@@ -460,7 +460,7 @@ struct LogVerifier {
                 } else {
                     problem("seq \(t.seq): delete of \(key), which does not exist")
                 }
-            case .schema: break
+            case .schema, .migration: break
             }
             ObjectValues.apply(change, to: &current)
             if let current { replayed[key] = (current, t.seq) }

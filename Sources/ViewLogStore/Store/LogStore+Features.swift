@@ -8,7 +8,7 @@ import LMDB
 /// cannot read corrupt.
 extension LogStore {
     /// The features this code reads and writes.
-    public static let featuresKnown: Set<String> = ["relationships"]
+    public static let featuresKnown: Set<String> = ["relationships", "migrations"]
 
     /// The features a store holding `schema` uses.
     static func features(of schema: Schema) -> Set<String> {
@@ -42,8 +42,9 @@ extension LogStore {
     }
 
     /// Adds the features `schema` uses to the metadata's record, in the write that stores `schema`.
-    func recordFeatures(of schema: Schema, in txn: LMDBTransaction, format: Int) throws {
-        let used = Self.features(of: schema)
+    func recordFeatures(of schema: Schema, in txn: LMDBTransaction, format: Int, migration: Bool = false) throws {
+        // A migration's log entry is a kind older code calls corrupt: it must refuse the store as newer instead.
+        let used = Self.features(of: schema).union(migration ? ["migrations"] : [])
         guard !used.isEmpty else { return }
         let recorded = try recordedFeatures(in: txn, format: format)
         guard !used.isSubset(of: recorded) else { return }

@@ -121,12 +121,16 @@ extension LogStore {
             guard seq == head + 1 else { throw StoreError.positionPastHead(position: seq - 1, head: head) }
             // A schema change opens its transaction; the rest replays as requests checked against the logged changes.
             let request = TransactionRequest(replaying: transaction)
-            var newSchema: Schema?
-            if case .schema(let s, _)? = transaction.changes.first { newSchema = s }
+            var newSchema: Schema?, migration: Migration?
+            switch transaction.changes.first {
+            case .schema(let s, _)?: newSchema = s
+            case .migration(let m, let s, _)?: (newSchema, migration) = (s, m)
+            default: break
+            }
             let logged: Transaction
             do {
                 logged = try self.appendInTransaction(txn, [request], time: transaction.time, newSchema: newSchema,
-                                                      replicated: true)[0]
+                                                      migration: migration, replicated: true)[0]
             } catch let StoreError.invalidChange(_, change, reason) {
                 throw StoreError.corrupt(seq: seq, reason: "change \(change + 1) does not apply as logged: \(reason)")
             }

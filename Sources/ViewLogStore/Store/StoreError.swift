@@ -28,6 +28,11 @@ public enum StoreError: ViewLogError, Hashable {
     /// A position below the store's horizon: the log up to the horizon was compacted (``LogStore/compact(_:now:)``), so
     /// no state before it can be computed.
     case compacted(position: UInt64, horizon: UInt64)
+    /// The named view followed was removed by the migration at `seq` (DESIGN §13): the follow ends.
+    case viewRemoved(String, seq: UInt64)
+    /// A context's move from `position` over the migration at `seq`: its controllers' views are not carried through a
+    /// migration; make new ones at the new position (``Context/reset(to:)`` after changing them, or a new context).
+    case acrossMigration(position: UInt64, seq: UInt64)
     /// A compaction refused because another process is compacting the store at `path`; nothing was changed by it.
     case compactionUnderWay(path: String)
     /// The object does not exist at the position.
@@ -71,6 +76,9 @@ public enum StoreError: ViewLogError, Hashable {
         case let .positionPastHead(p, head): return "position \(p) is past the head (\(head))"
         case let .compacted(p, horizon):
             return "position \(p) is below the horizon (\(horizon)): the log up to \(horizon) was compacted"
+        case let .viewRemoved(name, seq): return "view '\(name)' was removed by the migration at seq \(seq)"
+        case let .acrossMigration(position, seq):
+            return "cannot move the context from position \(position) over the migration at seq \(seq): its views are made for the schema before it"
         case .compactionUnderWay(let path): return "another process is compacting \(path): try again when it is done"
         case let .objectNotFound(key, p): return "no \(key.entity) with id \(key.id.json.text) at position \(p)"
         case let .corrupt(seq, reason):
@@ -131,6 +139,8 @@ extension StoreError {
         case .emptyInput: return .emptyInput
         case .positionPastHead: return .positionPastHead
         case .compacted: return .compacted
+        case .viewRemoved: return .viewRemoved
+        case .acrossMigration: return .acrossMigration
         case .compactionUnderWay: return .compactionUnderWay
         case .objectNotFound: return .objectNotFound
         case .corrupt: return .corrupt

@@ -123,7 +123,7 @@ struct CheckedFold {
             case TransactionCodec.Kind.insert: (take, end) = (.values, .set)
             case TransactionCodec.Kind.update: (take, end) = (.valuesAndPrevious, .merge)
             case TransactionCodec.Kind.delete: (take, end) = (.previous, .remove)
-            case TransactionCodec.Kind.schema: return false
+            case TransactionCodec.Kind.schema, TransactionCodec.Kind.migration: return false
             default: throw .invalid(field: "change kind", offset: at, reason: "unknown kind \(kind)")
             }
             let (raw, _) = try r.rawName("entity name")

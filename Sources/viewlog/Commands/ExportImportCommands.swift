@@ -24,7 +24,7 @@ struct ExportCommand: ParsableCommand {
         let head = try store.head
         if let snapshot { Output.standard.line(snapshot.json.text) }
         try store.forEachTransaction(after: snapshot?.position ?? 0) { t in
-            for case .schema(let s, _) in t.changes { schema = s }
+            for s in t.changes.compactMap(\.newSchema) { schema = s }
             Output.standard.line(t.json(schema: schema).text)
             if t.seq % 10_000 == 0 { Output.progress("export: \(t.seq)/\(head) transactions") }
         }
@@ -81,7 +81,7 @@ struct ImportCommand: ParsableCommand {
             do { t = try Transaction(json: json, schema: schema, line: lineNumber) } catch {
                 throw CLIError("\(error); nothing imported")
             }
-            for case .schema(let s, _) in t.changes { schema = s }
+            for s in t.changes.compactMap(\.newSchema) { schema = s }
             transactions.append(t)
             lines.append(lineNumber)
             if lineNumber % 10_000 == 0 { Output.progress("import: read \(lineNumber) lines") }

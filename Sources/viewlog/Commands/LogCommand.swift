@@ -29,7 +29,7 @@ struct LogCommand: ParsableCommand {
         }
         var schema = try store.schema(at: from)
         try store.forEachTransaction(after: from, through: end) { t in
-            for case .schema(let s, _) in t.changes { schema = s }
+            for s in t.changes.compactMap(\.newSchema) { schema = s }
             for line in TransactionText.lines(t, schema: schema) { Output.standard.line(line) }
         }
     }
@@ -50,6 +50,8 @@ enum TransactionText {
                 out.append("  - \(key.entity) \(key.id.displayText)")
             case let .schema(new, previous):
                 out.append("  schema updated: " + schemaChanges(from: previous, to: new).joined(separator: ", "))
+            case let .migration(migration, _, _):
+                out.append("  migrated: " + migration.steps.map(\.description).joined(separator: ", "))
             }
         }
         return out

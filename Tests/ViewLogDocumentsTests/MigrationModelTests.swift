@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+import TestSupport
+@_spi(Engine) @testable import ViewLog
+@_spi(Engine) @testable import ViewLogDocuments
+
+/// Random appends and migrations (renames of an attribute and of the entity, a string ↔ int conversion) against a
+/// plain model: every position's objects are the model's in the schema of that position, and `diff` across any span
+/// is a change set that takes the view at its start to the view at its end (DESIGN §13).
+@Suite struct MigrationModelTests {
+    static let schema = """
+    {"entities": {"Item": {"id": "string", "attributes": {"code": {"type": "string"}, "n": {"type": "int", "optional": true}}}},
+     "views": {"v": {"entity": "Item", "where": "n != 3", "sort": "code, n"}}}
+    """
+
+    struct Model {
+        var entity = "Item", number = "n", codeIsInt = false
+        var objects: [ObjectID: ObjectValues] = [:]
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func everyPositionAndEverySpanMatchesAPlainModel(seed: UInt64) throws {
+        let path = TestScratch.newPath("migration-model")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try LogStore.create(at: path, schema: try Schema(jsonText: Self.schema), options: StoreOptions(durable: false))
+        var rng = SeededGenerator(seed: SeededGenerator.seed(default: seed))
+        var model = Model(), history: [Model] = [model], next = 0, migrations = 0
+        func code() -> Value {
+            let text = rng.pick(["007", "7", "10", "2", "042", "3"])
+            return model.codeIsInt ? .int(Int64(text)!) : .string(text)
+        }
+        for _ in 0..<40 {
+            if rng.chance(0.2) {
+                // One migration of one or two steps, the model changed the same way.
+                var steps: [String] = []
+                if rng.chance(0.5) {
+                    let to = model.number == "n" ? "m" : "n"
+                    steps.append(#"{"renameAttribute": {"entity": "\#(model.entity)", "from": "\#(model.number)", "to": "\#(to)"}}"#)
+                    for (id, var v) in model.objects {
+                        v[to] = v.removeValue(forKey: model.number)
+                        model.objects[id] = v
+                    }
+                    model.number = to
+                }
+                if rng.chance(0.5) {
+                    let to = model.entity == "Item" ? "Thing" : "Item"
+                    steps.append(#"{"renameEntity": {"from": "\#(model.entity)", "to": "\#(to)"}}"#)
+                    model.entity = to
+                }
+                steps.append(#"{"changeType": {"entity": "\#(model.entity)", "attribute": "code", "to": "\#(model.codeIsInt ? "string" : "int")"}}"#)
+                for (id, var v) in model.objects {
+                    switch v["code"]! {
+                    case .int(let i): v["code"] = .string(String(i))
+                    case .string(let s): v["code"] = .int(Int64(s)!)
+                    default: Issue.record("code is a string or an int")
+                    }
+                    model.objects[id] = v
+                }
+                model.codeIsInt.toggle()
+                try store.migrate(try Migration(jsonText: "[" + steps.joined(separator: ", ") + "]"), author: "m")
+                migrations += 1
+            } else {
+                var changes: [ChangeRequest] = []
+                for _ in 0..<rng.int(1...3) {
+                    let existing = model.objects.keys.sorted()
+                    let n: Value = rng.chance(0.2) ? .null : .int(Int64(rng.int(0...5)))
+                    if existing.isEmpty || rng.chance(0.5) {
+                        next += 1
+                        let id = ObjectID.string("i\(next)")
+                        let values: ObjectValues = ["code": code(), model.number: n]
+                        changes.append(.insert(entity: model.entity, id: id, values: values))
+                        model.objects[id] = values
+                    } else if rng.chance(0.7) {
+                        let id = rng.pick(existing)
+                        let values: ObjectValues = rng.chance(0.5) ? ["code": code()] : [model.number: n]
+                        changes.append(.update(entity: model.entity, id: id, values: values))
+                        model.objects[id]!.merge(values) { $1 }
+                    } else {
+                        let id = rng.pick(existing)
+                        changes.append(.delete(entity: model.entity, id: id))
+                        model.objects[id] = nil
+                    }
+                }
+                try store.append(changes, author: "t")
+            }
+            history.append(model)
+        }
+        #expect(migrations >= 3, "the run migrates several times")
+        #expect(try store.verify().isOK)
+        let head = try store.head
+        #expect(Int(head) == history.count - 1)
+        for p in 0...head {
+            let m = history[Int(p)]
+            let objects = try store.objects(of: m.entity, at: p)
+            #expect(Dictionary(uniqueKeysWithValues: objects.map { ($0.id, $0.values.filter { !$0.value.isNull }) })
+                    == m.objects.mapValues { $0.filter { !$0.value.isNull } }, "position \(p)")
+        }
+        let selection = ViewSelection(view: "v")
+        for _ in 0..<60 {
+            let a = UInt64(rng.int(0...Int(head))), b = UInt64(rng.int(0...Int(head)))
+            let (view, changes, _) = try MaterializedView.diff(store: store, selection: selection, from: a, to: b)
+            var rows = try MaterializedView(store: store, selection: selection, at: a).controller.fetchedObjects
+            let removed = Set(changes.rowChanges.filter { $0.kind == .move || $0.kind == .delete }.map(\.id))
+            rows.removeAll { removed.contains($0) }
+            for change in changes.rowChanges.filter({ $0.kind == .move || $0.kind == .insert }).sorted(by: { $0.to![1] < $1.to![1] }) {
+                rows.insert(change.id, at: change.to![1])
+            }
+            let expected = try MaterializedView(store: store, selection: selection, at: b).controller.fetchedObjects
+            #expect(rows == expected, "diff \(a) → \(b)")
+            #expect(view.controller.fetchedObjects == expected, "diff \(a) → \(b): the view at its end")
+            // A rename alone is no change: an update names a value that differs, under the names at `b`.
+            let names: Set<String> = ["code", history[Int(b)].number]
+            for change in changes.rowChanges where change.kind == .update {
+                #expect(!change.changed.isEmpty && Set(change.changed).isSubset(of: names), "diff \(a) → \(b): \(change)")
+            }
+        }
+    }
+}
