@@ -19,6 +19,8 @@ import sys
 import threading
 import time
 
+from benchlib import finish, run
+
 ARGS = sys.argv[1:]
 if len(ARGS) < 3:
     sys.exit(__doc__)
@@ -50,15 +52,6 @@ int main(int argc, char **argv) {
     return 0;
 }
 """
-
-
-def run(args, stdin_text=None):
-    started = time.perf_counter()
-    p = subprocess.run(args, input=stdin_text.encode() if stdin_text is not None else None, capture_output=True)
-    elapsed = time.perf_counter() - started
-    if p.returncode != 0:
-        sys.exit(f"error: {' '.join(args)} failed: {p.stderr.decode(errors='replace')[:500]}")
-    return elapsed, p.stdout.decode()
 
 
 def size(path):
@@ -156,12 +149,7 @@ def main():
                          "medianAppendDuringMs": statistics.median(during) * 1000 if during else None,
                          "longestAppendBeforeMs": max(before) * 1000, "medianAppendBeforeMs": statistics.median(before) * 1000}
     run([VIEWLOG, "verify", store])
-    result["loadAverage"] = open("/proc/loadavg").read().split()[:3]
-    text = json.dumps(result, indent=1)
-    print(text)
-    with open(OUT, "w") as f:
-        f.write(text + "\n")
-    shutil.rmtree(SCRATCH, ignore_errors=True)
+    finish(result, OUT, SCRATCH)
 
 
 if __name__ == "__main__":

@@ -16,9 +16,9 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
-import time
+
+from benchlib import finish, run
 
 ARGS = sys.argv[1:]
 if len(ARGS) < 3:
@@ -26,15 +26,6 @@ if len(ARGS) < 3:
 VIEWLOG, SCRATCH, OUT = ARGS[0], os.path.abspath(ARGS[1]), ARGS[2]
 SIZES = [int(n) for n in ARGS[ARGS.index("--objects") + 1].split(",")] if "--objects" in ARGS else [100_000, 1_000_000]
 ROUNDS = int(ARGS[ARGS.index("--rounds") + 1]) if "--rounds" in ARGS else 3
-
-
-def run(args, stdin_text=None):
-    started = time.perf_counter()
-    p = subprocess.run(args, input=stdin_text.encode() if stdin_text is not None else None, capture_output=True)
-    elapsed = time.perf_counter() - started
-    if p.returncode != 0:
-        sys.exit(f"error: {' '.join(args)} failed: {p.stderr.decode(errors='replace')[:500]}")
-    return elapsed
 
 
 def build(n, directory):
@@ -62,11 +53,11 @@ def migrate(store, directory, steps):
     path = os.path.join(directory, "migration.json")
     with open(path, "w") as f:
         json.dump(steps, f)
-    return run([VIEWLOG, "schema", store, "--migrate", path])
+    return run([VIEWLOG, "schema", store, "--migrate", path])[0]
 
 
 def sqlite(db, sql):
-    return run(["sqlite3", db], "PRAGMA synchronous=FULL;\n" + sql)
+    return run(["sqlite3", db], "PRAGMA synchronous=FULL;\n" + sql)[0]
 
 
 def main():
@@ -106,12 +97,7 @@ def main():
         # How the rename's time grows with the objects: ~1 when it rewrites none.
         result["renameGrowth"] = last["medianSeconds"]["rename"] / first["medianSeconds"]["rename"]
         result["objectsGrowth"] = last["objects"] / first["objects"]
-    result["loadAverage"] = open("/proc/loadavg").read().split()[:3]
-    text = json.dumps(result, indent=1)
-    print(text)
-    with open(OUT, "w") as f:
-        f.write(text + "\n")
-    shutil.rmtree(SCRATCH, ignore_errors=True)
+    finish(result, OUT, SCRATCH)
 
 
 if __name__ == "__main__":
