@@ -250,8 +250,8 @@ public final class Context {
         _ = try store.checkedPosition(target)
         guard target != position || processed != staged else { return }
         // Its controllers' requests name the schema of their position: refused, never a batch in the wrong names.
-        if let (seq, _) = try store.migrations(after: min(position, target), through: max(position, target)).first,
-           observers.contains(where: { $0.observer != nil }) {
+        if observers.contains(where: { $0.observer != nil }),
+           let (seq, _) = try store.migrations(after: min(position, target), through: max(position, target)).first {
             throw .acrossMigration(position: position, seq: seq)
         }
         // What the staged deletes' rules do depends on the objects at the position.
