@@ -42,7 +42,17 @@ import ViewLogTesting
         sections.offset = 2
         var page = try FetchRequest(schema.views["page"]!)
         page.predicate = try ViewPredicate("name != 'nobody'")
-        return [tall, sections, page]
+        // Over key paths: a department rename moves its employees across the window's edge, a delete nullifies them.
+        var byDepartment = try FetchRequest(schema.views["byDepartment"]!)
+        byDepartment.predicate = try ViewPredicate("name != 'nobody'")
+        byDepartment.offset = 1
+        var departmentSections = try FetchRequest(schema.views["byDepartment"]!)
+        departmentSections.predicate = try ViewPredicate("height >= 150")
+        departmentSections.sectionKey = "department.name"
+        departmentSections.limit = 3
+        var headcount = try FetchRequest(schema.views["headcount"]!)
+        headcount.predicate = try ViewPredicate("ANY employees.height > 160")
+        return [tall, sections, page, byDepartment, departmentSections, headcount]
     }
 
     /// A controller and its in-memory twin, with what each reported since the last check.
