@@ -109,7 +109,8 @@ import ViewLogTesting
             let (stored, memory, pairs) = contexts[k]
             for c in pairs.map(\.stored) {
                 kinds.insert(c.holdsStoredWindow ? "stored window" : c.holdsStoredPathWindow ? "stored path window"
-                             : c.holdsStoredPathRange ? "stored path range" : c.holdsFirstRows ? "first rows" : "whole")
+                             : c.holdsStoredPathRange ? "stored path range"
+                             : c.holdsFirstRows ? (c.relational == nil ? "first rows" : "first rows over key paths") : "whole")
             }
             let injected = rng.chance(0.4) ? rng.int(1...3) : 0
             store.storedViewFaults.withLock { $0 = injected }
@@ -188,7 +189,7 @@ import ViewLogTesting
                 pair.before = c.snapshot
             }
         }
-        #expect(kinds == ["stored window", "stored path window", "stored path range", "first rows", "whole"], "every source: \(kinds)")
+        #expect(kinds == ["stored window", "stored path window", "stored path range", "first rows", "first rows over key paths", "whole"], "every source: \(kinds)")
         #expect(faults > 0 && faultsOnPartial > 0, "faults were injected into stored reads")
         #expect(gaveWay > 0, "partial sources gave way to the whole view")
         _ = reloads
