@@ -102,16 +102,9 @@ import ViewLogDocuments
             let head = try store.append(changes, author: "w").seq
             changesAt[head] = changes.count
             for (k, follower) in followers.enumerated() {
-                let held = follower.view.controller.rows.count
-                let from = follower.position
-                let span = changesAt.filter { $0.key > from }.values.reduce(0, +)
-                if let step = try follower.step(to: head) { try Self.check(step, of: selections[k], from: from, store: store) }
-                #expect(follower.view.controller.holdsFirstRows, "\(selections[k])")
-                #expect(follower.view.controller.rows.count <= bounds[k] + 2 * span,
-                        "\(selections[k]): \(follower.view.controller.rows.count) rows held")
-                #expect(follower.view.values.count <= selections[k].limit!, "\(selections[k]): values of rows not shown kept")
-                if follower.view.controller.rows.count > held { refilled += 1 }
-                #expect(try follower.view.jsonText() == MaterializedView(store: store, selection: selections[k], at: head).jsonText())
+                if try Self.stepFirstRows(follower, of: selections[k], to: head, bound: bounds[k], touchedAt: changesAt, store: store) {
+                    refilled += 1
+                }
             }
         }
         #expect(refilled > 0, "the reserve was used up and read again")
@@ -172,18 +165,9 @@ import ViewLogDocuments
             let head = try store.append(changes, author: "w").seq
             touchedAt[head] = changes.count + reached
             for (k, follower) in followers.enumerated() {
-                let held = follower.view.controller.rows.count
-                let from = follower.position
-                let span = touchedAt.filter { $0.key > from }.values.reduce(0, +)
-                if let step = try follower.step(to: head) { try Self.check(step, of: selections[k], from: from, store: store) }
-                let controller = follower.view.controller
-                #expect(controller.holdsFirstRows, "\(selections[k])")
-                #expect(controller.rows.count <= bounds[k] + 2 * span, "\(selections[k]): \(controller.rows.count) rows held")
-                #expect((controller.relational?.pathValues.count ?? .max) <= bounds[k] + 2 * span,
-                        "\(selections[k]): path values of \(controller.relational?.pathValues.count ?? -1) rows held")
-                #expect(follower.view.values.count <= selections[k].limit!, "\(selections[k]): values of rows not shown kept")
-                if controller.rows.count > held { refilled += 1 }
-                #expect(try follower.view.jsonText() == MaterializedView(store: store, selection: selections[k], at: head).jsonText())
+                if try Self.stepFirstRows(follower, of: selections[k], to: head, bound: bounds[k], touchedAt: touchedAt, store: store) {
+                    refilled += 1
+                }
             }
         }
         #expect(refilled > 0, "the reserve was used up and read again")
@@ -224,6 +208,27 @@ import ViewLogDocuments
     }
 
     /// `step`'s change set is `diff --from from --to to`'s, byte for byte, with and without seqs.
+    /// Steps a watcher's window no stored view serves to `head` and checks it: the step is the `diff` of its span, the
+    /// view the view at `head`, and the rows held (and, over key paths, their path values) at most `bound` and twice the
+    /// rows touched (`touchedAt`, by seq) in the span; the values kept only the window's.
+    /// - Returns: whether the rows held grew (the reserve was read again).
+    static func stepFirstRows(_ follower: ViewFollower, of selection: ViewSelection, to head: UInt64, bound: Int,
+                              touchedAt: [UInt64: Int], store: LogStore) throws -> Bool {
+        let held = follower.view.controller.rows.count
+        let from = follower.position
+        let span = touchedAt.filter { $0.key > from }.values.reduce(0, +)
+        if let step = try follower.step(to: head) { try check(step, of: selection, from: from, store: store) }
+        let controller = follower.view.controller
+        #expect(controller.holdsFirstRows, "\(selection)")
+        #expect(controller.rows.count <= bound + 2 * span, "\(selection): \(controller.rows.count) rows held")
+        if let relational = controller.relational {
+            #expect(relational.pathValues.count <= bound + 2 * span, "\(selection): path values of \(relational.pathValues.count) rows held")
+        }
+        #expect(follower.view.values.count <= selection.limit!, "\(selection): values of rows not shown kept")
+        #expect(try follower.view.jsonText() == MaterializedView(store: store, selection: selection, at: head).jsonText())
+        return controller.rows.count > held
+    }
+
     static func check(_ step: ViewFollower.Step, of selection: ViewSelection, from: UInt64, store: LogStore) throws {
         #expect(step.changes.from == from)
         let diff = try MaterializedView.diff(store: store, selection: selection, from: from, to: step.changes.to)
