@@ -20,11 +20,7 @@ import TestSupport
 
     @Test(arguments: [1, 2, 3] as [UInt64])
     func everyPositionAndEverySpanMatchesAPlainModel(seed: UInt64) throws {
-        let path = TestScratch.newPath("migration-model")
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        var rng = SeededGenerator(seed: SeededGenerator.seed(default: seed))
-        let (store, history) = try Self.makeHistory(path, &rng)
-        try checkPositionsAndSpans(store, history, &rng)
+        try Self.withHistory(seed: seed) { store, history, rng in try checkPositionsAndSpans(store, history, &rng) }
     }
 
     /// A context with a results controller moved at random, forwards and backwards, across the migrations: each
@@ -32,10 +28,10 @@ import TestSupport
     /// and its request carries the names of its position — never a refusal, never a reload.
     @Test(arguments: [1, 2, 3] as [UInt64])
     func aContextWithAControllerIsCarriedThroughMigrations(seed: UInt64) throws {
-        let path = TestScratch.newPath("migration-model")
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        var rng = SeededGenerator(seed: SeededGenerator.seed(default: seed))
-        let (store, history) = try Self.makeHistory(path, &rng)
+        try Self.withHistory(seed: seed) { store, history, rng in try moveAContext(store, history, &rng) }
+    }
+
+    func moveAContext(_ store: LogStore, _ history: [Model], _ rng: inout SeededGenerator) throws {
         let head = try store.head
         let context = try Context(store: store, name: "ui", at: 0)
         let controller = try context.makeResultsController(view: "v")
@@ -58,6 +54,15 @@ import TestSupport
             }
             if events.isEmpty { #expect(before == fresh.snapshot, "\(from) → \(target)") }
         }
+    }
+
+    /// A store of random appends and migrations (seeded by `seed`) and its model at every position, for `body`.
+    static func withHistory(seed: UInt64, _ body: (LogStore, [Model], inout SeededGenerator) throws -> Void) throws {
+        let path = TestScratch.newPath("migration-model")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var rng = SeededGenerator(seed: SeededGenerator.seed(default: seed))
+        let (store, history) = try makeHistory(path, &rng)
+        try body(store, history, &rng)
     }
 
     static func makeHistory(_ path: String, _ rng: inout SeededGenerator) throws -> (LogStore, [Model]) {
