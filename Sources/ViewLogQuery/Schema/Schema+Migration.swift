@@ -268,8 +268,11 @@ extension Migration {
 @_spi(Engine) public struct MigrationCarry: Sendable, Hashable {
     /// A migration of the log and its seq.
     public struct Logged: Sendable, Hashable {
+        /// The seq of its transaction.
         public var seq: UInt64
+        /// Its steps.
         public var migration: Migration
+        /// Makes a logged migration.
         public init(seq: UInt64, migration: Migration) {
             self.seq = seq
             self.migration = migration
