@@ -68,7 +68,7 @@ final class RelationalView {
         let touchesPaths = delta.objects.contains { entitiesRead.contains($0.key.entity) }
         let own = delta.objects.filter { $0.key.entity == entity }
         guard touchesPaths || !own.isEmpty else {
-            return Delta(from: delta.from, to: delta.to, objects: [], schemaChange: delta.schemaChange)
+            return Delta(from: delta.from, to: delta.to, objects: [], schemaChange: delta.schemaChange, carry: delta.carry)
         }
         moveTables(by: delta)
         // At the head with no unsaved change, the relationships index finds the rows the move reaches.
@@ -141,7 +141,7 @@ final class RelationalView {
                                       after: adding(after, to: values), seq: seq))
         }
         result.sort { $0.key < $1.key }
-        return Delta(from: delta.from, to: delta.to, objects: result, schemaChange: delta.schemaChange)
+        return Delta(from: delta.from, to: delta.to, objects: result, schemaChange: delta.schemaChange, carry: delta.carry)
     }
 }
 
