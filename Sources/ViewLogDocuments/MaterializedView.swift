@@ -24,9 +24,15 @@ package final class MaterializedView: ContextObserver {
     /// come from: a named view's stored rows, or the objects). A view opened to be printed (`.print`) may hold only its
     /// window as stored: print it, do not move it; for a range, position is `from` (the view may open at `to` when that
     /// is lower: ``diff(store:selection:from:to:)`` moves it).
-    package init(store: LogStore, selection: ViewSelection, at position: UInt64, for purpose: ViewPurpose = .follow) throws {
-        let schema = try store.schema(at: position)
-        let (request, entity) = try selection.fetchRequest(schema: schema)
+    package convenience init(store: LogStore, selection: ViewSelection, at position: UInt64, for purpose: ViewPurpose = .follow) throws {
+        let (request, entity) = try selection.fetchRequest(schema: try store.schema(at: position))
+        try self.init(store: store, request: request, entity: entity, at: position, for: purpose)
+    }
+
+    /// `request` of `entity` (named as at `position`) at `position`, opened for `purpose` as
+    /// ``init(store:selection:at:for:)`` opens a selection.
+    package init(store: LogStore, request: FetchRequest, entity: EntityDescription, at position: UInt64,
+                 for purpose: ViewPurpose = .follow) throws {
         context = try Context(store: store, name: "viewlog", at: position)
         self.entity = entity
         let opened = try context.openView(request, for: purpose, keepingRows: true)
