@@ -60,10 +60,29 @@ package final class MaterializedView: ContextObserver {
         -> (view: MaterializedView, changes: ChangeSet, before: [ObjectID: ObjectValues]) {
         _ = try store.checkedPosition(from)
         _ = try store.checkedPosition(to)
-        let view = try MaterializedView(store: store, selection: selection, at: from, for: .range(from: from, to: to))
+        let purpose = ViewPurpose.range(from: from, to: to)
+        let view = try redefined(store: store, selection: selection, from: from, to: to).map {
+            try MaterializedView(store: store, request: $0.request, entity: $0.entity, at: from, for: purpose)
+        } ?? MaterializedView(store: store, selection: selection, at: from, for: purpose)
         if view.controller.position != from { _ = try view.move(to: from) }
         let (changes, before) = try view.move(to: to)
         return (view, changes, before)
+    }
+
+    /// A named view that a migration between `from` and `to` sets: its definition at `to`, named as at `from`, so that
+    /// the move's carry (which renames a request, never redefines it) ends at the view's definition there (DESIGN §13:
+    /// `diff` across a `setView`). `nil` for any other view, or a definition that reads an attribute absent at `from`.
+    /// - Throws: ``RequestError`` when the view is unknown at `to` (a migration removed it).
+    private static func redefined(store: LogStore, selection: ViewSelection, from: UInt64, to: UInt64) throws
+        -> (request: FetchRequest, entity: EntityDescription)? {
+        guard let name = selection.view else { return nil }
+        let migrations = try store.migrations(after: min(from, to), through: max(from, to))
+        // The carry from `to` back to `from`.
+        let back = MigrationCarry(migrations: migrations.map { MigrationCarry.Logged(seq: $0.seq, migration: $0.migration) },
+                                  backward: from < to)
+        guard back.seqChanging(view: name) != nil else { return nil }
+        guard let request = back.request(try selection.fetchRequest(schema: try store.schema(at: to)).0) else { return nil }
+        return (request, try store.schema(at: from).entity(named: request.entity))
     }
 
     /// What-if (DESIGN §14, `query --with`, `diff --with`): `selection` as it would be after appending `requests` at

@@ -62,6 +62,29 @@ import TestSupport
         #expect(back.rowChanges.contains { $0.kind == .move && $0.changed == ["code"] })
     }
 
+    /// `diff` of a named view across a migration that sets it, either way: the view at its end is the view there (its
+    /// definition there), and the change set is that definition's over the span; across its removal it is unknown.
+    @Test func aDiffAcrossASetViewEndsAtTheViewsDefinitionThere() throws {
+        let path = TestScratch.newPath("migration-span")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try Self.makeStore(path)
+        try store.migrate(try Migration(jsonText: """
+            [{"renameAttribute": {"entity": "Item", "from": "code", "to": "sku"}},
+             {"setView": {"name": "byName", "view": {"entity": "Item", "where": "name != 'a'", "sort": "sku desc"}}}]
+            """), author: "m")
+        try store.append([.update(entity: "Item", id: .string("i2"), values: ["sku": .string("3")])], author: "t")
+        let selection = ViewSelection(view: "byName")
+        for (from, to) in [(1, 3), (3, 1)] as [(UInt64, UInt64)] {
+            let (view, changes, _) = try MaterializedView.diff(store: store, selection: selection, from: from, to: to)
+            #expect(try view.jsonText() == MaterializedView(store: store, selection: selection, at: to).jsonText(), "\(from) → \(to)")
+            // i2's code "10" → "3": forwards it moves before i3 under `sku desc`; backwards, under `name`, an update.
+            #expect(changes.rowChanges.map(\.id) == [.string("i2")], "\(from) → \(to): \(changes)")
+            #expect(changes.rowChanges.map(\.kind) == [to == 3 ? .move : .update], "\(from) → \(to): \(changes)")
+        }
+        try store.migrate(try Migration(jsonText: #"[{"removeView": "byName"}]"#), author: "m")
+        #expect(throws: RequestError.self) { try MaterializedView.diff(store: store, selection: selection, from: 1, to: 4) }
+    }
+
     @Test func aFollowIsCarriedAcrossAMigrationAndEndsWhenItsViewIsRemoved() throws {
         let path = TestScratch.newPath("migration-span")
         defer { try? FileManager.default.removeItem(atPath: path) }
