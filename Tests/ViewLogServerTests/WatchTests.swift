@@ -270,7 +270,7 @@ import ViewLogDocuments
             at = to
         }
         #expect(at == head && !documents.contains(ViewLogServer.reloadDocument), "\(documents)")
-        #expect(documents.contains { $0.contains(#""changed": ["salary"]"#) }, "the converted values are updates: \(documents)")
+        #expect(documents.contains { $0.contains(#""salary"]"#) }, "the converted values are updates: \(documents)")
         let error = try #require(await activeBuffer.next())
         #expect(error.contains("view.removed") && error.contains("'active'"), "\(error)")
         #expect(await activeBuffer.next() == nil, "the follow ended")
