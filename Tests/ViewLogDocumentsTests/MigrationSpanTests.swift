@@ -20,6 +20,13 @@ import TestSupport
         return store
     }
 
+    /// ``makeStore(_:)`` with the migration `json` logged at 2.
+    static func makeStore(_ path: String, migratedBy json: String) throws -> LogStore {
+        let store = try makeStore(path)
+        try store.migrate(try Migration(jsonText: json), author: "m")
+        return store
+    }
+
     @Test func aRenameAloneIsNoChangeEitherWay() throws {
         let path = TestScratch.newPath("migration-span")
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -35,11 +42,10 @@ import TestSupport
     @Test func aConvertedValueIsAnUpdateOrAMoveUnderTheNewName() throws {
         let path = TestScratch.newPath("migration-span")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = try Self.makeStore(path)
-        try store.migrate(try Migration(jsonText: """
+        let store = try Self.makeStore(path, migratedBy: """
             [{"renameAttribute": {"entity": "Item", "from": "code", "to": "sku"}},
              {"changeType": {"entity": "Item", "attribute": "sku", "to": "int"}}]
-            """), author: "m")
+            """)
         // byName: every row stays in place, its value changed: updates naming the new attribute.
         let byName = try MaterializedView.diff(store: store, selection: ViewSelection(view: "byName"), from: 1, to: 2).changes
         #expect(byName.rowChanges.map(\.kind) == [.update, .update, .update])
@@ -67,11 +73,10 @@ import TestSupport
     @Test func aDiffAcrossASetViewEndsAtTheViewsDefinitionThere() throws {
         let path = TestScratch.newPath("migration-span")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = try Self.makeStore(path)
-        try store.migrate(try Migration(jsonText: """
+        let store = try Self.makeStore(path, migratedBy: """
             [{"renameAttribute": {"entity": "Item", "from": "code", "to": "sku"}},
              {"setView": {"name": "byName", "view": {"entity": "Item", "where": "name != 'a'", "sort": "sku desc"}}}]
-            """), author: "m")
+            """)
         try store.append([.update(entity: "Item", id: .string("i2"), values: ["sku": .string("3")])], author: "t")
         let selection = ViewSelection(view: "byName")
         for (from, to) in [(1, 3), (3, 1)] as [(UInt64, UInt64)] {
