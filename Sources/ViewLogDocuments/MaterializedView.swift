@@ -76,11 +76,8 @@ package final class MaterializedView: ContextObserver {
     private static func redefined(store: LogStore, selection: ViewSelection, from: UInt64, to: UInt64) throws
         -> (request: FetchRequest, entity: EntityDescription)? {
         guard let name = selection.view else { return nil }
-        let migrations = try store.migrations(after: min(from, to), through: max(from, to))
         // The carry from `to` back to `from`.
-        let back = MigrationCarry(migrations: migrations.map { MigrationCarry.Logged(seq: $0.seq, migration: $0.migration) },
-                                  backward: from < to)
-        guard back.seqChanging(view: name) != nil else { return nil }
+        guard let back = try store.migrationCarry(from: to, to: from), back.seqChanging(view: name) != nil else { return nil }
         guard let request = back.request(try selection.fetchRequest(schema: try store.schema(at: to)).0) else { return nil }
         return (request, try store.schema(at: from).entity(named: request.entity))
     }
