@@ -220,4 +220,18 @@ struct MigrationTests {
         #expect(throws: StoreError.acrossMigration(position: 2, seq: 3)) { try staged.refresh() }
         #expect(staged.position == 2 && staged.hasChanges)
     }
+
+    /// A save is refused across a migration as a move is, whatever the merge policy: the staged changes name the
+    /// schema of their position (`height`, not `heightCm`), so nothing is appended and they stay staged.
+    @Test(arguments: [MergePolicy.error, .mergeDisjointProperties, .overwrite])
+    func aSaveOverAMigrationIsRefusedAndKeepsItsChanges(policy: MergePolicy) throws {
+        let store = try Self.makeMigrationStore()
+        let staged = try Context(store: store, name: "staged")
+        staged.mergePolicy = policy
+        try staged.update("Employee", id: .string("e1"), values: ["name": .string("Ann"), "height": .int(150)])
+        try store.migrate(try Self.migration(#"[{"renameAttribute": {"entity": "Employee", "from": "height", "to": "heightCm"}}]"#), author: "m")
+        let head = try store.head
+        #expect(throws: StoreError.acrossMigration(position: 2, seq: 3)) { try staged.save() }
+        #expect(try store.head == head && staged.position == 2 && staged.hasChanges)
+    }
 }

@@ -215,7 +215,9 @@ public final class Context {
     /// - Returns: the appended transaction, or `nil` when there was nothing to save (or the merge policy
     ///   dropped every change).
     /// - Throws: ``StoreError/conflict(_:)`` under ``MergePolicy/error`` and, for overlapping changes,
-    ///   ``MergePolicy/mergeDisjointProperties`` (nothing appended, nothing lost: the changes stay staged).
+    ///   ``MergePolicy/mergeDisjointProperties`` (nothing appended, nothing lost: the changes stay staged);
+    ///   ``StoreError/acrossMigration(position:seq:)`` under any policy when a migration was logged after the context's
+    ///   position (the changes name the schema before it; they stay staged).
     @discardableResult
     public func save() throws(StoreError) -> Transaction? {
         guard hasChanges else { return nil }

@@ -14,6 +14,10 @@ extension LogStore {
         let saved = try perform { txn -> Transaction? in
             let head = try self.head(in: txn)
             precondition(position <= head, "a context cannot be ahead of the head")
+            // Staged changes name the schema of `position`: a migration after it would have them read in other names.
+            if position < head, let carry = try self.migrationCarry(from: position, to: head, in: txn) {
+                throw StoreError.acrossMigration(position: position, seq: carry.passed[0].seq)
+            }
             var adjusted: [ChangeRequest] = []
             var conflicts: [Conflict] = []
             // What others changed after `position`, per object: read lazily, only when a conflict exists.
