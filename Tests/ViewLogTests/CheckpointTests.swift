@@ -276,7 +276,7 @@ struct CheckpointTests {
                 try store.forEachObject(of: entity, at: p, reading: read, in: txn, visit: { id, fetched in
                     visited.append(id)
                     let values = expected.first { $0.id == id }?.values
-                    #expect(fetched.slots == read.map { values?[$0.name] ?? .null }, "\(id) at \(p)")
+                    #expect(Array(fetched.slots) == read.map { values?[$0.name] ?? .null }, "\(id) at \(p)")
                     return id.description.utf8.reduce(0) { $0 + Int($1) } % 3 != 0
                 }, member: { id, values in members.append((id, values)) })
             }

@@ -52,7 +52,7 @@ struct SlotRowsTests {
             for n in 0..<Int.random(in: 0...10, using: &g) {
                 let id = ObjectID.int(Int64(n * 3))
                 let slots = layout.kept.map { Self.randomValue($0.type, using: &g) }
-                rows.appendExisting(id, slots)
+                slots.withUnsafeBufferPointer { rows.appendExisting(id, $0) }
                 model[id] = (true, 0, slots)
                 order.append(id)
             }

@@ -192,6 +192,13 @@ extension EntityDescription {
     /// Checks that `id` can identify an object of this entity: of the entity's id type, and a string id at most
     /// `Limits/idBytesMax` bytes (object keys must fit LMDB's key size).
     public func checkID(_ id: ObjectID) throws(ObjectValuesError) {
+        try Self.checkID(id, entity: name, idType: idType)
+    }
+
+    /// ``checkID(_:)`` from the two fields it reads: an append checks every change's id from another module, where
+    /// calling the method on a description held by a class instance copies the whole description (its name and
+    /// three collections) first.
+    package static func checkID(_ id: ObjectID, entity name: String, idType: IDType) throws(ObjectValuesError) {
         guard id.type == idType else {
             throw .invalidID(entity: name, id: id, reason: "\(name) ids are \(idType == .string ? "strings" : "integers"), got \(id.type == .string ? "a string" : "an integer")")
         }

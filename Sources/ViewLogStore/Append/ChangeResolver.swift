@@ -56,7 +56,9 @@ package struct ChangeResolver {
     /// within the limits).
     mutating func checkedEntity(of key: ObjectKey) throws(Refusal) -> ResolvedEntity {
         let resolved = try entity(key.entity)
-        do { try resolved.description.checkID(key.id) } catch { throw Refusal(reason: error.description) }
+        do {
+            try EntityDescription.checkID(key.id, entity: resolved.description.name, idType: resolved.description.idType)
+        } catch { throw Refusal(reason: error.description) }
         return resolved
     }
 

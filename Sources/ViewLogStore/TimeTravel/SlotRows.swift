@@ -335,7 +335,7 @@ struct SlotRows {
     }
 
     /// Adds an existing object, its kept values in slot order (as ``FetchedValues/slots`` of ``SlotLayout/kept``).
-    mutating func appendExisting(_ id: ObjectID, _ slots: [Value]) {
+    mutating func appendExisting(_ id: ObjectID, _ slots: UnsafeBufferPointer<Value>) {
         precondition(slots.count == layout.width, "a row holds one value per kept attribute")
         let r = newRow(id)
         let base = r * rowWords
