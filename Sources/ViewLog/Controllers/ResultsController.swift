@@ -185,6 +185,8 @@ public final class ResultsController {
         rows.reserve(objects.underestimatedCount)
         let order = rows.order
         var key = ByteWriter(capacity: order.inlineKeyBytes)
+        // Read once: the property of a class, its enum (defined in another module) would be copied for every row.
+        let membership = membership
         for (id, values) in objects where membership.evaluate(values, id) { rows.stage(id, values, order: order, key: &key) }
         rows.finishLoad()
     }
@@ -197,6 +199,7 @@ public final class ResultsController {
         guard let limit = fetchRequest.limit else { return objects.isEmpty }
         let order = rows.order
         var key = ByteWriter(capacity: order.inlineKeyBytes)
+        let membership = membership
         for (id, values) in objects where !rows.contains(id) && membership.evaluate(values, id) {
             key.truncate(to: 0)
             let idStart = order.encode(id: id, values: values, into: &key)

@@ -2,12 +2,12 @@
 /// object table): fast — 8 bytes at a time, multiply and fold — and seeded with ``processSeed``, drawn at random
 /// once per process, so that whoever writes the ids cannot choose a set of them that shares a slot in every process
 /// and turns lookups linear.
-package enum IDHash {
+@usableFromInline package enum IDHash {
     /// This process's seed.
-    static let processSeed = UInt64.random(in: .min ... .max)
+    @usableFromInline static let processSeed = UInt64.random(in: .min ... .max)
 
     /// The hash of `bytes` under `seed`.
-    @inline(__always)
+    @inlinable
     package static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = processSeed) -> Int {
         var h: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(bytes.count)
         var i = 0
@@ -29,7 +29,7 @@ package enum IDHash {
     /// `h` mixed with `seed` so that every bit of the result depends on every bit of both (MurmurHash3's 64-bit
     /// finalizer): which values share a table slot then changes with the seed. A seed xored in before a multiply
     /// would not do: values that agree in their low bits share the low bits of their products under every seed.
-    @inline(__always)
+    @inlinable
     package static func mix(_ h: UInt64, seed: UInt64 = processSeed) -> Int {
         var h = h ^ seed
         h ^= h >> 33
