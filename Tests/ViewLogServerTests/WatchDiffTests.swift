@@ -150,8 +150,15 @@ import ViewLogDocuments
                 }) {
                     try await Task.sleep(for: .milliseconds(10))
                 }
+                // Named before the cancellation, which the subscribers still waiting end with: which one never got there.
+                for w in watchers where w.channel != .cli {
+                    let documents = w.documents.withLock { $0 }
+                    if !(documents.last.map { Self.reaches($0, end) } ?? false) {
+                        Issue.record("\(w.channel) \(w.query) seq=\(w.seq): no document reached \(end) after about a minute; \(documents.count) documents, the last: \(documents.last ?? "none")")
+                    }
+                }
                 group.cancelAll()
-                try await group.waitForAll()
+                do { try await group.waitForAll() } catch is CancellationError {}
             }
             // `viewlog watch`: lines until one reaches the last seq.
             let end = try store.head
