@@ -115,7 +115,7 @@ import ViewLogTesting
             let injected = rng.chance(0.4) ? rng.int(1...3) : 0
             store.storedViewFaults.withLock { $0 = injected }
             let partial = pairs.map(\.stored.holdsPartOfView)
-            let pathRange = pairs.map(\.stored.holdsStoredPathRange), positions = pairs.map(\.stored.position)
+            let pathRanges = pairs.map(\.stored.storedPathRange)
             var saved = false
             switch rng.int(0...9) {
             case 0...2:
@@ -185,17 +185,15 @@ import ViewLogTesting
                             "the change sets: \(what)")
                 }
                 if partial[p] && !c.holdsPartOfView { gaveWay += 1 }
-                if pathRange[p], let range = c.storedPathRange {
+                if let old = pathRanges[p], let range = c.storedPathRange {
                     // A stored range over key paths that a move left read the range again: it holds the window, the
                     // stored rows read past the rows it touches, and those rows — not the view.
                     let end = c.fetchRequest.offset + c.fetchRequest.limit!
                     #expect(c.rows.count <= 2 * end + range.touched.count, "rows held: \(what)")
-                    if !pair.storedEvents.isEmpty {
-                        if c.position > positions[p] { followedForward += 1 }
-                        if c.position < positions[p] { followedBack += 1 }
-                    }
+                    if c.position > old.high { followedForward += 1 }
+                    if c.position < old.low { followedBack += 1 }
                 }
-                if pathRange[p], consumed > 0, !c.holdsPartOfView { pathRangeGaveWay += 1 }
+                if pathRanges[p] != nil, consumed > 0, !c.holdsPartOfView { pathRangeGaveWay += 1 }
                 pair.storedEvents = []
                 pair.memoryEvents = []
                 pair.before = c.snapshot
@@ -204,8 +202,8 @@ import ViewLogTesting
         #expect(kinds == ["stored window", "stored path range", "first rows", "first rows over key paths", "whole"], "every source: \(kinds)")
         #expect(faults > 0 && faultsOnPartial > 0, "faults were injected into stored reads")
         #expect(gaveWay > 0, "partial sources gave way to the whole view")
-        // Stored ranges over key paths follow moves that change them, to the head and below, and give way when a read
-        // of the stored view fails.
+        // Stored ranges over key paths follow moves out of their range, past their head and below their low end, and
+        // give way when a read of the stored view fails.
         #expect(followedForward >= 5 && followedBack > 0, "followed \(followedForward) forward, \(followedBack) back")
         #expect(pathRangeGaveWay > 0, "a stored range over key paths gave way to the whole view when a read failed")
         _ = reloads
