@@ -22,8 +22,8 @@ extension Context {
     }
 
     /// The window, entity and schema of `request` when a window of its stored view could serve it: it has a `limit`,
-    /// no key path (those rows need path values: see ``makeStoredPathRangeController(view:_:transactionsMax:)``), and the context no
-    /// unsaved change of its entity (processed first). `nil` otherwise.
+    /// no key path (those rows need path values: see ``makeStoredPathRangeController(view:_:transactionsMax:)``), and
+    /// the context no unsaved change of its entity (processed first). `nil` otherwise.
     private func storedWindowRequest(_ request: FetchRequest) throws -> (limit: Int, entity: EntityDescription, schema: Schema)? {
         try processPendingChanges()
         guard let limit = request.limit else { return nil }
@@ -58,11 +58,11 @@ extension Context {
     /// The rows a controller holding the window of a flat stored view (``ViewSource/storedWindow(rowsBefore:)``) adds
     /// before it applies `delta`, a move this context is delivering, so that its window after the move is exact: the
     /// stored-view reader's rows at the move's end, the context's position
-    /// (``storedRangeRows(view:_:_:entity:alsoTouched:low:values:transactionsMax:)``) — the first stored rows of objects untouched
-    /// since, and the objects changed since up to the head — with the objects the move changes as they were at its
-    /// start (the delta has them: the move's span is not read again), and those of the unsaved changes as the context
-    /// shows them. Every other object is the same at both ends. `nil` when the stored view cannot serve the move (the
-    /// caller takes the whole view).
+    /// (``storedRangeRows(view:_:_:entity:alsoTouched:low:values:transactionsMax:)``) — the first stored rows of objects
+    /// untouched since, and the objects changed since up to the head — with the objects the move changes as they were
+    /// at its start (the delta has them: the move's span is not read again), and those of the unsaved changes as the
+    /// context shows them. Every other object is the same at both ends. `nil` when the stored view cannot serve the
+    /// move (the caller takes the whole view).
     func storedRowsBefore(_ delta: Delta, view name: String, _ request: FetchRequest, entity: EntityDescription,
                           transactionsMax: UInt64) throws -> [(ObjectID, ObjectValues)]? {
         // The objects whose values at the move's start the store's rows do not give.

@@ -169,10 +169,10 @@ extension Context {
     ///
     /// `nil` unless the request has a `limit`, p is at or below the head by at most `transactionsMax` transactions with
     /// no schema change after it, and the store holds the view's rows (and, for paths, its relationships index).
-    /// - Returns: the range, the rows (values with path values), and the rows' own values at p.
     ///
     /// With `low` and `values`, the range starts at `low` (not p) and the rows' values are those at `values`, a position
     /// in it: the rows a controller at `values` adds for a move to p (``ResultsController/followingRange(_:for:context:)``).
+    /// - Returns: the range, the rows (values with path values), and the rows' own values at p.
     func storedRangeRows(view name: String, _ request: FetchRequest, _ relational: RelationalView,
                          entity viewEntity: EntityDescription, alsoTouched: Set<ObjectID> = [],
                          low: UInt64? = nil, values at: UInt64? = nil, transactionsMax: UInt64)
