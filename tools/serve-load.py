@@ -3,11 +3,14 @@
 key paths, one append a second, and the server's other requests answered meanwhile.
 
 Usage: serve-load.py VIEWLOG SCRATCH OUT.json [--employees N] [--watchers W] [--appends A] [--idle I] [--limit L]
+                     [--view NAME]
 
 1. A store of `schema/company.json` with 100 departments and N employees (default 100,000), loaded in transactions
    of 10,000.
 2. `viewlog serve` on a free loopback port; first one watcher of `entity=Employee&sort=department.name,name&limit=L`
-   (default 100): the server's RSS with one; then W watchers in all (default 200) of the same view.
+   (default 100), or with `--view NAME` of the schema's named view `view=NAME&limit=L` (`byDepartment`: the same
+   order, sectioned, served from its stored rows): the server's RSS with one; then W watchers in all (default 200)
+   of the same view.
 3. A appends (default 30), one a second, each moving an employee into the window's department (its name sorts
    first) so that every watcher is sent a change set: per append, the delay from the append's answer to each
    watcher's document (p50, p99, max over all watchers and appends); meanwhile `GET /v1/stats` every 50 ms
@@ -45,7 +48,8 @@ IDLE = option("--idle", 1_000)
 LIMIT = option("--limit", 100)
 DEPARTMENTS = 100
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-VIEW = f"entity=Employee&sort=department.name,name&limit={LIMIT}"
+NAMED = ARGS[ARGS.index("--view") + 1] if "--view" in ARGS else None
+VIEW = f"view={NAMED}&limit={LIMIT}" if NAMED else f"entity=Employee&sort=department.name,name&limit={LIMIT}"
 
 
 def build_store(store):

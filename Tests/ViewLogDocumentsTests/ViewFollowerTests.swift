@@ -116,6 +116,35 @@ import ViewLogDocuments
     /// each step still the `diff` of its span.
     @Test(arguments: [1, 2] as [UInt64])
     func aWatchedWindowOverKeyPathsHoldsItsFirstRowsNotTheView(seed: UInt64) throws {
+        let selections = [ViewSelection(entity: "Employee", predicate: "name != 'nobody'", sort: "department.name, name", limit: 5),
+                          ViewSelection(entity: "Employee", predicate: "name != 'nobody'", sort: "department.name, name",
+                                        section: "department.name", limit: 4, offset: 3)]
+        // The window's end and twice the reserve, and twice the rows the span a step moves over touched (a rename
+        // touches a department's employees: about `size`, twice that after inserts).
+        let bounds = selections.map { s in (s.offset ?? 0) + s.limit! + 2 * max(64, (s.offset ?? 0) + s.limit!) }
+        let refilled = try Self.followThroughDepartmentRenames(seed: seed, selections: selections, bounds: bounds, holds: \.holdsFirstRows)
+        #expect(refilled > 0, "the reserve was used up and read again")
+    }
+
+    /// A watched named view over key paths, opened from its stored rows (DESIGN §11), stays a window as it follows the
+    /// head: each step the `diff` of its span, through department renames that move a department's employees in and
+    /// out of the window, and the rows and path values held bounded by the window and the rows the span touched —
+    /// each move reads what it needs from the stored view — not the view's 600 rows.
+    @Test(arguments: [1, 2] as [UInt64])
+    func aWatchedStoredWindowOverKeyPathsHoldsItsWindowNotTheView(seed: UInt64) throws {
+        let selections = [ViewSelection(view: "byDepartment", limit: 10), ViewSelection(view: "byDepartment", limit: 4, offset: 3)]
+        // The window's end twice (the window held and the stored rows read past the rows a move touches), and twice
+        // the rows the span a step moves over touched.
+        let bounds = selections.map { s in 2 * ((s.offset ?? 0) + s.limit!) }
+        _ = try Self.followThroughDepartmentRenames(seed: seed, selections: selections, bounds: bounds, holds: \.holdsStoredPathRange)
+    }
+
+    /// Follows each of `selections`, windows of employees by `department.name`, through random appends to 600
+    /// employees of 20 departments — department renames that move a whole department across the window's edge,
+    /// employees moved between departments, inserts and deletes — each step checked by ``stepFirstRows(_:of:to:bound:touchedAt:store:holds:)``
+    /// against `bounds`. Returns how many steps added rows held.
+    static func followThroughDepartmentRenames(seed: UInt64, selections: [ViewSelection], bounds: [Int],
+                                               holds: Swift.KeyPath<ResultsController, Bool>) throws -> Int {
         let path = TestScratch.newPath("first-path-rows")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let store = try LogStore.create(at: path, schema: try FollowWorkload.schema())
@@ -129,15 +158,10 @@ import ViewLogDocuments
         }
         _ = try store.append(departments.map { .insert(entity: "Department", id: .int($0), values: ["name": .string("d\(rng.int(10...99))")]) }
                              + (0..<(departments.count * size)).map { _ in insert() }, author: "setup")
-        let selections = [ViewSelection(entity: "Employee", predicate: "name != 'nobody'", sort: "department.name, name", limit: 5),
-                          ViewSelection(entity: "Employee", predicate: "name != 'nobody'", sort: "department.name, name",
-                                        section: "department.name", limit: 4, offset: 3)]
         let followers = try selections.map { try ViewFollower(store: store, selection: $0, at: try store.head) }
-        // The window's end and twice the reserve, and twice the rows the span a step moves over touched (a rename
-        // touches a department's employees: about `size`, twice that after inserts).
-        let bounds = selections.map { s in (s.offset ?? 0) + s.limit! + 2 * max(64, (s.offset ?? 0) + s.limit!) }
+        for follower in followers { #expect(follower.view.controller[keyPath: holds], "opened as \(holds)") }
         var touchedAt: [UInt64: Int] = [:]
-        var refilled = 0
+        var grew = 0
         for _ in 0..<100 {
             var changes: [ChangeRequest] = []
             var touched = Set<Int64>(), reached = 0
@@ -165,12 +189,13 @@ import ViewLogDocuments
             let head = try store.append(changes, author: "w").seq
             touchedAt[head] = changes.count + reached
             for (k, follower) in followers.enumerated() {
-                if try Self.stepFirstRows(follower, of: selections[k], to: head, bound: bounds[k], touchedAt: touchedAt, store: store) {
-                    refilled += 1
+                if try Self.stepFirstRows(follower, of: selections[k], to: head, bound: bounds[k], touchedAt: touchedAt,
+                                          store: store, holds: holds) {
+                    grew += 1
                 }
             }
         }
-        #expect(refilled > 0, "the reserve was used up and read again")
+        return grew
     }
 
     /// The store's horizon passing the follow's position (DESIGN §13: a compaction, a schema's retention) does not end
@@ -290,18 +315,20 @@ import ViewLogDocuments
     }
 
     /// `step`'s change set is `diff --from from --to to`'s, byte for byte, with and without seqs.
-    /// Steps a watcher's window no stored view serves to `head` and checks it: the step is the `diff` of its span, the
-    /// view the view at `head`, and the rows held (and, over key paths, their path values) at most `bound` and twice the
-    /// rows touched (`touchedAt`, by seq) in the span; the values kept only the window's.
+    /// Steps a watcher's window that holds part of its view to `head` and checks it: the step is the `diff` of its
+    /// span, the view the view at `head`, the source still `holds` (a window no stored view serves: its first rows),
+    /// and the rows held (and, over key paths, their path values) at most `bound` and twice the rows touched
+    /// (`touchedAt`, by seq) in the span; the values kept only the window's.
     /// - Returns: whether the rows held grew (the reserve was read again).
     static func stepFirstRows(_ follower: ViewFollower, of selection: ViewSelection, to head: UInt64, bound: Int,
-                              touchedAt: [UInt64: Int], store: LogStore) throws -> Bool {
+                              touchedAt: [UInt64: Int], store: LogStore,
+                              holds: Swift.KeyPath<ResultsController, Bool> = \.holdsFirstRows) throws -> Bool {
         let held = follower.view.controller.rows.count
         let from = follower.position
         let span = touchedAt.filter { $0.key > from }.values.reduce(0, +)
         if let step = try follower.step(to: head) { try check(step, of: selection, from: from, store: store) }
         let controller = follower.view.controller
-        #expect(controller.holdsFirstRows, "\(selection)")
+        #expect(controller[keyPath: holds], "\(selection): \(holds)")
         #expect(controller.rows.count <= bound + 2 * span, "\(selection): \(controller.rows.count) rows held")
         if let relational = controller.relational {
             #expect(relational.pathValues.count <= bound + 2 * span, "\(selection): path values of \(relational.pathValues.count) rows held")

@@ -278,7 +278,7 @@ import ViewLogDocuments
 
     /// What `watch` (and the server's) follows of a windowed named view over key paths starts from its stored window
     /// — the window's rows and path values, not the entity — and prints what the same view ad hoc prints, before and
-    /// after a move that changes it.
+    /// after a move that changes it, still holding the window and the rows the move touched.
     @Test func aWatchedWindowOverKeyPathsStartsFromTheStoredWindow() throws {
         let schema = try Schema(jsonText: """
             {"entities": {
@@ -303,14 +303,14 @@ import ViewLogDocuments
                                   sort: "employees.@count desc, employees.@max.height, name", limit: 2)
         let stored = try MaterializedView(store: store, selection: ViewSelection(view: "headcount"), at: try store.head)
         let memory = try MaterializedView(store: store, selection: adHoc, at: try store.head)
-        #expect(stored.controller.holdsStoredPathWindow && !memory.controller.holdsStoredPathWindow)
+        #expect(stored.controller.holdsStoredPathRange && !memory.controller.holdsStoredPathRange)
         #expect(try stored.jsonText() == memory.jsonText())
         try store.append([.update(entity: "Employee", id: .int(2), values: ["department": .int(1)])], author: "t")
         let (a, _) = try stored.move(to: try store.head)
         let (b, _) = try memory.move(to: try store.head)
         #expect(a == b && !a.rowChanges.isEmpty)
         #expect(try stored.jsonText() == memory.jsonText())
-        #expect(!stored.controller.holdsStoredPathWindow, "the whole view since the move")
+        #expect(stored.controller.holdsStoredPathRange, "the window and the rows the move touched, not the whole view")
 
         // Made below the head (the head moved on before the view was made): the window and the rows changed since,
         // their values read one by one, exact up to the head.

@@ -9,7 +9,7 @@ import TestSupport
 import ViewLogTesting
 
 /// Every source a live controller's rows come from (``ViewSource``: the whole view, a flat stored window, a stored
-/// window over key paths, a stored range below the head) against the same views built in memory, through random
+/// range over key paths, read again as moves leave it) against the same views built in memory, through random
 /// writes by another writer, merges, moves both ways, staged changes, saves and rollbacks — with faults injected into
 /// the stored views' reads. Each controller must report what the in-memory one reports (change sets with their
 /// seqs, by the UITableView rules too), hold its rows and path values, and never stay behind its context: a source
@@ -102,19 +102,20 @@ import ViewLogTesting
         var contexts = [try open(at: try store.head), try open(at: try store.head - 3)]
         var kinds = Set<String>()
         var faults = 0, faultsOnPartial = 0, reloads = 0, gaveWay = 0
+        var followedForward = 0, followedBack = 0, pathRangeGaveWay = 0
         for round in 0..<120 {
             if rng.chance(0.4) { try workload.appendOne(store) }
             let k = rng.int(0...1)
             if rng.chance(0.15) { contexts[k] = try open(at: try store.head - UInt64(rng.int(0...4))) }
             let (stored, memory, pairs) = contexts[k]
             for c in pairs.map(\.stored) {
-                kinds.insert(c.holdsStoredWindow ? "stored window" : c.holdsStoredPathWindow ? "stored path window"
-                             : c.holdsStoredPathRange ? "stored path range"
+                kinds.insert(c.holdsStoredWindow ? "stored window" : c.holdsStoredPathRange ? "stored path range"
                              : c.holdsFirstRows ? (c.relational == nil ? "first rows" : "first rows over key paths") : "whole")
             }
             let injected = rng.chance(0.4) ? rng.int(1...3) : 0
             store.storedViewFaults.withLock { $0 = injected }
             let partial = pairs.map(\.stored.holdsPartOfView)
+            let pathRanges = pairs.map(\.stored.storedPathRange)
             var saved = false
             switch rng.int(0...9) {
             case 0...2:
@@ -184,14 +185,27 @@ import ViewLogTesting
                             "the change sets: \(what)")
                 }
                 if partial[p] && !c.holdsPartOfView { gaveWay += 1 }
+                if let old = pathRanges[p], let range = c.storedPathRange {
+                    // A stored range over key paths that a move left read the range again: it holds the window, the
+                    // stored rows read past the rows it touches, and those rows — not the view.
+                    let end = c.fetchRequest.offset + c.fetchRequest.limit!
+                    #expect(c.rows.count <= 2 * end + range.touched.count, "rows held: \(what)")
+                    if c.position > old.high { followedForward += 1 }
+                    if c.position < old.low { followedBack += 1 }
+                }
+                if pathRanges[p] != nil, consumed > 0, !c.holdsPartOfView { pathRangeGaveWay += 1 }
                 pair.storedEvents = []
                 pair.memoryEvents = []
                 pair.before = c.snapshot
             }
         }
-        #expect(kinds == ["stored window", "stored path window", "stored path range", "first rows", "first rows over key paths", "whole"], "every source: \(kinds)")
+        #expect(kinds == ["stored window", "stored path range", "first rows", "first rows over key paths", "whole"], "every source: \(kinds)")
         #expect(faults > 0 && faultsOnPartial > 0, "faults were injected into stored reads")
         #expect(gaveWay > 0, "partial sources gave way to the whole view")
+        // Stored ranges over key paths follow moves out of their range, past their head and below their low end, and
+        // give way when a read of the stored view fails.
+        #expect(followedForward >= 5 && followedBack > 0, "followed \(followedForward) forward, \(followedBack) back")
+        #expect(pathRangeGaveWay > 0, "a stored range over key paths gave way to the whole view when a read failed")
         _ = reloads
     }
 }

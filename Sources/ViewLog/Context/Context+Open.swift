@@ -45,7 +45,7 @@ extension Context {
     /// | --- | --- | --- | --- |
     /// | print | the stored window, at the head | the stored window and its path values, at the head | in memory |
     /// | range | the stored window and the rows changed since the lower end | the same, path values from the stored state | in memory |
-    /// | follow | the stored window, pulling rows as moves need them | at the head the stored window, below it the range | its stored order (without `keepingRows`) |
+    /// | follow | the stored window, pulling rows as moves need them | the range, read again as moves leave it | its stored order (without `keepingRows`) |
     /// | watch | as follow; a window no stored view serves holds its first rows and a reserve | as follow; a window no stored view serves holds its first rows, a reserve and their path values | as follow |
     ///
     /// For a range the context must have no controller and nothing unsaved: it is put where the source opens (the
@@ -129,17 +129,12 @@ extension Context {
                 return nil
             }
             return OpenedView(controller: controller, rows: keepingRows ? .values(values) : nil)
-        case (.range, true):
+        case (.range, true), (.follow, true), (.watch, true):
             guard let (controller, values) = try makeStoredPathRangeController(view: name, request) else { return nil }
-            return OpenedView(controller: controller, rows: keepingRows ? .values(values) : nil)
-        case (.follow, true), (.watch, true):
-            if let controller = try makeStoredPathWindowController(view: name, request) {
-                return OpenedView(controller: adopt(controller), rows: keepingRows ? .values(try memberValues(of: controller)) : nil)
-            }
-            // Below the head: the window and the rows changed since, exact up to the head (the values of the window's
-            // rows, as at the head).
-            guard let (controller, _) = try makeStoredPathRangeController(view: name, request) else { return nil }
-            return OpenedView(controller: controller, rows: keepingRows ? .values(try memberValues(of: controller)) : nil)
+            guard keepingRows else { return OpenedView(controller: controller, rows: nil) }
+            // A follower keeps the values of its window's rows only (a move reads those that enter it).
+            if case .range = purpose { return OpenedView(controller: controller, rows: .values(values)) }
+            return OpenedView(controller: controller, rows: .values(shownValues(of: controller, among: values.lazy.map { ($0.key, $0.value) })))
         }
     }
 

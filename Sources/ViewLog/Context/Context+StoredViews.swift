@@ -22,8 +22,8 @@ extension Context {
     }
 
     /// The window, entity and schema of `request` when a window of its stored view could serve it: it has a `limit`,
-    /// no key path (those rows need path values: see ``makeStoredPathWindowController(view:_:)``), and the context no
-    /// unsaved change of its entity (processed first). `nil` otherwise.
+    /// no key path (those rows need path values: see ``makeStoredPathRangeController(view:_:transactionsMax:)``), and
+    /// the context no unsaved change of its entity (processed first). `nil` otherwise.
     private func storedWindowRequest(_ request: FetchRequest) throws -> (limit: Int, entity: EntityDescription, schema: Schema)? {
         try processPendingChanges()
         guard let limit = request.limit else { return nil }
@@ -58,11 +58,11 @@ extension Context {
     /// The rows a controller holding the window of a flat stored view (``ViewSource/storedWindow(rowsBefore:)``) adds
     /// before it applies `delta`, a move this context is delivering, so that its window after the move is exact: the
     /// stored-view reader's rows at the move's end, the context's position
-    /// (``storedRangeRows(view:_:_:entity:alsoTouched:transactionsMax:)``) — the first stored rows of objects untouched
-    /// since, and the objects changed since up to the head — with the objects the move changes as they were at its
-    /// start (the delta has them: the move's span is not read again), and those of the unsaved changes as the context
-    /// shows them. Every other object is the same at both ends. `nil` when the stored view cannot serve the move (the
-    /// caller takes the whole view).
+    /// (``storedRangeRows(view:_:_:entity:alsoTouched:low:values:transactionsMax:)``) — the first stored rows of objects
+    /// untouched since, and the objects changed since up to the head — with the objects the move changes as they were
+    /// at its start (the delta has them: the move's span is not read again), and those of the unsaved changes as the
+    /// context shows them. Every other object is the same at both ends. `nil` when the stored view cannot serve the
+    /// move (the caller takes the whole view).
     func storedRowsBefore(_ delta: Delta, view name: String, _ request: FetchRequest, entity: EntityDescription,
                           transactionsMax: UInt64) throws -> [(ObjectID, ObjectValues)]? {
         // The objects whose values at the move's start the store's rows do not give.
@@ -194,26 +194,6 @@ extension Context {
         }
         controller.relational = read.relational
         return (controller, read.objects.sorted { $0.id < $1.id })
-    }
-
-    /// A live controller of a windowed named view over key paths (DESIGN §10, §11), opened from its stored rows at
-    /// the head: O(log n + offset + limit) entries and the objects and path values of those rows, not the entity.
-    /// Its first move (or first unsaved change shown) takes, unreported, the whole view at the move's start from the
-    /// context's objects; from then on it follows as any view over key paths.
-    ///
-    /// `nil` (nothing made) unless the context is at the head with no unsaved change, the request has a `limit`, and
-    /// the store holds the view's rows for its definition.
-    func makeStoredPathWindowController(view name: String, _ request: FetchRequest) throws -> ResultsController? {
-        guard let limit = request.limit,
-              let read = try storedPathRows(view: name, request, from: 0, count: request.offset + limit) else { return nil }
-        let controller = ResultsController(plan: try ViewPlan(request, for: read.entity), entity: read.entity,
-                                           objects: read.rows, position: position)
-        guard controller.rows.count == read.rows.count else {
-            throw StoreError.corrupt(seq: nil, reason: "the stored view '\(name)' holds a row that the view does not: run 'viewlog verify'")
-        }
-        controller.relational = read.relational
-        controller.source = .storedPathWindow
-        return controller
     }
 
     /// At most `count` rows of the stored view `name` over key paths from rank `offset` on, read at the head in one

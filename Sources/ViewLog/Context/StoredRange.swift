@@ -4,10 +4,12 @@
 @_spi(Engine) import ViewLogViews
 import LMDB
 
-/// A windowed named view over key paths held between positions close below the head (DESIGN §10, §11): the rows
+/// A windowed named view over key paths held between positions at or close below the head (DESIGN §10, §11): the rows
 /// that any position from `low` to `high` (the head when it was made) can show in its window, and how to read their
 /// path values at any of those positions from the view's stored state — so `diff VIEW` between positions near the
-/// head reads the stored window and the changed rows, not the whole view, and computes no aggregate from members.
+/// head reads the stored window and the changed rows, not the whole view, and computes no aggregate from members; a
+/// controller that follows the head reads the range again for each move out of it
+/// (``ResultsController/followingRange(_:for:context:)``).
 ///
 /// Why the rows held are enough: a row whose values (own or path) differ between two positions of the range is
 /// `touched` — its object changed after `low`, or the relationships index at the head reaches it from an object the
@@ -33,9 +35,11 @@ final class StoredRange {
     let low: UInt64, high: UInt64
     /// The rows whose values may differ between two positions of the range.
     let touched: Set<ObjectID>
+    /// How far below the head a range read again for its controller's move may start (``Limits/storedViewCatchUpTransactionsMax``).
+    let transactionsMax: UInt64
 
     init(store: LogStore, name: String, request: FetchRequest, schema: Schema, entity: EntityDescription,
-         entities: Set<String>, low: UInt64, high: UInt64, touched: Set<ObjectID>) {
+         entities: Set<String>, low: UInt64, high: UInt64, touched: Set<ObjectID>, transactionsMax: UInt64) {
         self.store = store
         self.name = name
         self.request = request
@@ -45,6 +49,7 @@ final class StoredRange {
         self.low = low
         self.high = high
         self.touched = touched
+        self.transactionsMax = transactionsMax
     }
 
     /// Whether `delta`, a move of `context`, stays in the range with no unsaved change (which the store does not
@@ -92,16 +97,51 @@ final class StoredRange {
     }
 }
 
-extension Context {
-    /// A live controller of a windowed named view over key paths at this context's position p, close below the head
-    /// (DESIGN §10, §11), holding only the rows the window can show at any position from p to the head
-    /// (``StoredRange``, ``storedRangeRows(view:_:_:entity:alsoTouched:transactionsMax:)``). Its moves within that range read path
-    /// values from the view's stored state; a move out of it (or one that shows unsaved changes) takes the whole view at
-    /// its start, unreported, and follows in memory from there. The CLI's `diff` uses it: O(log n + offset + limit +
-    /// the rows the changes reach), not the view's entity.
+extension ResultsController {
+    /// The range that serves `delta`, a move of `context` about to be applied to this controller, which holds `range`:
+    /// `range` itself when it covers the move; for a move out of it — the head moved on, as a follower's does, or a
+    /// move below its low end — the range from the move's lower end to the head now, read from the stored view: the
+    /// rows held past the window are dropped (the window's rows, and every row before them, are exact at the move's
+    /// start), and the rows the new range needs are added, unreported, with their values at the move's start. So a
+    /// controller that follows the head holds the window and the rows each move touches, not the view.
     ///
-    /// `nil` (nothing made) unless the request has key paths and ``storedRangeRows(view:_:_:entity:alsoTouched:transactionsMax:)``
-    /// can read the view.
+    /// `nil` (nothing changed) when the store cannot serve the move: a schema change, an unsaved change shown, a
+    /// start too far below the head, the view redefined or dropped, a failed read.
+    /// - Throws: ``StoreError/corrupt(seq:reason:)`` when a row read lands in the window held (the rows are no longer
+    ///   the view's).
+    func followingRange(_ range: StoredRange, for delta: Delta, context: Context) throws -> StoredRange? {
+        if range.covers(delta, context: context) { return range }
+        guard delta.schemaChange == nil, !context.unsavedChangesTouch(entity.name, overPaths: true),
+              let relational, let limit = fetchRequest.limit else { return nil }
+        // Read first, then kept: a failed read leaves the rows as they were.
+        let read = RelationalView(paths: relational.paths, quantified: relational.quantified)
+        guard let (next, added, _) = try? context.storedRangeRows(view: range.name, range.request, read, entity: entity,
+                                                                   low: min(delta.from, delta.to), values: delta.from,
+                                                                   transactionsMax: range.transactionsMax) else { return nil }
+        let end = fetchRequest.offset.addingSaturating(limit)
+        if rows.count > end { rows.removeRows(from: end) }
+        relational.pathValues = relational.pathValues.filter { rows.contains($0.key) }
+        for (id, _) in added where !rows.contains(id) { relational.pathValues[id] = read.pathValues[id] }
+        guard addRowsPastWindow(added) else {
+            throw StoreError.corrupt(seq: nil, reason: "a stored view over key paths lacks a row of its window: run 'viewlog verify'")
+        }
+        return next
+    }
+}
+
+extension Context {
+    /// A live controller of a windowed named view over key paths at this context's position p, at or close below the
+    /// head (DESIGN §10, §11), holding only the rows the window can show at any position from p to the head
+    /// (``StoredRange``, ``storedRangeRows(view:_:_:entity:alsoTouched:low:values:transactionsMax:)``). Its moves within
+    /// that range read path values from the view's stored state; a move out of it reads the range again from the
+    /// move's lower end to the head (``ResultsController/followingRange(_:for:context:)``), so a controller that
+    /// follows the head holds the window and the rows each move touches. A move the store cannot serve (one that shows
+    /// unsaved changes, a schema change) takes the whole view at its start, unreported, and follows in memory from
+    /// there. The CLI's `diff` and `watch` use it: O(log n + offset + limit + the rows the changes reach), not the
+    /// view's entity.
+    ///
+    /// `nil` (nothing made) unless the request has key paths and
+    /// ``storedRangeRows(view:_:_:entity:alsoTouched:low:values:transactionsMax:)`` can read the view.
     /// - Returns: the controller (adopted by this context) and its rows' own values at p.
     func makeStoredPathRangeController(view name: String, _ request: FetchRequest,
                                        transactionsMax: UInt64 = Limits.storedViewCatchUpTransactionsMax) throws
@@ -129,15 +169,18 @@ extension Context {
     ///
     /// `nil` unless the request has a `limit`, p is at or below the head by at most `transactionsMax` transactions with
     /// no schema change after it, and the store holds the view's rows (and, for paths, its relationships index).
+    ///
+    /// With `low` and `values`, the range starts at `low` (not p) and the rows' values are those at `values`, a position
+    /// in it: the rows a controller at `values` adds for a move to p (``ResultsController/followingRange(_:for:context:)``).
     /// - Returns: the range, the rows (values with path values), and the rows' own values at p.
     func storedRangeRows(view name: String, _ request: FetchRequest, _ relational: RelationalView,
                          entity viewEntity: EntityDescription, alsoTouched: Set<ObjectID> = [],
-                         transactionsMax: UInt64)
+                         low: UInt64? = nil, values at: UInt64? = nil, transactionsMax: UInt64)
         throws -> (range: StoredRange, rows: [(ObjectID, ObjectValues)], values: [ObjectID: ObjectValues])? {
         let overPaths = !relational.paths.isEmpty || !relational.quantified.isEmpty
         guard let limit = request.limit else { return nil }
         let schema = try self.schema
-        let position = self.position
+        let position = low ?? self.position, valuesAt = at ?? position
         let entities = relational.entitiesRead.union([viewEntity.name])
         let (paths, quantified) = (relational.paths, relational.quantified)
         return try store.perform(read: true) { txn -> (StoredRange, [(ObjectID, ObjectValues)], [ObjectID: ObjectValues])? in
@@ -148,15 +191,16 @@ extension Context {
                                                 entities: entities, refs: store.refsDB, in: txn) else { return nil }
             touched.formUnion(alsoTouched)
             let range = StoredRange(store: store, name: name, request: request, schema: schema, entity: viewEntity,
-                                    entities: entities, low: position, high: head, touched: touched)
+                                    entities: entities, low: position, high: head, touched: touched,
+                                    transactionsMax: transactionsMax)
             // The first rows of the window untouched since, in view order.
             let ids = try store.storedRowIDs(of: view, limit: request.offset + limit, skipping: touched, in: txn)
-            guard let (lookup, aggregates) = try range.source(at: position, view: view, head: head, in: txn) else { return nil }
+            guard let (lookup, aggregates) = try range.source(at: valuesAt, view: view, head: head, in: txn) else { return nil }
             var rows: [(ObjectID, ObjectValues)] = [], values: [ObjectID: ObjectValues] = [:]
             rows.reserveCapacity(ids.count + touched.count)
             for id in ids + touched.sorted() {
                 guard let own = lookup.object(ObjectKey(entity: viewEntity.name, id: id)) else {
-                    if touched.contains(id) { continue }  // none at p
+                    if touched.contains(id) { continue }  // none there
                     throw StoreError.corrupt(seq: nil, reason: "the stored view '\(name)' names \(viewEntity.name) \(id.json.text), which does not exist: run 'viewlog verify'")
                 }
                 if overPaths {

@@ -19,11 +19,10 @@ enum ViewSource {
     /// with `following`): before each move, `rowsBefore` gives the rows the move needs from the stored view — objects
     /// of the view at the move's start, with their values there, past the window — so the window after it is exact.
     case storedWindow(rowsBefore: (Delta, Context) throws -> [(ObjectID, ObjectValues)]?)
-    /// The window of a named view over key paths at the head (``Context/makeStoredPathWindowController(view:_:)``):
-    /// its first move that changes something takes the whole view as it was at the move's start.
-    case storedPathWindow
-    /// The rows of a windowed named view over key paths that its window can show at any position of a range below the
-    /// head (``StoredRange``): moves within the range read path values from the stored state.
+    /// The rows of a windowed named view over key paths that its window can show at any position of a range up to the
+    /// head (``StoredRange``): moves within the range read path values from the stored state; a move out of it (the
+    /// head moved on, as a follower's does) first reads the range from the move's lower end to the head
+    /// (``ResultsController/followingRange(_:for:context:)``).
     case storedPathRange(StoredRange)
     /// The first rows of a window no stored view serves, held for a watcher (``ViewPurpose/watch``,
     /// ``Context/makeFirstRowsController(_:_:relational:)``): the rows up to rank `exact` are the view's first rows (`Int.max`: every
@@ -40,14 +39,8 @@ enum ViewSource {
 }
 
 extension ResultsController {
-    /// Whether the controller holds only the window of a stored named view over key paths at the head.
-    @_spi(Engine) public var holdsStoredPathWindow: Bool {
-        if case .storedPathWindow = source { return true }
-        return false
-    }
-
     /// Whether the controller holds only the rows of a stored named view over key paths that its window can show at
-    /// the positions from its own up to the head (``StoredRange``), not the whole view.
+    /// the positions of a range up to the head (``StoredRange``), not the whole view.
     @_spi(Engine) public var holdsStoredPathRange: Bool {
         if case .storedPathRange = source { return true }
         return false
@@ -123,19 +116,21 @@ extension ResultsController {
             source = .firstRows(exact: exact)
             return nil
         case .storedPathRange(let range):
-            guard changes else { return nil }
-            // Within its range, the rows held and the stored state answer; out of it (or when the store no longer holds
-            // the view), the whole view is taken below.
-            if range.covers(delta, context: context), let relational,
-               let result = try? range.augmented(delta, relational: relational) {
+            // A move that changes nothing (`processPendingChanges` with nothing staged, as every controller made does)
+            // leaves the rows as they are.
+            guard changes, let relational else { return nil }
+            // A move that touches nothing the view reads changes no row (as the whole view finds): none is read.
+            guard delta.schemaChange != nil || delta.objects.contains(where: { range.entities.contains($0.key.entity) }) else {
+                return nil
+            }
+            // Within its range (read again from the stored view for a move out of it), the rows held and the stored
+            // state answer; when the store cannot serve the move, the whole view is taken below.
+            if let served = try followingRange(range, for: delta, context: context),
+               let result = try? served.augmented(delta, relational: relational) {
+                source = .storedPathRange(served)
                 return result
             }
-            fallthrough
-        case .storedPathWindow:
-            // The whole view at the move's start, unreported: the window's rows are its first rows. (A move that
-            // changes nothing — `processPendingChanges` with nothing staged, as every controller made does — leaves
-            // the window as it is.)
-            guard changes, let relational else { return nil }
+            // The whole view at the move's start, unreported: the rows held are its first rows.
             source = .whole
             guard addRowsPastWindow(try context.relationalRows(of: entity.name, relational, before: delta)) else {
                 throw StoreError.corrupt(seq: nil, reason: "a stored view over key paths lacks a row of its window: run 'viewlog verify'")
