@@ -84,14 +84,9 @@ import ViewLogDocuments
         var refilled = 0
         for _ in 0..<150 {
             var changes: [ChangeRequest] = []
-            var touched = Set<Int64>()
-            for _ in 0..<rng.int(1...4) {
-                let id = rng.pick(ids.sorted())
-                guard touched.insert(id).inserted else { continue }
+            for id in Self.picks(rng.int(1...4), of: ids, using: &rng) {
                 switch rng.int(0...9) {
-                case 0...1 where ids.count > 100:
-                    ids.remove(id)
-                    changes.append(.delete(entity: "Employee", id: .int(id)))
+                case 0...1 where ids.count > 100: changes.append(Self.deleteEmployee(id, from: &ids))
                 case 2...3:
                     changes.append(insert())
                 default:
@@ -99,13 +94,8 @@ import ViewLogDocuments
                     changes.append(.update(entity: "Employee", id: .int(id), values: ["height": .int(Int64(rng.int(195...230)))]))
                 }
             }
-            let head = try store.append(changes, author: "w").seq
-            changesAt[head] = changes.count
-            for (k, follower) in followers.enumerated() {
-                if try Self.stepFirstRows(follower, of: selections[k], to: head, bound: bounds[k], touchedAt: changesAt, store: store) {
-                    refilled += 1
-                }
-            }
+            refilled += try Self.appendAndStep(changes, touching: changes.count, followers: followers, selections: selections,
+                                               bounds: bounds, touchedAt: &changesAt, store: store)
         }
         #expect(refilled > 0, "the reserve was used up and read again")
     }
@@ -141,7 +131,7 @@ import ViewLogDocuments
 
     /// Follows each of `selections`, windows of employees by `department.name`, through random appends to 600
     /// employees of 20 departments — department renames that move a whole department across the window's edge,
-    /// employees moved between departments, inserts and deletes — each step checked by ``stepFirstRows(_:of:to:bound:touchedAt:store:holds:)``
+    /// employees moved between departments, inserts and deletes — each step checked by ``appendAndStep(_:touching:followers:selections:bounds:touchedAt:store:holds:)``
     /// against `bounds`. Returns how many steps added rows held.
     static func followThroughDepartmentRenames(seed: UInt64, selections: [ViewSelection], bounds: [Int],
                                                holds: Swift.KeyPath<ResultsController, Bool>) throws -> Int {
@@ -163,15 +153,10 @@ import ViewLogDocuments
         var touchedAt: [UInt64: Int] = [:]
         var grew = 0
         for _ in 0..<100 {
-            var changes: [ChangeRequest] = []
-            var touched = Set<Int64>(), reached = 0
-            for _ in 0..<rng.int(1...3) {
-                let id = rng.pick(ids.sorted())
-                guard touched.insert(id).inserted else { continue }
+            var changes: [ChangeRequest] = [], reached = 0
+            for id in Self.picks(rng.int(1...3), of: ids, using: &rng) {
                 switch rng.int(0...9) {
-                case 0 where ids.count > 300:
-                    ids.remove(id)
-                    changes.append(.delete(entity: "Employee", id: .int(id)))
+                case 0 where ids.count > 300: changes.append(Self.deleteEmployee(id, from: &ids))
                 case 1:
                     changes.append(insert())
                 case 2...4:
@@ -186,14 +171,8 @@ import ViewLogDocuments
                 }
             }
             guard !changes.isEmpty else { continue }
-            let head = try store.append(changes, author: "w").seq
-            touchedAt[head] = changes.count + reached
-            for (k, follower) in followers.enumerated() {
-                if try Self.stepFirstRows(follower, of: selections[k], to: head, bound: bounds[k], touchedAt: touchedAt,
-                                          store: store, holds: holds) {
-                    grew += 1
-                }
-            }
+            grew += try Self.appendAndStep(changes, touching: changes.count + reached, followers: followers, selections: selections,
+                                           bounds: bounds, touchedAt: &touchedAt, store: store, holds: holds)
         }
         return grew
     }
@@ -320,9 +299,42 @@ import ViewLogDocuments
     /// and the rows held (and, over key paths, their path values) at most `bound` and twice the rows touched
     /// (`touchedAt`, by seq) in the span; the values kept only the window's.
     /// - Returns: whether the rows held grew (the reserve was read again).
+    /// The delete of employee `id`, taken out of `ids`.
+    static func deleteEmployee(_ id: Int64, from ids: inout Set<Int64>) -> ChangeRequest {
+        ids.remove(id)
+        return .delete(entity: "Employee", id: .int(id))
+    }
+
+    /// `count` of `ids` picked at random, each once (fewer when a pick repeats).
+    static func picks(_ count: Int, of ids: Set<Int64>, using rng: inout SeededGenerator) -> [Int64] {
+        let sorted = ids.sorted()
+        var picked: [Int64] = []
+        for _ in 0..<count {
+            let id = rng.pick(sorted)
+            if !picked.contains(id) { picked.append(id) }
+        }
+        return picked
+    }
+
+    /// Appends `changes`, which touch `touched` rows, and steps each of `followers` to the new head
+    /// (``stepFirstRows(_:of:to:bound:touchedAt:store:holds:)``); how many of them hold more rows after.
+    static func appendAndStep(_ changes: [ChangeRequest], touching touched: Int, followers: [ViewFollower],
+                              selections: [ViewSelection], bounds: [Int], touchedAt: inout [UInt64: Int], store: LogStore,
+                              holds: Swift.KeyPath<ResultsController, Bool> = \.holdsFirstRows) throws -> Int {
+        let head = try store.append(changes, author: "w").seq
+        touchedAt[head] = touched
+        var grew = 0
+        for (k, follower) in followers.enumerated() {
+            if try stepFirstRows(follower, of: selections[k], to: head, bound: bounds[k], touchedAt: touchedAt, store: store, holds: holds) {
+                grew += 1
+            }
+        }
+        return grew
+    }
+
     static func stepFirstRows(_ follower: ViewFollower, of selection: ViewSelection, to head: UInt64, bound: Int,
                               touchedAt: [UInt64: Int], store: LogStore,
-                              holds: Swift.KeyPath<ResultsController, Bool> = \.holdsFirstRows) throws -> Bool {
+                              holds: Swift.KeyPath<ResultsController, Bool>) throws -> Bool {
         let held = follower.view.controller.rows.count
         let from = follower.position
         let span = touchedAt.filter { $0.key > from }.values.reduce(0, +)
