@@ -15,7 +15,7 @@ import ViewLogDocuments
     static func exchange(_ port: Int, _ send: @escaping @Sendable (RawHTTP) throws -> Void) async throws
         -> (status: Int, headers: [String: String], body: String) {
         try await offPool {
-            let http = try RawHTTP(port: port, timeoutSeconds: 60)
+            let http = try RawHTTP(port: port)
             // The request is sent on a thread of its own: the server may answer (and close) before it has all of it.
             let sender = Thread { try? send(http) }
             sender.start()
@@ -107,7 +107,7 @@ import ViewLogDocuments
             ]
             for half in halves {
                 let closed = try await offPool {
-                    let http = try RawHTTP(port: port, timeoutSeconds: 60)
+                    let http = try RawHTTP(port: port)
                     try http.sendRaw(Array(half.utf8))
                     return try http.closedByServer()
                 }
@@ -115,7 +115,7 @@ import ViewLogDocuments
             }
             // A whole request is answered, and the connection, idle after it, closed.
             let kept = try await offPool {
-                let http = try RawHTTP(port: port, timeoutSeconds: 60)
+                let http = try RawHTTP(port: port)
                 try http.send("GET", "/v1/stats", headers: ["Connection": "keep-alive"])
                 let (status, headers) = try http.readHead()
                 let length = try #require(Int(headers["content-length"] ?? ""))

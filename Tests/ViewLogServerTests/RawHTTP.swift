@@ -15,9 +15,14 @@ final class RawHTTP: @unchecked Sendable {  // one task uses it at a time
 
     struct Failure: Error, CustomStringConvertible { let description: String }
 
+    /// How long a read waits by default: a bound on a test that waits for what never comes, not a measure of the
+    /// server. Generous because a server a test starts runs on the test process's cooperative threads, which the
+    /// other tests of a full parallel run (`swift test` on 2 cores) can hold for minutes.
+    static let patientSeconds = 300
+
     /// A connection to `port`; `receiveBufferBytes` shrinks the socket's receive buffer (a client that reads nothing
     /// then holds the server's writes up sooner).
-    init(port: Int, timeoutSeconds: Int = 20, receiveBufferBytes: Int32? = nil) throws {
+    init(port: Int, timeoutSeconds: Int = RawHTTP.patientSeconds, receiveBufferBytes: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)

@@ -70,7 +70,7 @@ import ViewLogDocuments
                 for watcher in watchers {
                     switch watcher.channel {
                     case .serverSentEvents:
-                        let http = try await offPool { try RawHTTP(port: port, timeoutSeconds: 60) }
+                        let http = try await offPool { try RawHTTP(port: port) }
                         try await offPool {
                             try http.send("GET", "/v1/watch?\(watcher.query)&seq=\(watcher.seq)", headers: ["Accept": "text/event-stream"])
                             _ = try http.readHead()
