@@ -809,3 +809,83 @@ struct RelationshipContextModelTests {
         #expect(saved > 5)
     }
 }
+
+/// Items with tags and tags with items (DESIGN §10, many-to-many): `Item.tags` is a stored to-many relationship and
+/// `Tag.items` its to-many inverse.
+let tagsSchemaText = """
+{"entities": {
+  "Item": {"id": "string", "attributes": {"name": {"type": "string"}, "price": {"type": "double", "optional": true}},
+    "relationships": {"tags": {"to": "Tag", "toMany": true, "inverse": "items"},
+                      "favorites": {"to": "Tag", "toMany": true, "onDelete": "deny"}}},
+  "Tag": {"id": "int", "attributes": {"name": {"type": "string"}}}
+}}
+"""
+
+@Suite("Many-to-many: schema")
+struct ManyToManySchemaTests {
+    @Test func aToManyRelationshipIsASetOfTheTargetsIDsWithAToManyInverse() throws {
+        let schema = try Schema(jsonText: tagsSchemaText)
+        let item = try schema.entity(named: "Item")
+        let tags = try #require(item.attribute(named: "tags"))
+        #expect(tags.type == .int && !tags.isOptional && tags.isToMany)
+        #expect(tags.relationship == Relationship(target: "Tag", isToMany: true, inverse: "items", deleteRule: .nullify),
+                "nullify is a to-many's default delete rule")
+        #expect(item.attribute(named: "favorites")?.relationship?.deleteRule == .deny)
+        #expect(schema.inverse(named: "items", of: "Tag") == InverseRelationship(name: "items", source: "Item", relationship: "tags",
+                                                                                target: "Tag", invertsToMany: true))
+        #expect(schema.relationships(targeting: "Tag").map(\.relationship.name) == ["favorites", "tags"])
+        // The schema's JSON says "toMany" and reads back the same.
+        let text = schema.json.text
+        #expect(text.contains(#""tags": {"to": "Tag", "toMany": true, "inverse": "items", "onDelete": "nullify"}"#))
+        #expect(try Schema(jsonText: text) == schema)
+        #expect(LogStore.features(of: schema) == ["relationships", "toMany"])
+    }
+
+    @Test(arguments: [
+        (#"{"entities": {"A": {"relationships": {"b": {"to": "A", "toMany": true, "optional": true}}}}}"#,
+         "invalid schema: relationship 'b' of entity 'A' is to-many: its value is a set, never null, so it cannot be 'optional'"),
+        (#"{"entities": {"A": {"relationships": {"b": {"to": "A", "toMany": "yes"}}}}}"#,
+         "malformed schema: relationship 'b' of entity 'A': 'toMany' must be true or false"),
+        (#"{"entities": {"A": {"relationships": {"b": {"to": "B", "toMany": true}}}}}"#,
+         "invalid schema: relationship 'b' of entity 'A' names unknown entity 'B'"),
+        (#"{"entities": {"A": {"attributes": {"x": "int"}, "relationships": {"b": {"to": "A", "toMany": true, "inverse": "x"}}}}}"#,
+         "invalid schema: relationship 'b' of entity 'A': inverse 'x' is already an attribute or relationship of A"),
+    ])
+    func badToManyRelationshipsAreRefusedNamingThem(text: String, message: String) {
+        #expect { try Schema(jsonText: text) } throws: { "\($0)" == message }
+    }
+
+    @Test func aNewToManyIsAdditiveButTurningAToOneIntoAToManyIsNot() throws {
+        let old = try Schema(jsonText: #"{"entities": {"A": {"id": "int", "relationships": {"b": {"to": "B", "optional": true}}}, "B": {"id": "int"}}}"#)
+        let newSet = try Schema(jsonText: #"{"entities": {"A": {"id": "int", "relationships": {"b": {"to": "B", "optional": true}, "bs": {"to": "B", "toMany": true, "inverse": "as"}}}, "B": {"id": "int"}}}"#)
+        try newSet.checkAdditive(over: old)
+        let turned = try Schema(jsonText: #"{"entities": {"A": {"id": "int", "relationships": {"b": {"to": "B", "toMany": true}}}, "B": {"id": "int"}}}"#)
+        #expect { try turned.checkAdditive(over: old) } throws: { "\($0)".contains("relationship 'b' of entity 'A' changed") }
+    }
+
+    @Test func aStoreWithAToManyRecordsTheFeature() throws {
+        let store = try LogStore.create(at: newStorePath(), schema: try Schema(jsonText: tagsSchemaText), options: StoreOptions(durable: false))
+        #expect(try StoreFeaturesTests.recorded(store) == ["relationships", "toMany"])
+        #expect(try store.verify().isOK)
+    }
+
+    @Test func aSingleIDIsNotAValueOfAToManyAndNothingIsAppended() throws {
+        let store = try LogStore.create(at: newStorePath(), schema: try Schema(jsonText: tagsSchemaText), options: StoreOptions(durable: false))
+        try store.append([.insert(entity: "Tag", id: .int(1), values: ["name": .string("urgent")])], author: "t")
+        #expect {
+            try store.append([.insert(entity: "Item", id: .string("i1"), values: ["name": .string("Pen"), "tags": .int(1), "favorites": .int(1)])], author: "t")
+        } throws: { "\($0)".contains("relationship 'favorites' takes an id of Tag (an integer), got one id, not a set of ids (the relationship is to-many)") }
+        #expect(try store.head == 1)
+    }
+
+    @Test(arguments: ["tags.name == 'a'", "ANY tags.name == 'a'", "tags.@count > 1"])
+    func keyPathsOverASetAreRefusedNamingTheRelationship(predicate: String) throws {
+        let schema = try Schema(jsonText: tagsSchemaText)
+        let request = FetchRequest(entity: "Item", predicate: try ViewPredicate(predicate))
+        #expect { try schema.viewEntity(of: request) } throws: {
+            "\($0)".contains("'tags' of Item is one side of a many-to-many relationship: key paths do not follow sets of ids yet")
+        }
+        let inverse = FetchRequest(entity: "Tag", predicate: try ViewPredicate("items.@count > 1"))
+        #expect { try schema.viewEntity(of: inverse) } throws: { "\($0)".contains("'items' of Tag is one side of a many-to-many") }
+    }
+}

@@ -27,7 +27,7 @@ public struct Attribute: Sendable, Hashable {
     public func accepts(_ value: Value) -> Bool {
         switch value {
         case .null: return isOptional
-        default: return value.type == type
+        default: return !isToMany && value.type == type
         }
     }
 
@@ -37,7 +37,7 @@ public struct Attribute: Sendable, Hashable {
         switch (type, value) {
         case (_, .null): return isOptional ? .null : nil
         case (.double, .int(let i)): return .double(Double(i))
-        default: return value.type == type ? value : nil
+        default: return !isToMany && value.type == type ? value : nil
         }
     }
 }

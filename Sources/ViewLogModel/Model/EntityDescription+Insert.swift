@@ -47,7 +47,8 @@ extension EntityDescription {
         for (name, value) in values {
             // A dictionary's names are distinct, so each matches a different attribute.
             guard let i = slotIndex(ofAttribute: name) else { return nil }
-            switch Self.acceptance(of: value, type: attributes[i].type, isOptional: attributes[i].isOptional) {
+            switch Self.acceptance(of: value, type: attributes[i].type, isOptional: attributes[i].isOptional,
+                                   isToMany: attributes[i].isToMany) {
             case .refused: return nil
             case .asGiven: slots[i] = value
             case .asDouble(let d): slots[i] = .double(d); unchanged = false
@@ -84,7 +85,9 @@ extension EntityDescription {
     /// one statement of these rules: ``checked(_:for:)`` and the insert's fast path (which reads the attribute's
     /// fields in place, no `Attribute` copied) both decide by it, in one switch on the value.
     @inline(__always)
-    private static func acceptance(of value: Value, type: AttributeType, isOptional: Bool) -> Acceptance {
+    private static func acceptance(of value: Value, type: AttributeType, isOptional: Bool, isToMany: Bool) -> Acceptance {
+        // A to-many's value is a set of ids, never one id alone.
+        if isToMany { return .refused }
         switch value {
         case .null: return isOptional ? .asGiven : .refused
         case .string(let s): return type == .string && s.utf8.count <= Limits.stringBytesMax ? .asGiven : .refused
@@ -163,18 +166,19 @@ extension EntityDescription {
     /// string over `Limits/stringBytesMax`.
     @inline(__always)
     package func checked(_ value: Value, for a: Attribute) throws(ObjectValuesError) -> Value {
-        switch Self.acceptance(of: value, type: a.type, isOptional: a.isOptional) {
+        switch Self.acceptance(of: value, type: a.type, isOptional: a.isOptional, isToMany: a.isToMany) {
         case .asGiven: return value
         case .asDouble(let d): return .double(d)
         case .refused: throw refusal(of: value, for: a)
         }
     }
 
-    /// The error that says why `a` refuses `value` (``acceptance(of:type:isOptional:)`` refused it).
+    /// The error that says why `a` refuses `value` (``acceptance(of:type:isOptional:isToMany:)`` refused it).
     private func refusal(of value: Value, for a: Attribute) -> ObjectValuesError {
         guard let stored = a.coerce(value) else {
             if value.isNull { return .invalidValue(entity: name, .nullForRequired(attribute: a.name)) }
-            let got = value.type.map { ($0 == .int ? "an " : "a ") + $0.rawValue } ?? "null"
+            let got = a.isToMany ? "\(value.isNull ? "null" : "one id"), not a set of ids (the relationship is to-many)"
+                : value.type.map { ($0 == .int ? "an " : "a ") + $0.rawValue } ?? "null"
             return .invalidValue(entity: name, a.typeMismatch(got: got))
         }
         switch stored {
