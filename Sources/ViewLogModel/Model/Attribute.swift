@@ -11,7 +11,7 @@ public struct Attribute: Sendable, Hashable {
     public var defaultValue: Value?
     /// Set when the attribute stores a to-one relationship (DESIGN §10): its values are ids of
     /// ``Relationship/target``, its ``type`` that entity's id type. Make one with
-    /// ``init(relationship:to:targetIDType:isOptional:inverse:deleteRule:)``.
+    /// ``init(relationship:to:targetIDType:isOptional:isToMany:inverse:deleteRule:)``.
     public var relationship: Relationship?
 
     /// Makes an attribute; `defaultValue` must be of `type` (or `null` for an optional attribute).
