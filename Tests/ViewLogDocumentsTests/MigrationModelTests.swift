@@ -20,10 +20,53 @@ import TestSupport
 
     @Test(arguments: [1, 2, 3] as [UInt64])
     func everyPositionAndEverySpanMatchesAPlainModel(seed: UInt64) throws {
+        try Self.withHistory(seed: seed) { store, history, rng in try checkPositionsAndSpans(store, history, &rng) }
+    }
+
+    /// A context with a results controller moved at random, forwards and backwards, across the migrations: each
+    /// move's change set applied to the view before gives the view after (the one a fresh controller shows there),
+    /// and its request carries the names of its position — never a refusal, never a reload.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func aContextWithAControllerIsCarriedThroughMigrations(seed: UInt64) throws {
+        try Self.withHistory(seed: seed) { store, history, rng in try moveAContext(store, history, &rng) }
+    }
+
+    func moveAContext(_ store: LogStore, _ history: [Model], _ rng: inout SeededGenerator) throws {
+        let head = try store.head
+        let context = try Context(store: store, name: "ui", at: 0)
+        let controller = try context.makeResultsController(view: "v")
+        var events: [ViewEvent] = []
+        let observation = controller.observe { events.append($0) }
+        defer { observation.cancel() }
+        for _ in 0..<60 {
+            let target = UInt64(rng.int(0...Int(head)))
+            let before = controller.snapshot, from = context.position
+            events = []
+            try context.move(to: target)
+            let fresh = try Context(store: store, name: "fresh", at: target).makeResultsController(view: "v")
+            #expect(controller.snapshot == fresh.snapshot, "\(from) → \(target)")
+            #expect(controller.fetchRequest.entity == history[Int(target)].entity, "\(from) → \(target)")
+            #expect(controller.fetchRequest.predicate.expression == fresh.fetchRequest.predicate.expression)
+            #expect(controller.fetchRequest.sortDescriptors == fresh.fetchRequest.sortDescriptors)
+            for event in events {
+                guard case .changes(let changes) = event else { Issue.record("\(from) → \(target): \(event)"); continue }
+                #expect(changes.applied(to: before) == fresh.snapshot, "\(from) → \(target): \(changes)")
+            }
+            if events.isEmpty { #expect(before == fresh.snapshot, "\(from) → \(target)") }
+        }
+    }
+
+    /// A store of random appends and migrations (seeded by `seed`) and its model at every position, for `body`.
+    static func withHistory(seed: UInt64, _ body: (LogStore, [Model], inout SeededGenerator) throws -> Void) throws {
         let path = TestScratch.newPath("migration-model")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = try LogStore.create(at: path, schema: try Schema(jsonText: Self.schema), options: StoreOptions(durable: false))
         var rng = SeededGenerator(seed: SeededGenerator.seed(default: seed))
+        let (store, history) = try makeHistory(path, &rng)
+        try body(store, history, &rng)
+    }
+
+    static func makeHistory(_ path: String, _ rng: inout SeededGenerator) throws -> (LogStore, [Model]) {
+        let store = try LogStore.create(at: path, schema: try Schema(jsonText: Self.schema), options: StoreOptions(durable: false))
         var model = Model(), history: [Model] = [model], next = 0, migrations = 0
         func code() -> Value {
             let text = rng.pick(["007", "7", "10", "2", "042", "3"])
@@ -86,6 +129,10 @@ import TestSupport
             history.append(model)
         }
         #expect(migrations >= 3, "the run migrates several times")
+        return (store, history)
+    }
+
+    func checkPositionsAndSpans(_ store: LogStore, _ history: [Model], _ rng: inout SeededGenerator) throws {
         #expect(try store.verify().isOK)
         let head = try store.head
         #expect(Int(head) == history.count - 1)

@@ -102,16 +102,72 @@ import ViewLogDocuments
             let head = try store.append(changes, author: "w").seq
             changesAt[head] = changes.count
             for (k, follower) in followers.enumerated() {
-                let held = follower.view.controller.rows.count
-                let from = follower.position
-                let span = changesAt.filter { $0.key > from }.values.reduce(0, +)
-                if let step = try follower.step(to: head) { try Self.check(step, of: selections[k], from: from, store: store) }
-                #expect(follower.view.controller.holdsFirstRows, "\(selections[k])")
-                #expect(follower.view.controller.rows.count <= bounds[k] + 2 * span,
-                        "\(selections[k]): \(follower.view.controller.rows.count) rows held")
-                #expect(follower.view.values.count <= selections[k].limit!, "\(selections[k]): values of rows not shown kept")
-                if follower.view.controller.rows.count > held { refilled += 1 }
-                #expect(try follower.view.jsonText() == MaterializedView(store: store, selection: selections[k], at: head).jsonText())
+                if try Self.stepFirstRows(follower, of: selections[k], to: head, bound: bounds[k], touchedAt: changesAt, store: store) {
+                    refilled += 1
+                }
+            }
+        }
+        #expect(refilled > 0, "the reserve was used up and read again")
+    }
+
+    /// The key-path twin of ``aWatchedWindowHoldsItsFirstRowsNotTheView(seed:)``: a watched window sorted by
+    /// `department.name` holds its first rows and their path values, not the view, through department renames that
+    /// move a whole department across the window's edge, employees moved between departments, inserts and deletes —
+    /// each step still the `diff` of its span.
+    @Test(arguments: [1, 2] as [UInt64])
+    func aWatchedWindowOverKeyPathsHoldsItsFirstRowsNotTheView(seed: UInt64) throws {
+        let path = TestScratch.newPath("first-path-rows")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try LogStore.create(at: path, schema: try FollowWorkload.schema())
+        var rng = SeededGenerator(seed: SeededGenerator.seed(default: seed))
+        let departments = Array(Int64(1)...20), size = 30
+        var ids = Set<Int64>(), next: Int64 = 100
+        func insert() -> ChangeRequest {
+            defer { ids.insert(next); next += 1 }
+            return .insert(entity: "Employee", id: .int(next), values: ["name": .string("e\(rng.int(100...999))"),
+                                                                        "department": .int(rng.pick(departments))])
+        }
+        _ = try store.append(departments.map { .insert(entity: "Department", id: .int($0), values: ["name": .string("d\(rng.int(10...99))")]) }
+                             + (0..<(departments.count * size)).map { _ in insert() }, author: "setup")
+        let selections = [ViewSelection(entity: "Employee", predicate: "name != 'nobody'", sort: "department.name, name", limit: 5),
+                          ViewSelection(entity: "Employee", predicate: "name != 'nobody'", sort: "department.name, name",
+                                        section: "department.name", limit: 4, offset: 3)]
+        let followers = try selections.map { try ViewFollower(store: store, selection: $0, at: try store.head) }
+        // The window's end and twice the reserve, and twice the rows the span a step moves over touched (a rename
+        // touches a department's employees: about `size`, twice that after inserts).
+        let bounds = selections.map { s in (s.offset ?? 0) + s.limit! + 2 * max(64, (s.offset ?? 0) + s.limit!) }
+        var touchedAt: [UInt64: Int] = [:]
+        var refilled = 0
+        for _ in 0..<100 {
+            var changes: [ChangeRequest] = []
+            var touched = Set<Int64>(), reached = 0
+            for _ in 0..<rng.int(1...3) {
+                let id = rng.pick(ids.sorted())
+                guard touched.insert(id).inserted else { continue }
+                switch rng.int(0...9) {
+                case 0 where ids.count > 300:
+                    ids.remove(id)
+                    changes.append(.delete(entity: "Employee", id: .int(id)))
+                case 1:
+                    changes.append(insert())
+                case 2...4:
+                    // Mostly to the front of the order: the department's employees enter the window, others leave it.
+                    reached += 3 * size
+                    changes.append(.update(entity: "Department", id: .int(rng.pick(departments)),
+                                           values: ["name": .string(rng.chance(0.5) ? "a\(rng.int(10...99))" : "d\(rng.int(10...99))")]))
+                case 5...6:
+                    changes.append(.update(entity: "Employee", id: .int(id), values: ["department": .int(rng.pick(departments))]))
+                default:
+                    changes.append(.update(entity: "Employee", id: .int(id), values: ["name": .string("e\(rng.int(100...999))")]))
+                }
+            }
+            guard !changes.isEmpty else { continue }
+            let head = try store.append(changes, author: "w").seq
+            touchedAt[head] = changes.count + reached
+            for (k, follower) in followers.enumerated() {
+                if try Self.stepFirstRows(follower, of: selections[k], to: head, bound: bounds[k], touchedAt: touchedAt, store: store) {
+                    refilled += 1
+                }
             }
         }
         #expect(refilled > 0, "the reserve was used up and read again")
@@ -152,6 +208,27 @@ import ViewLogDocuments
     }
 
     /// `step`'s change set is `diff --from from --to to`'s, byte for byte, with and without seqs.
+    /// Steps a watcher's window no stored view serves to `head` and checks it: the step is the `diff` of its span, the
+    /// view the view at `head`, and the rows held (and, over key paths, their path values) at most `bound` and twice the
+    /// rows touched (`touchedAt`, by seq) in the span; the values kept only the window's.
+    /// - Returns: whether the rows held grew (the reserve was read again).
+    static func stepFirstRows(_ follower: ViewFollower, of selection: ViewSelection, to head: UInt64, bound: Int,
+                              touchedAt: [UInt64: Int], store: LogStore) throws -> Bool {
+        let held = follower.view.controller.rows.count
+        let from = follower.position
+        let span = touchedAt.filter { $0.key > from }.values.reduce(0, +)
+        if let step = try follower.step(to: head) { try check(step, of: selection, from: from, store: store) }
+        let controller = follower.view.controller
+        #expect(controller.holdsFirstRows, "\(selection)")
+        #expect(controller.rows.count <= bound + 2 * span, "\(selection): \(controller.rows.count) rows held")
+        if let relational = controller.relational {
+            #expect(relational.pathValues.count <= bound + 2 * span, "\(selection): path values of \(relational.pathValues.count) rows held")
+        }
+        #expect(follower.view.values.count <= selection.limit!, "\(selection): values of rows not shown kept")
+        #expect(try follower.view.jsonText() == MaterializedView(store: store, selection: selection, at: head).jsonText())
+        return controller.rows.count > held
+    }
+
     static func check(_ step: ViewFollower.Step, of selection: ViewSelection, from: UInt64, store: LogStore) throws {
         #expect(step.changes.from == from)
         let diff = try MaterializedView.diff(store: store, selection: selection, from: from, to: step.changes.to)

@@ -42,7 +42,17 @@ import ViewLogTesting
         sections.offset = 2
         var page = try FetchRequest(schema.views["page"]!)
         page.predicate = try ViewPredicate("name != 'nobody'")
-        return [tall, sections, page]
+        // Over key paths: a department rename moves its employees across the window's edge, a delete nullifies them.
+        var byDepartment = try FetchRequest(schema.views["byDepartment"]!)
+        byDepartment.predicate = try ViewPredicate("name != 'nobody'")
+        byDepartment.offset = 1
+        var departmentSections = try FetchRequest(schema.views["byDepartment"]!)
+        departmentSections.predicate = try ViewPredicate("height >= 150")
+        departmentSections.sectionKey = "department.name"
+        departmentSections.limit = 3
+        var headcount = try FetchRequest(schema.views["headcount"]!)
+        headcount.predicate = try ViewPredicate("ANY employees.height > 160")
+        return [tall, sections, page, byDepartment, departmentSections, headcount]
     }
 
     /// A controller and its in-memory twin, with what each reported since the last check.
@@ -99,7 +109,8 @@ import ViewLogTesting
             let (stored, memory, pairs) = contexts[k]
             for c in pairs.map(\.stored) {
                 kinds.insert(c.holdsStoredWindow ? "stored window" : c.holdsStoredPathWindow ? "stored path window"
-                             : c.holdsStoredPathRange ? "stored path range" : c.holdsFirstRows ? "first rows" : "whole")
+                             : c.holdsStoredPathRange ? "stored path range"
+                             : c.holdsFirstRows ? (c.relational == nil ? "first rows" : "first rows over key paths") : "whole")
             }
             let injected = rng.chance(0.4) ? rng.int(1...3) : 0
             store.storedViewFaults.withLock { $0 = injected }
@@ -178,7 +189,7 @@ import ViewLogTesting
                 pair.before = c.snapshot
             }
         }
-        #expect(kinds == ["stored window", "stored path window", "stored path range", "first rows", "whole"], "every source: \(kinds)")
+        #expect(kinds == ["stored window", "stored path window", "stored path range", "first rows", "first rows over key paths", "whole"], "every source: \(kinds)")
         #expect(faults > 0 && faultsOnPartial > 0, "faults were injected into stored reads")
         #expect(gaveWay > 0, "partial sources gave way to the whole view")
         _ = reloads

@@ -258,6 +258,7 @@ extension Context {
     @_spi(Engine) public func context(_ context: Context, didMoveWith delta: Delta) {
         followError = nil
         do {
+            try carry(delta, context: context)
             if let served = try prepare(for: delta, context: context) {
                 _ = apply(served)
             } else if let relational {

@@ -46,7 +46,7 @@ extension Context {
     /// | print | the stored window, at the head | the stored window and its path values, at the head | in memory |
     /// | range | the stored window and the rows changed since the lower end | the same, path values from the stored state | in memory |
     /// | follow | the stored window, pulling rows as moves need them | at the head the stored window, below it the range | its stored order (without `keepingRows`) |
-    /// | watch | as follow; a window no stored view serves holds its first rows and a reserve (flat views) | as follow | as follow |
+    /// | watch | as follow; a window no stored view serves holds its first rows and a reserve | as follow; a window no stored view serves holds its first rows, a reserve and their path values | as follow |
     ///
     /// For a range the context must have no controller and nothing unsaved: it is put where the source opens (the
     /// lower end for a stored one, `from` in memory); move it to `from`, then to `to`.
@@ -67,6 +67,11 @@ extension Context {
         }
         if case .range(let from, _) = purpose {
             position = from
+        }
+        if overPaths, purpose == .watch, request.limit != nil {
+            let controller = adopt(try makeFirstRowsController(try ViewPlan(request, for: viewEntity), viewEntity,
+                                                               relational: RelationalView(paths: paths, quantified: quantified)))
+            return OpenedView(controller: controller, rows: keepingRows ? .values(try memberValues(of: controller)) : nil)
         }
         if overPaths {
             let (controller, rows) = try makeRelationalController(request, entity: viewEntity, paths: paths, quantified: quantified)

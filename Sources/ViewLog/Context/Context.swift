@@ -243,23 +243,27 @@ public final class Context {
 
     /// Moves to `target`, forwards or backwards; one batch for every controller. Unsaved changes are kept
     /// and stay applied on top of the new position (what the delete rules of staged deletes do is worked out there).
+    ///
+    /// Across a migration (DESIGN §13) each controller is carried through it: its request takes the new names, it keeps
+    /// its rows, and a value a conversion changed is an update or a move under the new name (a rename alone is no
+    /// change).
     /// - Throws: ``StoreError/positionPastHead(position:head:)``; ``StoreError/compacted(position:horizon:)`` when
     ///   `target`, or the context's own position, is below the store's horizon (the log between them is gone:
-    ///   `reset(to:)` reloads the controllers at a position instead).
+    ///   `reset(to:)` reloads the controllers at a position instead); ``StoreError/acrossMigration(position:seq:)``
+    ///   when the context has unsaved changes and a migration lies between (nothing moved).
     public func move(to target: UInt64) throws(StoreError) {
         _ = try store.checkedPosition(target)
         guard target != position || processed != staged else { return }
-        // Its controllers' requests name the schema of their position: refused, never a batch in the wrong names.
-        if observers.contains(where: { $0.observer != nil }),
-           let (seq, _) = try store.migrations(after: min(position, target), through: max(position, target)).first {
-            throw .acrossMigration(position: position, seq: seq)
-        }
         // What the staged deletes' rules do depends on the objects at the position.
         var next = staged
         if target != position && staged.hasDeletes {
             next = try rerunDeleteRules(of: staged, at: target, schema: try store.schema(at: target))
         }
         let delta = try batch(to: target, staged: next)
+        // Unsaved changes name the schema of the position: refused across a migration, never carried in the wrong names.
+        if let carry = delta.carry, !processed.isEmpty || !next.isEmpty {
+            throw .acrossMigration(position: position, seq: carry.passed[0].seq)
+        }
         position = target
         staged = next
         processed = staged
@@ -290,7 +294,7 @@ public final class Context {
             if d.before != d.after { result.append(d) }
         }
         result.sort { $0.key < $1.key }
-        return Delta(from: position, to: target, objects: result, schemaChange: base.schemaChange)
+        return Delta(from: position, to: target, objects: result, schemaChange: base.schemaChange, carry: base.carry)
     }
 }
 

@@ -68,7 +68,7 @@ final class RelationalView {
         let touchesPaths = delta.objects.contains { entitiesRead.contains($0.key.entity) }
         let own = delta.objects.filter { $0.key.entity == entity }
         guard touchesPaths || !own.isEmpty else {
-            return Delta(from: delta.from, to: delta.to, objects: [], schemaChange: delta.schemaChange)
+            return Delta(from: delta.from, to: delta.to, objects: [], schemaChange: delta.schemaChange, carry: delta.carry)
         }
         moveTables(by: delta)
         // At the head with no unsaved change, the relationships index finds the rows the move reaches.
@@ -141,7 +141,7 @@ final class RelationalView {
                                       after: adding(after, to: values), seq: seq))
         }
         result.sort { $0.key < $1.key }
-        return Delta(from: delta.from, to: delta.to, objects: result, schemaChange: delta.schemaChange)
+        return Delta(from: delta.from, to: delta.to, objects: result, schemaChange: delta.schemaChange, carry: delta.carry)
     }
 }
 
@@ -177,16 +177,7 @@ extension Context {
     @discardableResult
     func relationalRows(of entity: String, _ relational: RelationalView, before delta: Delta? = nil,
                         keepingRows: Bool = true) throws -> [(ObjectID, ObjectValues)] {
-        var cache: [String: [(id: ObjectID, values: ObjectValues)]] = [:]
-        func objects(_ name: String) throws -> [(id: ObjectID, values: ObjectValues)] {
-            if let known = cache[name] { return known }
-            let all = try delta.map { try objectsBefore($0, of: name) } ?? self.objects(of: name, staged: processed)
-            cache[name] = all
-            return all
-        }
-        let own = try objects(entity)
-        try relational.fillTables(objects)
-        let lookup = try pathLookup(entities: relational.entitiesLooked, objects)
+        let (own, lookup) = try relationalObjects(of: entity, relational, before: delta)
         var rows: [(ObjectID, ObjectValues)] = []
         if keepingRows { rows.reserveCapacity(own.count) }
         relational.pathValues = [:]
@@ -197,6 +188,22 @@ extension Context {
             if keepingRows { rows.append((id, relational.adding(pathValues, to: values))) }
         }
         return rows
+    }
+
+    /// Every object of `entity` in this context (with `delta`, as it was at the move's start) and a look-up of the
+    /// objects `relational`'s paths read there; `relational`'s aggregate tables, empty, are filled from the same objects.
+    func relationalObjects(of entity: String, _ relational: RelationalView, before delta: Delta?) throws
+        -> (own: [(id: ObjectID, values: ObjectValues)], lookup: PathLookup) {
+        var cache: [String: [(id: ObjectID, values: ObjectValues)]] = [:]
+        func objects(_ name: String) throws -> [(id: ObjectID, values: ObjectValues)] {
+            if let known = cache[name] { return known }
+            let all = try delta.map { try objectsBefore($0, of: name) } ?? self.objects(of: name, staged: processed)
+            cache[name] = all
+            return all
+        }
+        let own = try objects(entity)
+        try relational.fillTables(objects)
+        return (own, try pathLookup(entities: relational.entitiesLooked, objects))
     }
 }
 

@@ -26,7 +26,7 @@ enum ViewSource {
     /// head (``StoredRange``): moves within the range read path values from the stored state.
     case storedPathRange(StoredRange)
     /// The first rows of a window no stored view serves, held for a watcher (``ViewPurpose/watch``,
-    /// ``Context/makeFirstRowsController(_:_:)``): the rows up to rank `exact` are the view's first rows (`Int.max`: every
+    /// ``Context/makeFirstRowsController(_:_:relational:)``): the rows up to rank `exact` are the view's first rows (`Int.max`: every
     /// row of the view is held); rows past it are rows of the view that may not be the next ones. A move changes at most
     /// one row of that prefix per touched row, so a move whose touched rows leave at least the window exact is applied
     /// as it is; otherwise the window and its reserve are read again at the move's start first.
@@ -99,6 +99,9 @@ extension ResultsController {
             // prefix are dropped (past the window: unreported), so that every row held is in it.
             if exact == .max, rows.count > end.addingSaturating(2 * reserve) { exact = end + reserve }
             if exact < rows.count { rows.removeRows(from: exact) }
+            if relational != nil {
+                return try prepareFirstPathRows(exact: exact, end: end, reserve: reserve, for: delta, context: context)
+            }
             if exact != .max {
                 // Each touched row held may leave the prefix; untouched rows past it cannot move into it.
                 func leaving() -> Int {

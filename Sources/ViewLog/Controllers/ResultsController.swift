@@ -278,6 +278,37 @@ public final class ResultsController {
         }
     }
 
+    // MARK: - Carrying the view through migrations
+
+    /// Carries the view through the migrations of `delta` (DESIGN §13), before its batch: its request takes the
+    /// names of the move's end (``MigrationCarry/request(_:)``) and the entity of the schema there; its rows stay (a rename leaves
+    /// their keys; the batch re-keys every value a conversion changed, reported as an update or a move). A partial
+    /// source, whose reads name the schema before, gives way to the whole view at the move's start. A view over key
+    /// paths is left: an entity with relationships is not migrated.
+    /// - Throws: a ``QueryError`` naming the attribute when the request reads one a migration removed, or does not
+    ///   plan in the new schema.
+    func carry(_ delta: Delta, context: Context) throws {
+        guard relational == nil, let carry = delta.carry, let schema = delta.schemaChange else { return }
+        guard let request = carry.request(fetchRequest) else {
+            throw QueryError(.unknownKey, "the view of '\(entity.name)' reads an attribute a migration removed", entity: entity.name)
+        }
+        guard let carried = schema.entities[request.entity] else {
+            throw QueryError(.unknownKey, "a migration removed the entity '\(entity.name)'", entity: entity.name)
+        }
+        guard request != fetchRequest || carried != entity else { return }
+        let plan = try ViewPlan(request, for: carried)
+        rows.carry(to: plan.order)
+        fetchRequest = plan.request
+        entity = carried
+        if case .predicate = membership { membership = .predicate(plan.predicate) }
+        if !source.isWhole {
+            source = .whole
+            guard addRowsPastWindow(try context.objectsBefore(delta, of: carried.name).map { ($0.id, $0.values) }) else {
+                throw StoreError.corrupt(seq: nil, reason: "a view lacks a row of its window: run 'viewlog verify'")
+            }
+        }
+    }
+
     // MARK: - Applying a batch
 
     /// Applies one move of the context's position as one batch and reports it (when not empty) to the

@@ -77,7 +77,7 @@ extension ErrorCode {
     public static let compacted = ErrorCode(rawValue: "log.compacted")
     /// The named view a watch follows was removed by a migration.
     public static let viewRemoved = ErrorCode(rawValue: "view.removed")
-    /// A context moved over a migration, which its results controllers are not carried through.
+    /// A context with unsaved changes moved over a migration (they name the schema before it).
     public static let acrossMigration = ErrorCode(rawValue: "context.across-migration")
     /// A compaction refused because another process is compacting the store.
     public static let compactionUnderWay = ErrorCode(rawValue: "log.compaction-under-way")

@@ -36,7 +36,7 @@ import Darwin
     @usableFromInline let types: [AttributeType?]
     /// Key bytes a row's storage keeps inline: every key of a view without strings fits; longer keys are kept
     /// apart.
-    @usableFromInline package let inlineKeyBytes: Int
+    @usableFromInline package private(set) var inlineKeyBytes: Int
 
     /// Makes an order; `types` (default: unknown) sizes the rows' inline storage.
     @inlinable init(ascending: [Bool], isSectioned: Bool, keyPaths: [String], types: [AttributeType?]? = nil,
@@ -54,6 +54,13 @@ import Darwin
             }
         }
         self.inlineKeyBytes = inline
+    }
+
+    /// The order with its rows' inline storage sized `inlineKeyBytes` (rows made for another order keep theirs).
+    package func keeping(inlineKeyBytes: Int) -> RowOrder {
+        var o = self
+        o.inlineKeyBytes = inlineKeyBytes
+        return o
     }
 
     /// Number of key values per row.

@@ -114,11 +114,7 @@ extension ViewDefinition {
     /// The view with the entity's attribute `from` called `to` wherever the view reads it directly (a key path's
     /// first name). A name reached through a relationship is left: validation refuses what that breaks.
     func renaming(_ from: String, to: String) -> ViewDefinition {
-        func key(_ k: String) -> String {
-            if k == from { return to }
-            if k.hasPrefix(from + ".") { return to + k.dropFirst(from.count) }
-            return k
-        }
+        func key(_ k: String) -> String { Migration.key(k) { $0 == from ? to : $0 } ?? k }
         var v = self
         if let p = predicate, let parsed = try? PredicateParser.parse(p) {
             let renamed = parsed.mappingKeys(key)
@@ -252,5 +248,113 @@ extension Migration {
             }
         }
         return (entity, values)
+    }
+}
+
+extension Migration {
+    /// The key `k` of a view (an attribute, `id`, or a key path) with its first name — the entity's own attribute —
+    /// given by `name`; `nil` when `name` gives none (an attribute removed). What carries a view's names through a
+    /// migration, for a stored view's definition and a live controller's request alike.
+    static func key(_ k: String, _ name: (String) -> String?) -> String? {
+        guard k != "id" else { return k }
+        let dot = k.firstIndex(of: ".") ?? k.endIndex
+        return name(String(k[..<dot])).map { $0 + k[dot...] }
+    }
+}
+
+/// The migrations a move of a position passes (DESIGN §13), in the order it passes them, and how names at the move's
+/// start are carried to its end: what a ``Delta`` across migrations holds, so that a results controller renames its
+/// request, keeps its rows, and reports only values that differ.
+@_spi(Engine) public struct MigrationCarry: Sendable, Hashable {
+    /// A migration of the log and its seq.
+    public struct Logged: Sendable, Hashable {
+        /// The seq of its transaction.
+        public var seq: UInt64
+        /// Its steps.
+        public var migration: Migration
+        /// Makes a logged migration.
+        public init(seq: UInt64, migration: Migration) {
+            self.seq = seq
+            self.migration = migration
+        }
+    }
+
+    /// The migrations, in the order the move passes them: oldest first forwards, newest first backwards.
+    public var passed: [Logged]
+    /// Whether the move goes backwards (names are carried from after each migration to before it).
+    public var backward: Bool
+
+    /// Makes the carry of a move over `migrations` (oldest first, as logged).
+    public init(migrations: [Logged], backward: Bool) {
+        passed = backward ? migrations.reversed() : migrations
+        self.backward = backward
+    }
+
+    /// An entity's name at the move's end, from its name at the start.
+    public func entity(_ name: String) -> String { carry(entity: name, values: nil).entity }
+
+    /// An object's values with the names of the move's end (``Migration/carryNames(entity:values:backward:)`` through
+    /// each migration); `entity` is its entity's name at the start.
+    public func values(_ values: ObjectValues, of entity: String) -> ObjectValues {
+        carry(entity: entity, values: values).values ?? values
+    }
+
+    /// An attribute's name at the move's end, `nil` when a migration removed it; `entity` is named as at the start.
+    public func attribute(_ name: String, of entity: String) -> String? {
+        guard name != "id" else { return name }
+        return carry(entity: entity, values: [name: .null]).values?.keys.first
+    }
+
+    private func carry(entity: String, values: ObjectValues?) -> (entity: String, values: ObjectValues?) {
+        var out = (entity: entity, values: values)
+        for m in passed { out = m.migration.carryNames(entity: out.entity, values: out.values, backward: backward) }
+        return out
+    }
+
+    /// `request` with the names of the move's end: its entity, and every key of its predicate, sort, section and
+    /// includes; `nil` when it reads an attribute a migration removed.
+    public func request(_ request: FetchRequest) -> FetchRequest? {
+        var removed = false
+        func key(_ k: String) -> String {
+            guard let carried = Migration.key(k, { attribute($0, of: request.entity) }) else { removed = true; return k }
+            return carried
+        }
+        var r = request
+        r.entity = entity(request.entity)
+        let predicate = request.predicate.expression.mappingKeys(key)
+        if predicate != request.predicate.expression {
+            guard let parsed = try? ViewPredicate(predicate.description) else { return nil }
+            r.predicate = parsed
+        }
+        r.sortDescriptors = request.sortDescriptors.map { ViewSortDescriptor(key: key($0.key), ascending: $0.ascending) }
+        r.sectionKey = request.sectionKey.map(key)
+        r.includes = request.includes.map(key)
+        return removed ? nil : r
+    }
+
+    /// The seq of the last migration passed that sets or removes the named view `name`, `nil` when none does.
+    public func seqChanging(view name: String) -> UInt64? {
+        passed.last { logged in
+            logged.migration.steps.contains { step in
+                switch step {
+                case .setView(let n, _), .removeView(let n): return n == name
+                default: return false
+                }
+            }
+        }?.seq
+    }
+}
+
+extension MigrationCarry {
+    /// Every name the entity named `name` at the move's start has along it (its name at the start first): a move
+    /// reads its objects under each, as a migration's rewrite deletes them under one name and inserts them under the
+    /// next.
+    public func namesAlong(_ name: String) -> [String] {
+        var names = [name], entity = name
+        for m in passed {
+            entity = m.migration.carryNames(entity: entity, values: nil, backward: backward).entity
+            if !names.contains(entity) { names.append(entity) }
+        }
+        return names
     }
 }

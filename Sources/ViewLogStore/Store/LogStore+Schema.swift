@@ -91,24 +91,27 @@ extension LogStore {
     /// found from the schema records of the metadata (one per schema change), not by reading the log between. Positions
     /// below the horizon are not looked at (their entries are compacted away; a read there is refused as compacted).
     public func migrations(after from: UInt64, through to: UInt64) throws(StoreError) -> [(seq: UInt64, migration: Migration)] {
+        try perform(read: true) { txn in try self.migrations(after: from, through: to, in: txn) }
+    }
+
+    /// ``migrations(after:through:)`` in `txn`.
+    func migrations(after from: UInt64, through to: UInt64, in txn: LMDBTransaction) throws -> [(seq: UInt64, migration: Migration)] {
         guard from < to else { return [] }
-        return try perform(read: true) { txn in
-            var seqs: [UInt64] = []
-            let start = max(from, try self.horizon(in: txn)) + 1
-            try txn.scan(self.metaDB, from: .atLeast(MetaKey.schema(at: start))) { e in
-                guard e.key.hasPrefix(MetaKey.schemaPrefix),
-                      let seq = uint64FromBigEndian(e.key.dropFirst(MetaKey.schemaPrefix.count)), seq <= to else { return .stop }
-                seqs.append(seq)
-                return .next
-            }
-            return try seqs.compactMap { seq -> (seq: UInt64, migration: Migration)? in
-                try withUnsafeBytes(of: seq.bigEndian) { key -> (seq: UInt64, migration: Migration)? in
-                    guard let bytes = try txn.value(self.logDB, for: key) else {
-                        throw StoreError.corrupt(seq: seq, reason: "the metadata holds a schema for seq \(seq), which the log lacks")
-                    }
-                    do { return try TransactionCodec.openingMigration(bytes, expectedSeq: seq).map { (seq, $0) } } catch {
-                        throw StoreError.corrupt(seq: seq, reason: "\(error)")
-                    }
+        var seqs: [UInt64] = []
+        let start = max(from, try self.horizon(in: txn)) + 1
+        try txn.scan(self.metaDB, from: .atLeast(MetaKey.schema(at: start))) { e in
+            guard e.key.hasPrefix(MetaKey.schemaPrefix),
+                  let seq = uint64FromBigEndian(e.key.dropFirst(MetaKey.schemaPrefix.count)), seq <= to else { return .stop }
+            seqs.append(seq)
+            return .next
+        }
+        return try seqs.compactMap { seq -> (seq: UInt64, migration: Migration)? in
+            try withUnsafeBytes(of: seq.bigEndian) { key -> (seq: UInt64, migration: Migration)? in
+                guard let bytes = try txn.value(self.logDB, for: key) else {
+                    throw StoreError.corrupt(seq: seq, reason: "the metadata holds a schema for seq \(seq), which the log lacks")
+                }
+                do { return try TransactionCodec.openingMigration(bytes, expectedSeq: seq).map { (seq, $0) } } catch {
+                    throw StoreError.corrupt(seq: seq, reason: "\(error)")
                 }
             }
         }

@@ -30,8 +30,8 @@ public enum StoreError: ViewLogError, Hashable {
     case compacted(position: UInt64, horizon: UInt64)
     /// The named view followed was removed by the migration at `seq` (DESIGN §13): the follow ends.
     case viewRemoved(String, seq: UInt64)
-    /// A context's move from `position` over the migration at `seq`: its controllers' views are not carried through a
-    /// migration; make new ones at the new position (``Context/reset(to:)`` after changing them, or a new context).
+    /// A context's move from `position` over the migration at `seq` with unsaved changes, which name the schema before
+    /// it: save or roll them back first (nothing moved).
     case acrossMigration(position: UInt64, seq: UInt64)
     /// A compaction refused because another process is compacting the store at `path`; nothing was changed by it.
     case compactionUnderWay(path: String)
@@ -78,7 +78,7 @@ public enum StoreError: ViewLogError, Hashable {
             return "position \(p) is below the horizon (\(horizon)): the log up to \(horizon) was compacted"
         case let .viewRemoved(name, seq): return "view '\(name)' was removed by the migration at seq \(seq)"
         case let .acrossMigration(position, seq):
-            return "cannot move the context from position \(position) over the migration at seq \(seq): its views are made for the schema before it"
+            return "cannot move the context from position \(position) over the migration at seq \(seq): its unsaved changes name the schema before it"
         case .compactionUnderWay(let path): return "another process is compacting \(path): try again when it is done"
         case let .objectNotFound(key, p): return "no \(key.entity) with id \(key.id.json.text) at position \(p)"
         case let .corrupt(seq, reason):

@@ -32,6 +32,10 @@ public struct Delta: Sendable, Hashable {
     public var objects: [ObjectDelta]
     /// The schema at `to` when it differs from the schema at `from`.
     public var schemaChange: Schema?
+    /// The migrations the move passes (DESIGN §13), `nil` when none: then ``objects`` are named as at `to` — keys,
+    /// and `before` values carried to `to`'s names (``MigrationCarry``) — and hold only objects whose values differ
+    /// (a rename alone is no change).
+    @_spi(Engine) public var carry: MigrationCarry?
 
     /// Makes a delta.
     public init(from: UInt64, to: UInt64, objects: [ObjectDelta], schemaChange: Schema? = nil) {
@@ -39,5 +43,11 @@ public struct Delta: Sendable, Hashable {
         self.to = to
         self.objects = objects
         self.schemaChange = schemaChange
+    }
+
+    /// Makes a delta across the migrations of `carry`.
+    @_spi(Engine) public init(from: UInt64, to: UInt64, objects: [ObjectDelta], schemaChange: Schema?, carry: MigrationCarry?) {
+        self.init(from: from, to: to, objects: objects, schemaChange: schemaChange)
+        self.carry = carry
     }
 }

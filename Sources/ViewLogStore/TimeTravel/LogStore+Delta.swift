@@ -28,8 +28,48 @@ extension LogStore {
 
     /// The delta; a delta of up to ``slotDeltaEntitiesMax`` named entities is folded by slot (``SlotRows``) unless
     /// `bySlot` is `false` (tests compare the two ways) or the log names an attribute the schema lacks.
+    ///
+    /// Across migrations (DESIGN §13), the one place names are carried through them: the objects are folded under
+    /// every name their entity has along the move, then each is named as at `to` — its state at `from` carried to
+    /// `to`'s names (``MigrationCarry``), merged with its state at `to` — and kept only when the two differ, so that a
+    /// rename alone is no change and a converted value that differs is one. The delta holds the carry for its
+    /// controllers to rename their requests by.
     package func delta(from: UInt64, to: UInt64, entities: Set<String>?, in txn: LMDBTransaction,
                via travel: TimeTravel = .automatic, bySlot: Bool = true) throws -> Delta {
+        let folded = try foldedDelta(from: from, to: to, entities: entities, in: txn, via: travel, bySlot: bySlot)
+        // Only a move whose schemas differ can pass a migration: the common move reads nothing more.
+        guard folded.schemaChange != nil else { return folded }
+        let migrations = try self.migrations(after: min(from, to), through: max(from, to), in: txn)
+        guard !migrations.isEmpty else { return folded }
+        let carry = MigrationCarry(migrations: migrations.map { MigrationCarry.Logged(seq: $0.seq, migration: $0.migration) },
+                                   backward: to < from)
+        let names = entities.map { Set($0.flatMap(carry.namesAlong)) }
+        let across = names == entities ? folded
+            : try foldedDelta(from: from, to: to, entities: names, in: txn, via: travel, bySlot: false)
+        let forward = from < to
+        var merged: [ObjectKey: ObjectDelta] = [:]
+        func touch(_ key: ObjectKey, _ seq: UInt64, _ set: (inout ObjectDelta) -> Void) {
+            var d = merged[key] ?? ObjectDelta(key: key, before: nil, after: nil, seq: seq)
+            d.seq = forward ? max(d.seq, seq) : min(d.seq, seq)
+            set(&d)
+            merged[key] = d
+        }
+        for d in across.objects {
+            // Its state at `from` is named as at `from`; at `to`, as at `to`.
+            if let before = d.before {
+                touch(ObjectKey(entity: carry.entity(d.key.entity), id: d.key.id), d.seq) {
+                    $0.before = carry.values(before, of: d.key.entity)
+                }
+            }
+            if let after = d.after { touch(d.key, d.seq) { $0.after = after } }
+        }
+        let objects = merged.values.filter { $0.before != $0.after }.sorted { $0.key < $1.key }
+        return Delta(from: from, to: to, objects: objects, schemaChange: folded.schemaChange, carry: carry)
+    }
+
+    /// The delta of ``delta(from:to:entities:in:via:bySlot:)`` as the log names its objects (no names carried).
+    private func foldedDelta(from: UInt64, to: UInt64, entities: Set<String>?, in txn: LMDBTransaction,
+                             via travel: TimeTravel, bySlot: Bool) throws -> Delta {
         let head = try self.head(in: txn)
         for p in [from, to] { _ = try reachable(p, in: txn) }
         if from == to { return Delta(from: from, to: to, objects: []) }

@@ -8,7 +8,7 @@
 /// ``RowSlot``s (a 12-byte key prefix and a 4-byte slot, 16 bytes), so that comparisons are `memcmp`s, mostly of words
 /// inside one node, and a change moves at most one node's worth of memory.
 package final class OrderedRows {
-    package let order: RowOrder
+    package private(set) var order: RowOrder
     private let slab: RowSlab
     private let tree: CountedBTree<RowSlot>
     /// Non-empty sections of all rows (one `null` section when the view has no section key).
@@ -25,6 +25,15 @@ package final class OrderedRows {
         self.slab = RowSlab(inlineKeyBytes: order.inlineKeyBytes)
         self.tree = CountedBTree(capacity: capacity)
         self.sections = SectionCounts(capacity: capacity)
+    }
+
+    /// Orders the rows by `order`, the same keys under the names and types a migration gives them (DESIGN §13): a key
+    /// is its values' bytes, which a rename leaves as they are; a value a conversion changes is re-keyed by the batch
+    /// that carries it.
+    package func carry(to order: RowOrder) {
+        precondition(order.ascending == self.order.ascending && order.isSectioned == self.order.isSectioned,
+                     "a migration changes the names of a view's keys, not their directions")
+        self.order = order.keeping(inlineKeyBytes: self.order.inlineKeyBytes)
     }
 
     /// Number of rows.
