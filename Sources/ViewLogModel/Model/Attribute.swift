@@ -22,6 +22,10 @@ public struct Attribute: Sendable, Hashable {
         self.defaultValue = defaultValue
     }
 
+    /// What an insert that does not give the attribute stores: its default, the empty set of a to-many (DESIGN §10),
+    /// or `nil` (`null` when optional, else the attribute must be given).
+    package var insertDefault: Value? { defaultValue ?? (isToMany ? .set([]) : nil) }
+
     /// Whether `value` may be stored in this attribute: its type, or `null` when optional.
     /// An `int` is accepted for a `double` attribute only after ``coerce(_:)``.
     public func accepts(_ value: Value) -> Bool {

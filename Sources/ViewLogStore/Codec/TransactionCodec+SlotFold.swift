@@ -118,6 +118,9 @@ extension ByteReader {
         case ValueTag.boolFalse: return SlotValue(slot: slot, tag: CellKind.falseBool, payload: 0)
         case ValueTag.boolTrue: return SlotValue(slot: slot, tag: CellKind.trueBool, payload: 0)
         case ValueTag.date: return SlotValue(slot: slot, tag: CellKind.date, payload: try u64("date value"))
+        case ValueTag.set:
+            let place = out.addString(CellKind.setText(try setMembers()))
+            return SlotValue(slot: slot, tag: CellKind.set, payload: UInt64(place))
         default: throw .invalid(field: "value tag", offset: at, reason: "unknown tag \(tag)")
         }
     }

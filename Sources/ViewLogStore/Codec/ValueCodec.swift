@@ -10,6 +10,8 @@ enum ValueTag {
     static let boolFalse: UInt8 = 4
     static let boolTrue: UInt8 = 5
     static let date: UInt8 = 6
+    /// A to-many relationship's set of ids (DESIGN §10).
+    static let set: UInt8 = 7
 }
 
 /// Tags of an id, in the log and in object keys. An int id's tag is below a string id's, as in ``ObjectID``'s order.
@@ -24,6 +26,8 @@ enum EncodedSize {
     static let namedValueMin = 3
     /// A name, and two one-byte values.
     static let updatePairMin = 4
+    /// An id: its tag and an empty string.
+    static let idMin = 2
     /// The smallest change: a kind byte and two empty strings (a schema change; decoding rejects it later).
     static let changeMin = 3
 }
@@ -47,6 +51,11 @@ extension ByteWriter {
         case .date(let t):
             u8(ValueTag.date)
             u64(UInt64(bitPattern: t.milliseconds))
+        case .set(let ids):
+            u8(ValueTag.set)
+            precondition(ids.count <= Limits.setMembersMax, "a set of more than \(Limits.setMembersMax) members")
+            varint(ids.count)
+            for m in ids { id(m) }
         }
     }
 
@@ -159,8 +168,27 @@ extension ByteReader {
         case ValueTag.boolFalse: return .bool(false)
         case ValueTag.boolTrue: return .bool(true)
         case ValueTag.date: return .date(Timestamp(milliseconds: Int64(bitPattern: try u64("date value"))))
+        case ValueTag.set: return .set(try setMembers())
         default: throw .invalid(field: "value tag", offset: at, reason: "unknown tag \(tag)")
         }
+    }
+
+    /// A set's members after its tag: a count, then the ids, strictly increasing in id order (so one set has one
+    /// encoding) and all of one id type.
+    mutating func setMembers() throws(CodecError) -> [ObjectID] {
+        let n = try count("set member count", limit: Limits.setMembersMax, bytesEach: EncodedSize.idMin)
+        var ids: [ObjectID] = []
+        ids.reserveCapacity(n)
+        for _ in 0..<n {
+            let at = offset
+            let m = try id()
+            if let last = ids.last {
+                guard last.type == m.type else { throw .invalid(field: "set member", offset: at, reason: "ids of two types in one set") }
+                guard last < m else { throw .invalid(field: "set member", offset: at, reason: "members not in strictly increasing order") }
+            }
+            ids.append(m)
+        }
+        return ids
     }
 
     /// A name's raw bytes (1 … ``Limits/nameBytesMax``), not yet checked as UTF-8.

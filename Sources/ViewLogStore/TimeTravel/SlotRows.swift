@@ -67,7 +67,31 @@ final class SlotLayout: Sendable {
 /// What a slot holds, as one tag byte: a value's type (a bool's value too), or no value.
 enum CellKind {
     static let absent: UInt8 = 0, null: UInt8 = 1, string: UInt8 = 2, int: UInt8 = 3, double: UInt8 = 4,
-               falseBool: UInt8 = 5, trueBool: UInt8 = 6, date: UInt8 = 7
+               falseBool: UInt8 = 5, trueBool: UInt8 = 6, date: UInt8 = 7, set: UInt8 = 8
+
+    /// Whether a cell of `tag` holds a place among the strings: a string's, or a set's encoding (``setText(_:)``).
+    @inline(__always)
+    static func holdsPlace(_ tag: UInt8) -> Bool { tag == string || tag == set }
+
+    /// A set's members as a string kept where strings are: the set's tagged value bytes (``ByteWriter/value(_:)``),
+    /// one Unicode scalar per byte, so that cells stay a tag and a word and equal sets give equal strings.
+    static func setText(_ ids: [ObjectID]) -> String {
+        var w = ByteWriter(capacity: 2 + 10 * ids.count)
+        w.value(.set(ids))
+        var scalars = String.UnicodeScalarView()
+        for b in w.finish() { scalars.append(Unicode.Scalar(b)) }
+        return String(scalars)
+    }
+
+    /// The set ``setText(_:)`` made.
+    static func set(fromText text: String) -> Value {
+        let bytes = text.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) }
+        return bytes.withUnsafeBytes { raw in
+            var r = ByteReader(raw)
+            guard let v = try? r.value(), case .set = v else { preconditionFailure("a set cell that setText did not write") }
+            return v
+        }
+    }
 
     /// The tag and 8-byte payload of `value` (`nil`: no value); a string's payload is the place `place(string)`
     /// gives it.
@@ -81,6 +105,7 @@ enum CellKind {
         case .double(let v)?: return (double, v.bitPattern)
         case .bool(let v)?: return (v ? trueBool : falseBool, 0)
         case .date(let t)?: return (date, UInt64(bitPattern: t.milliseconds))
+        case .set(let ids)?: return (set, UInt64(place(setText(ids))))
         }
     }
 
@@ -95,6 +120,7 @@ enum CellKind {
         case falseBool: return .bool(false)
         case trueBool: return .bool(true)
         case date: return .date(Timestamp(milliseconds: Int64(bitPattern: payload)))
+        case set: return CellKind.set(fromText: string(Int(payload)))
         case absent: return nil
         default: preconditionFailure("a cell tag \(tag) no write makes")
         }
@@ -303,13 +329,13 @@ struct SlotRows {
     @inline(__always)
     private mutating func setCell(_ base: Int, _ v: SlotValue, of batch: SlotChanges) {
         freeString(base, v.slot)
-        store(base, v.slot, v.tag, v.tag == CellKind.string ? UInt64(placeString(batch.strings[Int(v.payload)])) : v.payload)
+        store(base, v.slot, v.tag, CellKind.holdsPlace(v.tag) ? UInt64(placeString(batch.strings[Int(v.payload)])) : v.payload)
     }
 
     /// Frees the string slot `j` of the row starting at word `base` holds, if it holds one.
     @inline(__always)
     private mutating func freeString(_ base: Int, _ j: Int) {
-        guard tag(base, j) == CellKind.string else { return }
+        guard CellKind.holdsPlace(tag(base, j)) else { return }
         let place = Int(words[payloadAt(base, j)])
         strings[place] = ""
         freeStrings.append(place)
@@ -485,7 +511,7 @@ struct SlotRows {
         if absentAsNull, tag == CellKind.absent { tag = CellKind.null }
         guard tag == v.tag else { return false }
         let payload = words[payloadAt(base, v.slot)]
-        guard tag == CellKind.string else { return payload == v.payload }
+        guard CellKind.holdsPlace(tag) else { return payload == v.payload }
         return strings[Int(payload)].utf8.elementsEqual(batch.strings[Int(v.payload)].utf8)
     }
 
@@ -514,6 +540,7 @@ struct SlotRows {
             case CellKind.falseBool: w.u8(ValueTag.boolFalse)
             case CellKind.trueBool: w.u8(ValueTag.boolTrue)
             case CellKind.date: w.u8(ValueTag.date); w.u64(payload)
+            case CellKind.set: w.value(CellKind.set(fromText: strings[Int(payload)]))
             default: preconditionFailure("SlotRows: a cell tag \(tag) no write makes")
             }
         }

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+import TestSupport
+@_spi(Engine) @testable import ViewLogModel
+@_spi(Engine) @testable import ViewLogQuery
+@_spi(Engine) @testable import ViewLogStore
+
+/// A store of items and tags (``tagsSchemaText``) holding tags 1, 2 and 3.
+func tagsStore() throws -> LogStore {
+    let store = try LogStore.create(at: newStorePath(), schema: try Schema(jsonText: tagsSchemaText), options: StoreOptions(durable: false))
+    try store.append((1...3).map { .insert(entity: "Tag", id: .int($0), values: ["name": .string("t\($0)")]) }, author: "t")
+    return store
+}
+
+/// Appends the JSON lines `text` as `AppendInput` reads them, one transaction per entry.
+func appendLines(_ text: String, to store: LogStore) throws {
+    for entry in try AppendInput.parse(text, schema: try store.schema) { try store.append(entry.requests, author: "t") }
+}
+
+func item(_ id: String) -> ObjectKey { ObjectKey(entity: "Item", id: .string(id)) }
+
+@Suite("Many-to-many: values and input")
+struct ManyToManyValueTests {
+    @Test func aSetIsGivenAsAJSONArrayStoredInIDOrderAndEmptyWhenNotGiven() throws {
+        let store = try tagsStore()
+        try appendLines("""
+            {"insert": "Item", "id": "i1", "values": {"name": "Pen", "tags": [3, 1]}}
+            {"insert": "Item", "id": "i2", "values": {"name": "Cup"}}
+            """, to: store)
+        #expect(try store.object(item("i1"))?["tags"] == .set([.int(1), .int(3)]))
+        #expect(try store.object(item("i1"))?["favorites"] == .set([]), "a set not given is empty, never null")
+        #expect(try store.object(item("i2"))?["tags"] == .set([]))
+        let values = try #require(try store.object(item("i1")))
+        #expect(try store.schema.entity(named: "Item").json(values).text
+                == #"{"favorites": [], "name": "Pen", "price": null, "tags": [1, 3]}"#)
+        #expect(try store.verify().isOK)
+    }
+
+    @Test func anUpdateReplacesTheSetAndOlderPositionsKeepTheirs() throws {
+        let store = try tagsStore()
+        try appendLines("""
+            {"insert": "Item", "id": "i1", "values": {"name": "Pen", "tags": [1]}}
+            {"update": "Item", "id": "i1", "values": {"tags": [2, 3]}}
+            """, to: store)
+        #expect(try store.object(item("i1"))?["tags"] == .set([.int(2), .int(3)]))
+        #expect(try store.object(item("i1"), at: 2)?["tags"] == .set([.int(1)]))
+        #expect(try store.verify().isOK)
+    }
+
+    @Test func theShorthandReplacesASetWithAJSONLiteral() throws {
+        let schema = try Schema(jsonText: tagsSchemaText)
+        let request = try AppendInput.shorthand(op: "update", entity: "Item", id: "i1", assignments: ["tags:=[3,1]"], schema: schema)
+        #expect(request == .update(entity: "Item", id: .string("i1"), values: ["tags": .set([.int(1), .int(3)])]))
+        #expect { try AppendInput.shorthand(op: "update", entity: "Item", id: "i1", assignments: ["tags=1"], schema: schema) } throws: {
+            "\($0)".contains("relationship 'tags' takes an id of Tag (an integer), got '1', not a set of ids (give a JSON array: tags:=[…])")
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"insert": "Item", "id": "i9", "values": {"name": "Pen", "tags": [1, 2, 1]}}"#,
+         "relationship 'tags' is given 1 twice (a set holds each member once)"),
+        (#"{"insert": "Item", "id": "i9", "values": {"name": "Pen", "tags": [1, "2"]}}"#,
+         "relationship 'tags' takes an id of Tag (an integer), got a string among its members"),
+        (#"{"insert": "Item", "id": "i9", "values": {"name": "Pen", "tags": null}}"#,
+         "relationship 'tags' takes an id of Tag (an integer), got null, not a set of ids (the relationship is to-many)"),
+        (#"{"insert": "Item", "id": "i9", "values": {"name": "Pen", "tags": 1}}"#,
+         "relationship 'tags' takes an id of Tag (an integer), got an integer, not an array of ids (the relationship is to-many)"),
+        (#"{"update": "Item", "id": "i1", "values": {"tags": [2, 2]}}"#,
+         "relationship 'tags' is given 2 twice (a set holds each member once)"),
+    ])
+    func badSetsAreRefusedNamingTheLineAndRelationshipAndNothingIsAppended(line: String, message: String) throws {
+        let store = try tagsStore()
+        try appendLines(#"{"insert": "Item", "id": "i1", "values": {"name": "Pen"}}"#, to: store)
+        let head = try store.head
+        #expect { try appendLines(line, to: store) } throws: { error in
+            "\(error)".contains("line 1") && "\(error)".contains(message)
+        }
+        #expect(try store.head == head)
+    }
+
+    @Test func theAPIRefusesASetOfAnotherIDTypeOrForAnAttributeThatIsNotToMany() throws {
+        let store = try tagsStore()
+        #expect {
+            try store.append([.insert(entity: "Item", id: .string("i1"), values: ["name": .string("Pen"), "tags": .set([.string("a")])])], author: "t")
+        } throws: { "\($0)".contains("relationship 'tags' takes an id of Tag (an integer), got a string among its members") }
+        #expect {
+            try store.append([.insert(entity: "Item", id: .string("i1"), values: ["name": .set([])])], author: "t")
+        } throws: { "\($0)".contains("attribute 'name' is string, got a set") }
+        #expect(try store.head == 1)
+    }
+
+    @Test func aSetEncodesAsTag7ThenItsMembersAndTheDecoderRefusesEveryOtherForm() throws {
+        var w = ByteWriter(capacity: 32)
+        w.value(.set([.int(1), .int(3)]))
+        let bytes = w.finish()
+        #expect(bytes == [7, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 3, 0, 0, 0, 0, 0, 0, 0])
+        func decode(_ b: [UInt8]) throws -> Value {
+            try b.withUnsafeBytes { raw in
+                var r = ByteReader(raw)
+                return try r.value()
+            }
+        }
+        #expect(try decode(bytes) == .set([.int(1), .int(3)]))
+        #expect(try decode([7, 0]) == .set([]))
+        let unsorted: [UInt8] = [7, 2, 1, 3, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0]
+        #expect { try decode(unsorted) } throws: { "\($0)".contains("members not in strictly increasing order") }
+        let repeated: [UInt8] = [7, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0]
+        #expect { try decode(repeated) } throws: { "\($0)".contains("members not in strictly increasing order") }
+        #expect { try decode([7, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 2, 1, 0x61]) } throws: { "\($0)".contains("ids of two types in one set") }
+        #expect { try decode([7, 5, 2, 0]) } throws: { "\($0)".contains("set member count") }
+        #expect { try decode([7, 1, 9, 0]) } throws: { "\($0)".contains("id tag") }
+    }
+}
