@@ -111,3 +111,85 @@ struct ManyToManyValueTests {
         #expect { try decode([7, 1, 9, 0]) } throws: { "\($0)".contains("id tag") }
     }
 }
+
+/// Items whose tags are nullified, whose bundles cascade and whose favorites deny (DESIGN §10's delete rules on sets).
+let tagRulesSchemaText = """
+{"entities": {
+  "Item": {"id": "string", "attributes": {"name": {"type": "string"}},
+    "relationships": {"tags": {"to": "Tag", "toMany": true, "inverse": "items"},
+                      "bundle": {"to": "Tag", "toMany": true, "onDelete": "cascade"},
+                      "favorites": {"to": "Tag", "toMany": true, "onDelete": "deny"}}},
+  "Tag": {"id": "int", "attributes": {"name": {"type": "string"}}}
+}}
+"""
+
+@Suite("Many-to-many: integrity and delete rules")
+struct ManyToManyIntegrityTests {
+    func rulesStore() throws -> LogStore {
+        let store = try LogStore.create(at: newStorePath(), schema: try Schema(jsonText: tagRulesSchemaText), options: StoreOptions(durable: false))
+        try store.append((1...3).map { .insert(entity: "Tag", id: .int($0), values: ["name": .string("t\($0)")]) }, author: "t")
+        return store
+    }
+
+    @Test func everyMemberMustExistAtTheEndOfTheTransactionAndNothingIsAppendedOtherwise() throws {
+        let store = try tagsStore()
+        #expect { try appendLines(#"{"insert": "Item", "id": "i1", "values": {"name": "Pen", "tags": [1, 7, 9]}}"#, to: store) } throws: {
+            "\($0)".contains("insert of Item \"i1\": relationship 'tags' names Tag 7, which does not exist")
+        }
+        #expect(try store.head == 1)
+        // Order within a transaction is free: the member may come after the set that names it.
+        try appendLines("""
+            {"changes": [{"insert": "Item", "id": "i1", "values": {"name": "Pen", "tags": [1, 7]}}, {"insert": "Tag", "id": 7, "values": {"name": "t7"}}]}
+            """, to: store)
+        #expect(try store.object(item("i1"))?["tags"] == .set([.int(1), .int(7)]))
+        #expect { try appendLines(#"{"update": "Item", "id": "i1", "values": {"tags": [8]}}"#, to: store) } throws: {
+            "\($0)".contains("update of Item \"i1\": relationship 'tags' names Tag 8, which does not exist")
+        }
+        #expect(try store.verify().isOK)
+    }
+
+    @Test func deletingAMemberNullifiesItOutOfEverySetInIDOrder() throws {
+        let store = try rulesStore()
+        try appendLines("""
+            {"insert": "Item", "id": "i2", "values": {"name": "Cup", "tags": [1, 2]}}
+            {"insert": "Item", "id": "i1", "values": {"name": "Pen", "tags": [2, 3]}}
+            {"delete": "Tag", "id": 2}
+            """, to: store)
+        let t = try #require(try store.transactions(after: try store.head - 1).first)
+        #expect(outline(t) == ["delete Tag 2", "update Item \"i1\" tags", "update Item \"i2\" tags"])
+        guard case let .update(_, values, previous) = t.changes[1] else { Issue.record("not an update"); return }
+        #expect(values == ["tags": .set([.int(3)])] && previous == ["tags": .set([.int(2), .int(3)])])
+        #expect(try store.object(item("i2"))?["tags"] == .set([.int(1)]))
+        #expect(try store.object(item("i2"), at: 3)?["tags"] == .set([.int(1), .int(2)]), "the position before keeps the member")
+        #expect(try store.verify().isOK)
+    }
+
+    @Test func deletingAMemberCascadesToTheObjectsWhoseSetHoldsIt() throws {
+        let store = try rulesStore()
+        try appendLines("""
+            {"insert": "Item", "id": "i1", "values": {"name": "Pen", "bundle": [1, 2]}}
+            {"insert": "Item", "id": "i2", "values": {"name": "Cup", "bundle": [3]}}
+            {"delete": "Tag", "id": 1}
+            """, to: store)
+        let t = try #require(try store.transactions(after: try store.head - 1).first)
+        #expect(outline(t) == ["delete Tag 1", "delete Item \"i1\""])
+        #expect(try store.object(item("i1")) == nil && store.object(item("i2")) != nil)
+        #expect(try store.verify().isOK)
+    }
+
+    @Test func deletingAMemberADenySetHoldsIsRefusedNamingTheHolderAndNothingIsAppended() throws {
+        let store = try rulesStore()
+        try appendLines(#"{"insert": "Item", "id": "i1", "values": {"name": "Pen", "favorites": [2]}}"#, to: store)
+        let head = try store.head
+        #expect { try appendLines(#"{"delete": "Tag", "id": 2}"#, to: store) } throws: {
+            "\($0)".contains("delete of Tag 2: Item \"i1\" still names it through 'favorites' (onDelete: deny)")
+        }
+        #expect(try store.head == head)
+        // Taking it out of the set in the same transaction makes the delete valid.
+        try appendLines("""
+            {"changes": [{"delete": "Tag", "id": 2}, {"update": "Item", "id": "i1", "values": {"favorites": []}}]}
+            """, to: store)
+        #expect(try store.object(item("i1"))?["favorites"] == .set([]))
+        #expect(try store.verify().isOK)
+    }
+}

@@ -217,8 +217,9 @@ struct StagedChanges: Equatable {
         guard let values = entry?.values, !relationships.isEmpty else { return [] }
         var out: [Reference] = []
         for a in relationships {
-            guard let v = values[a.name], let id = ObjectID(v) else { continue }
-            out.append(Reference(target: ObjectKey(entity: a.relationship!.target, id: id), source: key.entity, relationship: a.name))
+            for id in values[a.name]?.memberIDs ?? [] {
+                out.append(Reference(target: ObjectKey(entity: a.relationship!.target, id: id), source: key.entity, relationship: a.name))
+            }
         }
         return out
     }

@@ -33,6 +33,42 @@ public enum Value: Sendable, Hashable {
         }
     }
 
+    /// Whether a relationship's value names `id`: the to-one's id, or one of the set's members.
+    package func holds(_ id: ObjectID) -> Bool {
+        guard case .set(let ids) = self else { return ObjectID(self) == id }
+        var low = 0, high = ids.count
+        while low < high {  // bounded: the range halves
+            let mid = (low + high) / 2
+            if ids[mid] == id { return true }
+            if ids[mid] < id { low = mid + 1 } else { high = mid }
+        }
+        return false
+    }
+
+    /// A relationship's value without `id`: the set without the member, or `null` for a to-one (what `nullify` makes).
+    package func removing(_ id: ObjectID) -> Value {
+        guard case .set(let ids) = self else { return .null }
+        return .set(ids.filter { $0 != id })
+    }
+
+    /// The ids `new` names that `old` does not (added) and those `old` names that `new` does not (removed), each in
+    /// id order: what a change of a relationship's value does to the targets it names (one merge walk).
+    package static func memberChanges(from old: Value, to new: Value) -> (added: [ObjectID], removed: [ObjectID]) {
+        let a = old.memberIDs, b = new.memberIDs
+        var added: [ObjectID] = [], removed: [ObjectID] = []
+        var i = 0, j = 0
+        while i < a.count || j < b.count {  // bounded: each round consumes a member
+            if j == b.count || (i < a.count && a[i] < b[j]) {
+                removed.append(a[i]); i += 1
+            } else if i == a.count || b[j] < a[i] {
+                added.append(b[j]); j += 1
+            } else {
+                i += 1; j += 1
+            }
+        }
+        return (added, removed)
+    }
+
     /// Whether this is ``null``.
     @inlinable
     public var isNull: Bool {
