@@ -193,3 +193,55 @@ struct ManyToManyIntegrityTests {
         #expect(try store.verify().isOK)
     }
 }
+
+@Suite("Many-to-many: add and remove")
+struct ManyToManyAddRemoveTests {
+    /// A store whose item i1 holds tags 1 and 2.
+    func store() throws -> LogStore {
+        let store = try tagsStore()
+        try appendLines(#"{"insert": "Item", "id": "i1", "values": {"name": "Pen", "tags": [1, 2]}}"#, to: store)
+        return store
+    }
+
+    @Test func addAndRemoveChangeMembersBesideOrInsteadOfValuesAndTheLogHoldsBothSets() throws {
+        let store = try store()
+        try appendLines(#"{"update": "Item", "id": "i1", "add": {"tags": [3]}, "remove": {"tags": [1]}}"#, to: store)
+        #expect(try store.object(item("i1"))?["tags"] == .set([.int(2), .int(3)]))
+        let t = try #require(try store.transactions(after: 2).first)
+        let change = try #require(t.changes.first)
+        #expect(change == .update(item("i1"), values: ["tags": .set([.int(2), .int(3)])], previous: ["tags": .set([.int(1), .int(2)])]))
+        // Its inverse takes the object back, as revert, undo and a move backwards apply it.
+        let after = try #require(try store.object(item("i1")))
+        #expect(ObjectValues.applying(change.inverse, to: after)?["tags"] == .set([.int(1), .int(2)]))
+        try appendLines(#"{"update": "Item", "id": "i1", "values": {"name": "Pencil"}, "add": {"tags": [1]}}"#, to: store)
+        #expect(try store.object(item("i1")) == ["name": .string("Pencil"), "price": .null, "tags": .set([.int(1), .int(2), .int(3)]), "favorites": .set([])])
+        #expect(try store.object(item("i1"), at: 3)?["tags"] == .set([.int(2), .int(3)]))
+        #expect(try store.verify().isOK)
+    }
+
+    @Test func addingAMemberThereOrRemovingOneNotThereChangesNothingAndIsNoError() throws {
+        let store = try store()
+        try appendLines(#"{"update": "Item", "id": "i1", "add": {"tags": [2]}, "remove": {"tags": [3]}}"#, to: store)
+        #expect(try store.object(item("i1"))?["tags"] == .set([.int(1), .int(2)]))
+        #expect(try store.head == 3)
+    }
+
+    @Test(arguments: [
+        (#"{"update": "Item", "id": "i1", "add": {"tags": [3]}, "values": {"tags": [1]}}"#,
+         "relationship 'tags' is replaced by values and changed by add or remove"),
+        (#"{"update": "Item", "id": "i1", "add": {"tags": [3]}, "remove": {"tags": [3]}}"#, "relationship 'tags': 3 is both added and removed"),
+        (#"{"update": "Item", "id": "i1", "add": {"tags": [9]}}"#, "relationship 'tags' names Tag 9, which does not exist"),
+        (#"{"update": "Item", "id": "i1", "add": {"tags": ["x"]}}"#, "relationship 'tags' takes an id of Tag (an integer), got a string among its members"),
+        (#"{"update": "Item", "id": "i1", "remove": {"tags": [1, 1]}}"#, "relationship 'tags' is given 1 twice"),
+        (#"{"update": "Item", "id": "i1", "add": {"name": "x"}}"#, "add changes sets, and attribute 'name' is not a to-many relationship"),
+        (#"{"update": "Item", "id": "i1", "add": {"color": [1]}}"#, "unknown attribute 'color'"),
+        (#"{"update": "Item", "id": "i2", "add": {"tags": [1]}}"#, "update of Item \"i2\": no such object"),
+        (#"{"update": "Item", "id": "i1", "add": {}}"#, "sets no values (an update needs at least one attribute)"),
+    ])
+    func badAddsAndRemovesAreRefusedNamingTheObjectAndRelationshipAndNothingIsAppended(line: String, message: String) throws {
+        let store = try store()
+        #expect { try appendLines(line, to: store) } throws: { "\($0)".contains(message) }
+        #expect(try store.head == 2)
+        #expect(try store.object(item("i1"))?["tags"] == .set([.int(1), .int(2)]))
+    }
+}

@@ -294,7 +294,7 @@ struct RelationshipModelTests {
                 case .delete:
                     guard objects[key] != nil else { objects = saved; return nil }
                     delete(key)
-                case .updateMatching, .deleteMatching: preconditionFailure("this model makes no changes by predicate")
+                case .updateMembers, .updateMatching, .deleteMatching: preconditionFailure("this model makes no changes by predicate nor of sets")
                 }
             }
             for key in touched {

@@ -144,8 +144,8 @@ struct StagedChanges: Equatable {
             next = .deleted
         case (.delete, .deleted?):
             throw refused(request, "no such object (deleted in this context)")
-        case (.updateMatching, _), (.deleteMatching, _):
-            preconditionFailure("a context stages the matches of a change by predicate")
+        case (.updateMembers, _), (.updateMatching, _), (.deleteMatching, _):
+            preconditionFailure("a context stages what a request resolves to: the matches of a change by predicate, an update's whole sets")
         }
         let isNewInOrder = place[key] == nil
         if isNewInOrder {

@@ -82,23 +82,59 @@ package struct ChangeResolver {
             }
             return .insert(ObjectKey(entity: entityName, id: id), values: full)
         case let .update(entityName, id, values):
-            guard !values.isEmpty else {
-                throw Refusal(reason: "update of \(entityName) \(id.json.text): sets no values (an update needs at least one attribute)")
-            }
-            guard let current else { throw Refusal(reason: "update of \(entityName) \(id.json.text): no such object") }
-            let checked: ObjectValues
-            do { checked = try entity.description.checkedValues(values) } catch {
-                throw Refusal(reason: "update of \(entityName) \(id.json.text): \(error)")
-            }
-            var previous = ObjectValues(minimumCapacity: checked.count)
-            for name in checked.keys { previous[name] = current[name] ?? .null }
-            return .update(ObjectKey(entity: entityName, id: id), values: checked, previous: previous)
+            return try resolveUpdate(ObjectKey(entity: entityName, id: id), values, add: [:], remove: [:], of: entity, current: current)
+        case let .updateMembers(entityName, id, values, add, remove):
+            return try resolveUpdate(ObjectKey(entity: entityName, id: id), values, add: add, remove: remove, of: entity, current: current)
         case let .delete(entityName, id):
             guard let current else { throw Refusal(reason: "delete of \(entityName) \(id.json.text): no such object") }
             return .delete(ObjectKey(entity: entityName, id: id), previous: current)
         case .updateMatching, .deleteMatching:
             preconditionFailure("a change by predicate is resolved into its matches before each is resolved")
         }
+    }
+}
+
+extension ChangeResolver {
+    /// An update of `key` setting `values` and adding and removing the members `add` and `remove` name, resolved
+    /// against `current`: the logged change holds each changed set whole, before and after (so every fold, inverse and
+    /// check of the log reads it as any value), and a member added that is there or removed that is not changes nothing.
+    private func resolveUpdate(_ key: ObjectKey, _ values: ObjectValues, add: ObjectValues, remove: ObjectValues,
+                               of entity: ResolvedEntity, current: ObjectValues?) throws(Refusal) -> Change {
+        let what = "update of \(key.entity) \(key.id.json.text)"
+        guard !values.isEmpty || !add.isEmpty || !remove.isEmpty else {
+            throw Refusal(reason: "\(what): sets no values (an update needs at least one attribute)")
+        }
+        guard let current else { throw Refusal(reason: "\(what): no such object") }
+        let e = entity.description
+        var checked: ObjectValues
+        do { checked = try e.checkedValues(values) } catch { throw Refusal(reason: "\(what): \(error)") }
+        var edits: [String: (add: [ObjectID], remove: [ObjectID])] = [:]
+        for (edit, isAdd) in [(add, true), (remove, false)] {
+            for (name, members) in edit {
+                guard let a = e.attribute(named: name), a.isToMany else {
+                    let noun = e.attribute(named: name)?.relationship != nil ? "relationship" : "attribute"
+                    throw Refusal(reason: "\(what): \(isAdd ? "add" : "remove") changes sets, and \(noun) '\(name)' is not a to-many relationship")
+                }
+                do { _ = try e.checked(members, for: a) } catch { throw Refusal(reason: "\(what): \(error)") }
+                if isAdd { edits[name, default: ([], [])].add = members.memberIDs } else { edits[name, default: ([], [])].remove = members.memberIDs }
+            }
+        }
+        for (name, edit) in edits {
+            guard checked[name] == nil else {
+                throw Refusal(reason: "\(what): relationship '\(name)' is replaced by values and changed by add or remove")
+            }
+            if let both = Set(edit.add).intersection(edit.remove).min() {
+                throw Refusal(reason: "\(what): relationship '\(name)': \(both.json.text) is both added and removed")
+            }
+            // An object from before the relationship existed holds no set yet: the empty one.
+            var members = Set((current[name] ?? .null).memberIDs)
+            members.formUnion(edit.add)
+            members.subtract(edit.remove)
+            checked[name] = .set(members.sorted())
+        }
+        var previous = ObjectValues(minimumCapacity: checked.count)
+        for name in checked.keys { previous[name] = current[name] ?? .null }
+        return .update(key, values: checked, previous: previous)
     }
 }
 

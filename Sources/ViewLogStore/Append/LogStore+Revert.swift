@@ -255,8 +255,8 @@ extension LogStore {
                     guard current != nil else { continue }
                     forced.append(r)
                     now[key] = .some(nil)
-                case .updateMatching, .deleteMatching:
-                    preconditionFailure("a revert makes changes of one object")
+                case .updateMembers, .updateMatching, .deleteMatching:
+                    preconditionFailure("a revert makes inserts, updates and deletes of one object")
                 }
             }
             requests = forced
