@@ -6,7 +6,8 @@
 package final class MaterializedView: ContextObserver {
     package let context: Context
     package let controller: ResultsController
-    package let entity: EntityDescription
+    /// The view's entity, named as at its position: a move across migrations carries it with the controller's.
+    package private(set) var entity: EntityDescription
     /// The values of the view's rows, and of every object of the entity a move touched since, by id; empty while
     /// `records` holds the rows' values instead (a view not moved yet).
     package private(set) var values: [ObjectID: ObjectValues]
@@ -16,14 +17,22 @@ package final class MaterializedView: ContextObserver {
     /// The change set of the move under way (the controller reports only non-empty ones).
     private var reported: ChangeSet?
     private var observation: ViewObservation?
+    /// The migrations the last move passed (DESIGN §13), `nil` when it passed none.
+    package private(set) var lastCarry: MigrationCarry?
 
     /// `selection` at `position`, opened for `purpose` (``Context/openView(_:for:keepingRows:)`` decides where its rows
     /// come from: a named view's stored rows, or the objects). A view opened to be printed (`.print`) may hold only its
     /// window as stored: print it, do not move it; for a range, position is `from` (the view may open at `to` when that
     /// is lower: ``diff(store:selection:from:to:)`` moves it).
-    package init(store: LogStore, selection: ViewSelection, at position: UInt64, for purpose: ViewPurpose = .follow) throws {
-        let schema = try store.schema(at: position)
-        let (request, entity) = try selection.fetchRequest(schema: schema)
+    package convenience init(store: LogStore, selection: ViewSelection, at position: UInt64, for purpose: ViewPurpose = .follow) throws {
+        let (request, entity) = try selection.fetchRequest(schema: try store.schema(at: position))
+        try self.init(store: store, request: request, entity: entity, at: position, for: purpose)
+    }
+
+    /// `request` of `entity` (named as at `position`) at `position`, opened for `purpose` as
+    /// ``init(store:selection:at:for:)`` opens a selection.
+    package init(store: LogStore, request: FetchRequest, entity: EntityDescription, at position: UInt64,
+                 for purpose: ViewPurpose = .follow) throws {
         context = try Context(store: store, name: "viewlog", at: position)
         self.entity = entity
         let opened = try context.openView(request, for: purpose, keepingRows: true)
@@ -51,50 +60,26 @@ package final class MaterializedView: ContextObserver {
         -> (view: MaterializedView, changes: ChangeSet, before: [ObjectID: ObjectValues]) {
         _ = try store.checkedPosition(from)
         _ = try store.checkedPosition(to)
-        let migrations = try store.migrations(after: min(from, to), through: max(from, to))
-        if !migrations.isEmpty {
-            return try diff(store: store, selection: selection, from: from, to: to, across: migrations.map(\.migration))
-        }
-        let view = try MaterializedView(store: store, selection: selection, at: from, for: .range(from: from, to: to))
+        let purpose = ViewPurpose.range(from: from, to: to)
+        let view = try redefined(store: store, selection: selection, from: from, to: to).map {
+            try MaterializedView(store: store, request: $0.request, entity: $0.entity, at: from, for: purpose)
+        } ?? MaterializedView(store: store, selection: selection, at: from, for: purpose)
         if view.controller.position != from { _ = try view.move(to: from) }
         let (changes, before) = try view.move(to: to)
         return (view, changes, before)
     }
 
-    /// ``diff(store:selection:from:to:)`` across `migrations` (those between the two positions, oldest first): from the
-    /// view at `from` to the view at `to` (its definition there), each object of `from` carried to `to`'s names
-    /// (``Migration/carryNames(entity:values:backward:)``), so a rename alone is no change and a converted value that
-    /// differs is an update or a move under the new name (DESIGN §13).
-    private static func diff(store: LogStore, selection: ViewSelection, from: UInt64, to: UInt64, across migrations: [Migration]) throws
-        -> (view: MaterializedView, changes: ChangeSet, before: [ObjectID: ObjectValues]) {
-        let target = try MaterializedView(store: store, selection: selection, at: to, for: .follow)
-        try target.holdValues()
-        let (request, entity) = try selection.fetchRequest(schema: try store.schema(at: to))
-        // The steps from `from` to `to`, in the order they carry names, and the view's entity as named at `from`.
-        let forward = from < to
-        let path = forward ? migrations : migrations.reversed()
-        var entityAtFrom = entity.name
-        for m in path.reversed() { entityAtFrom = m.carryNames(entity: entityAtFrom, values: nil, backward: forward).entity }
-        func carried(_ values: ObjectValues) -> ObjectValues {
-            var e = entityAtFrom, v: ObjectValues? = values
-            for m in path { (e, v) = m.carryNames(entity: e, values: v, backward: !forward) }
-            return v ?? [:]
-        }
-        var before: [ObjectID: ObjectValues] = [:]
-        for (id, values) in try store.objects(of: entityAtFrom, at: from) { before[id] = carried(values) }
-        let controller = try ResultsController(fetchRequest: request, entity: entity,
-                                               objects: before.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, position: from)
-        var touched: [ObjectID: UInt64] = [:], after: [ObjectID: ObjectValues] = [:]
-        for d in try store.delta(from: from, to: to, entities: [entityAtFrom, entity.name]).objects {
-            touched[d.key.id] = max(touched[d.key.id] ?? 0, d.seq)
-            if d.key.entity == entity.name, let a = d.after { after[d.key.id] = a }
-        }
-        var objects: [ObjectDelta] = []
-        for (id, seq) in touched.sorted(by: { $0.key < $1.key }) where before[id] != after[id] {
-            objects.append(ObjectDelta(key: ObjectKey(entity: entity.name, id: id), before: before[id], after: after[id], seq: seq))
-        }
-        let changes = controller.apply(Delta(from: from, to: to, objects: objects))
-        return (target, changes, before)
+    /// A named view that a migration between `from` and `to` sets: its definition at `to`, named as at `from`, so that
+    /// the move's carry (which renames a request, never redefines it) ends at the view's definition there (DESIGN §13:
+    /// `diff` across a `setView`). `nil` for any other view, or a definition that reads an attribute absent at `from`.
+    /// - Throws: ``RequestError`` when the view is unknown at `to` (a migration removed it).
+    private static func redefined(store: LogStore, selection: ViewSelection, from: UInt64, to: UInt64) throws
+        -> (request: FetchRequest, entity: EntityDescription)? {
+        guard let name = selection.view else { return nil }
+        // The carry from `to` back to `from`.
+        guard let back = try store.migrationCarry(from: to, to: from), back.seqChanging(view: name) != nil else { return nil }
+        guard let request = back.request(try selection.fetchRequest(schema: try store.schema(at: to)).0) else { return nil }
+        return (request, try store.schema(at: from).entity(named: request.entity))
     }
 
     /// What-if (DESIGN §14, `query --with`, `diff --with`): `selection` as it would be after appending `requests` at
@@ -127,6 +112,13 @@ package final class MaterializedView: ContextObserver {
     package var observedEntity: String? { entity.name }
 
     package func context(_ context: Context, didMoveWith delta: Delta) {
+        lastCarry = delta.carry
+        if let carry = delta.carry {
+            // The controller carried its request first: the values kept take the names of the move's end as well.
+            let from = entity.name
+            entity = controller.entity
+            values = values.mapValues { carry.values($0, of: from) }
+        }
         // A view over key paths has its context deliver every entity's objects: keep only the rows' entity.
         for d in delta.objects where d.key.entity == entity.name { values[d.key.id] = d.after }
     }
@@ -150,11 +142,14 @@ package final class MaterializedView: ContextObserver {
     /// Moves the view to `position` (either direction) as one batch: its change set, and the values before.
     package func move(to position: UInt64) throws -> (changes: ChangeSet, before: [ObjectID: ObjectValues]) {
         try holdValues()
-        let from = controller.position
-        let before = valuesWithPaths
+        let from = controller.position, entityBefore = entity.name
+        var before = valuesWithPaths
         reported = nil
+        lastCarry = nil
         try context.move(to: position)
         if let error = controller.followError { throw error }
+        // Across migrations the values before are named as the change set names its rows' attributes.
+        if let carry = lastCarry { before = before.mapValues { carry.values($0, of: entityBefore) } }
         let changes = reported ?? ChangeSet(from: from, to: position, isSectioned: controller.isSectioned,
                                             sectionChanges: [], rowChanges: [])
         if controller.fetchRequest.limit != nil {

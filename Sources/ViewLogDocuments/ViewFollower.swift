@@ -9,7 +9,7 @@
 /// render: the CLI prints JSON or text, the server sends the JSON text.
 package final class ViewFollower {
     /// What a consumer sends before a fresh query document when the view starts again — after a compaction passed it
-    /// (``reopenAtHead(of:)``), or for a subscriber too far behind: `{"reload": true}` (DESIGN §5, §12, §13).
+    /// or a migration redefined it (``reopenAtHead(of:)``), or for a subscriber too far behind: `{"reload": true}` (DESIGN §5, §12, §13).
     package static let reloadDocument = JSONValue.object([("reload", .bool(true))]).text
 
     /// The view, at the position the last change set ended (or where it was opened, or opened again by
@@ -37,11 +37,22 @@ package final class ViewFollower {
     }
 
     /// Opens the view again at the head of `store`, for a follow whose position the store's horizon passed (a
-    /// compaction, a schema's retention: DESIGN §13) — no delta reaches that position any more. Its consumers say so
+    /// compaction, a schema's retention: DESIGN §13) — no delta reaches that position any more — or that a migration
+    /// cannot carry (``Reopen``). Its consumers say so
     /// as for a subscriber too far behind: `{"reload": true}` and the view's query document, then change sets from
     /// the head.
+    ///
+    /// A named view is opened by its name; an ad hoc view with the request it was carried to through migrations (its
+    /// names as at its position: ``MaterializedView/move(to:)``), checked against the schema at the head.
     package func reopenAtHead(of store: LogStore) throws {
-        view = try MaterializedView(store: store, selection: selection, at: try store.head, for: .watch)
+        let head = try store.head
+        if selection.view == nil {
+            let request = view.controller.fetchRequest
+            view = try MaterializedView(store: store, request: request, entity: try store.schema(at: head).entity(named: request.entity),
+                                        at: head, for: .watch)
+        } else {
+            view = try MaterializedView(store: store, selection: selection, at: head, for: .watch)
+        }
         position = view.controller.position
     }
 
@@ -52,13 +63,20 @@ package final class ViewFollower {
         let store = view.context.store
         let moved = view.controller.position
         guard head > moved else { return nil }
-        // A migration between: a named view it removed ends the follow; any other view starts again at the head
-        // (§5's reload: `{"reload": true}` and a fresh query document).
-        if let (seq, _) = try store.migrations(after: moved, through: head).last {
-            if let name = selection.view, try store.schema(at: head).views[name] == nil { throw StoreError.viewRemoved(name, seq: seq) }
+        // Across migrations the move carries the view through (DESIGN §13): a rename is no change, a converted value an
+        // update or a move. Its own carry says what it cannot carry: a request reading an attribute a migration
+        // removed starts again at the head (where the request is checked, and refused naming the attribute), a watched
+        // named view a migration set starts again (§5's reload), one it removed ends the follow.
+        var (changes, before): (ChangeSet, [ObjectID: ObjectValues])
+        do {
+            (changes, before) = try view.move(to: head)
+        } catch is QueryError where view.lastCarry != nil {
             throw Reopen()
         }
-        var (changes, before) = try view.move(to: head)
+        if let name = selection.view, let seq = view.lastCarry?.seqChanging(view: name) {
+            if try store.schema(at: head).views[name] == nil { throw StoreError.viewRemoved(name, seq: seq) }
+            throw Reopen()
+        }
         guard !changes.isEmpty else { return nil }
         if position < moved {
             // Batches were folded since the last change set: this one is computed again over the whole span
@@ -79,8 +97,9 @@ package final class ViewFollower {
     /// ``StoreError/notAStore(path:reason:)``), which it throws. `handled` is told each head the view has been moved
     /// to, after its change set (if any) was given.
     ///
-    /// With `reloaded`, a horizon that passes the view's position does not end the follow: the view is opened again at
-    /// the head (``reopenAtHead(of:)``), given to `reloaded`, and followed from there.
+    /// With `reloaded`, a horizon that passes the view's position, or a migration that redefines the view (``Reopen``),
+    /// does not end the follow: the view is opened again at the head (``reopenAtHead(of:)``), given to `reloaded`, and
+    /// followed from there.
     package func follow(_ store: LogStore, count: Int? = nil, handled: ((UInt64) -> Void)? = nil,
                         reloaded: ((MaterializedView) async throws -> Void)? = nil,
                         send: (Step) async throws -> Void) async throws {
@@ -99,11 +118,12 @@ package final class ViewFollower {
         }
     }
 
-    /// Thrown by ``step(to:)`` when a migration lies in the step: the view starts again at the head.
+    /// Thrown by ``step(to:)`` when a migration in the step sets the watched named view, or removes an attribute the
+    /// view's request reads: the view starts again at the head.
     package struct Reopen: Error {}
 
-    /// Whether `error` means that the follow starts again at the head: a compaction passed it, or a migration lies in
-    /// its step.
+    /// Whether `error` means that the follow starts again at the head: a compaction passed it, or a migration in its
+    /// step changed what it follows (``Reopen``).
     package static func startsAgain(after error: any Error) -> Bool {
         if error is Reopen { return true }
         if case .compacted? = error as? StoreError { return true }

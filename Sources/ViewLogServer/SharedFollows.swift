@@ -172,8 +172,8 @@ final class SharedFollow: Sendable {
                 }
             } catch let error where ViewFollower.startsAgain(after: error) {
                 // The store's horizon passed the view's position (a compaction, a schema's retention: DESIGN §13), or
-                // a migration lies in the step: the view is opened again at the head and every member starts again
-                // from it, as a member too far behind does.
+                // a migration in the step set the watched view or removed an attribute it reads: the view is opened
+                // again at the head and every member starts again from it, as a member too far behind does.
                 do {
                     try follower.reopenAtHead(of: store)
                     let fresh = try follower.view.jsonText()

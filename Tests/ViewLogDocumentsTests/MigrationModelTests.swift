@@ -56,6 +56,30 @@ import TestSupport
         }
     }
 
+    /// A follower (`watch`, the server's watch) of the view from the start to the head in random steps: never a
+    /// reload; each change set is the `diff` of its span, and applied one after another to the view at the start they
+    /// give the view at the head.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func aFollowerIsCarriedThroughMigrations(seed: UInt64) throws {
+        try Self.withHistory(seed: seed) { store, history, rng in
+            let selection = ViewSelection(view: "v"), head = try store.head
+            let follower = try ViewFollower(store: store, selection: selection, at: 0)
+            var snapshot = follower.view.controller.snapshot, at: UInt64 = 0, given = 0
+            while at < head {  // bounded: each turn moves `at` on
+                at = min(head, at + UInt64(rng.int(1...4)))
+                let from = follower.position
+                guard let step = try follower.step(to: at) else { continue }
+                given += 1
+                try ViewFollowerTests.check(step, of: selection, from: from, store: store)
+                snapshot = try #require(step.changes.applied(to: snapshot), "\(from) → \(at): \(step.changes)")
+            }
+            let fresh = try MaterializedView(store: store, selection: selection, at: head)
+            #expect(snapshot == fresh.controller.snapshot)
+            #expect(try follower.view.jsonText() == fresh.jsonText())
+            #expect(given > 0)
+        }
+    }
+
     /// A store of random appends and migrations (seeded by `seed`) and its model at every position, for `body`.
     static func withHistory(seed: UInt64, _ body: (LogStore, [Model], inout SeededGenerator) throws -> Void) throws {
         let path = TestScratch.newPath("migration-model")

@@ -207,6 +207,88 @@ import ViewLogDocuments
         #expect(try follower.view.jsonText() == MaterializedView(store: store, selection: selection, at: head).jsonText())
     }
 
+    /// A follow across migrations (DESIGN §13): a rename is no change and a converted value an update or a move under
+    /// the new name — change sets, never a reload, each the `diff` of its span, that applied one after another to the
+    /// view at the start give the view at the end. A migration that sets the watched named view starts it again (§5's
+    /// reload), one that removes it ends the follow (`view.removed`), and an ad hoc request reading an attribute a
+    /// migration removed starts again (at the head, where it is checked).
+    @Test func aFollowIsCarriedThroughMigrations() throws {
+        let path = TestScratch.newPath("follow-migration")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try MigrationSpanTests.makeStore(path)
+        let selections = [ViewSelection(view: "byCode"), ViewSelection(view: "byName"), ViewSelection(entity: "Item", sort: "code, name")]
+        let followers = try selections.map { try ViewFollower(store: store, selection: $0, at: 1) }
+        // The selection as `diff` and `query` name it at `p`: the ad hoc request's sort key is renamed at 2.
+        func selection(_ k: Int, at p: UInt64) -> ViewSelection {
+            k == 2 && p >= 2 ? ViewSelection(entity: "Item", sort: "sku, name") : selections[k]
+        }
+        var snapshots = followers.map(\.view.controller.snapshot)
+        var given = 0
+        func step(_ k: Int) throws {
+            let from = followers[k].position
+            guard let step = try followers[k].step(to: try store.head) else { return }
+            given += 1
+            try Self.check(step, of: selection(k, at: from), from: from, store: store)
+            snapshots[k] = try #require(step.changes.applied(to: snapshots[k]), "\(selections[k]): \(step.changes)")
+        }
+        func migrate(_ json: String) throws { try store.migrate(try Migration(jsonText: json), author: "m") }
+        func update(_ id: String, _ values: ObjectValues) throws {
+            try store.append([.update(entity: "Item", id: .string(id), values: values)], author: "t")
+        }
+        try migrate(#"[{"renameAttribute": {"entity": "Item", "from": "code", "to": "sku"}}]"#)
+        for k in followers.indices {
+            #expect(try followers[k].step(to: try store.head).map(\.changes) == nil, "\(selections[k]): a rename is no change")
+        }
+        try update("i2", ["sku": .string("5")])
+        try migrate(#"[{"changeType": {"entity": "Item", "attribute": "sku", "to": "int"}}]"#)
+        for k in followers.indices { try step(k) }
+        try update("i1", ["sku": .int(1)])
+        for k in followers.indices { try step(k) }
+        let head = try store.head
+        for k in followers.indices {
+            let fresh = try MaterializedView(store: store, selection: selection(k, at: head), at: head)
+            #expect(snapshots[k] == fresh.controller.snapshot, "\(selections[k])")
+            #expect(try followers[k].view.jsonText() == fresh.jsonText(), "\(selections[k])")
+        }
+        #expect(given >= 5, "the conversion and the update changed the views")
+
+        try migrate(#"[{"setView": {"name": "byName", "view": {"entity": "Item", "sort": "sku"}}}]"#)
+        #expect(throws: ViewFollower.Reopen.self) { try followers[1].step(to: try store.head) }
+        try migrate(#"[{"removeView": "byCode"}]"#)
+        #expect(throws: StoreError.viewRemoved("byCode", seq: try store.head)) { try followers[0].step(to: try store.head) }
+        #expect(try followers[2].step(to: try store.head).map(\.changes) == nil, "a view not set or removed is carried")
+        try migrate(#"[{"removeAttribute": {"entity": "Item", "name": "name"}}]"#)
+        #expect(throws: ViewFollower.Reopen.self) { try followers[2].step(to: try store.head) }
+        // Started again at the head, the request is refused there, naming the attribute: the follow ends with it.
+        let refused = #expect(throws: QueryError.self) { try followers[2].reopenAtHead(of: store) }
+        #expect(refused?.description.contains("'name'") == true, "\(String(describing: refused))")
+    }
+
+    /// An ad hoc follow carried through a rename, that a compaction then passes, starts again at the head under the
+    /// names it was carried to (the request the user gave names the attribute as it was).
+    @Test func anAdHocFollowCarriedThroughARenameStartsAgainUnderItsNewNames() async throws {
+        let path = TestScratch.newPath("follow-migration")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try MigrationSpanTests.makeStore(path)
+        let follower = try ViewFollower(store: store, selection: ViewSelection(entity: "Item", sort: "code, name"), at: 1)
+        func update(_ id: String, _ sku: String) throws {
+            try store.append([.update(entity: "Item", id: .string(id), values: ["sku": .string(sku)])], author: "t")
+        }
+        try store.migrate(try Migration(jsonText: #"[{"renameAttribute": {"entity": "Item", "from": "code", "to": "sku"}}]"#), author: "m")
+        #expect(try follower.step(to: try store.head).map(\.changes) == nil)
+        try update("i1", "0")
+        _ = try store.compact(.keepLast(0))
+        var reloaded: [String] = [], steps = 0
+        try await follower.follow(store, count: 1, reloaded: { view in
+            reloaded.append(try view.jsonText())
+            try update("i2", "00")
+        }) { _ in steps += 1 }
+        let carried = ViewSelection(entity: "Item", sort: "sku, name")
+        #expect(try reloaded == [MaterializedView(store: store, selection: carried, at: try store.horizon).jsonText()])
+        #expect(steps == 1)
+        #expect(try follower.view.jsonText() == MaterializedView(store: store, selection: carried, at: try store.head).jsonText())
+    }
+
     /// `step`'s change set is `diff --from from --to to`'s, byte for byte, with and without seqs.
     /// Steps a watcher's window no stored view serves to `head` and checks it: the step is the `diff` of its span, the
     /// view the view at `head`, and the rows held (and, over key paths, their path values) at most `bound` and twice the

@@ -236,9 +236,11 @@ import ViewLogDocuments
         #expect(await buffer.next() == d8)
     }
 
-    /// The server's shared follow across a migration (DESIGN §13): `{"reload": true}` and the view's query document at
-    /// the head; a follow of a named view the migration removes gets the error document (code `view.removed`) and ends.
-    @Test func aSharedFollowStartsAgainAcrossAMigrationAndEndsWhenItsViewIsRemoved() async throws {
+    /// The server's shared follow across a migration (DESIGN §13): the view is carried through — a rename is no change,
+    /// a converted value an update under the new name — and every document it sends is what `viewlog diff --json`
+    /// prints over its span; a follow of a named view the migration removes gets the error document (code
+    /// `view.removed`) and ends.
+    @Test func aSharedFollowIsCarriedAcrossAMigrationAndEndsWhenItsViewIsRemoved() async throws {
         let f = try Fixture()
         let store = f.store
         let follows = SharedFollows()
@@ -249,13 +251,26 @@ import ViewLogDocuments
         let active = follows.join(ViewLogServer.WatchRequest(selection: ViewSelection(view: "active"), includeSeq: false, count: nil),
                                   store: store, buffer: activeBuffer)
         defer { active.leave() }
-        _ = await tallBuffer.next()
+        let start = try store.head
+        #expect(await tallBuffer.next()?.hasPrefix(#"{"position": "#) == true)
         _ = await activeBuffer.next()
-        try store.migrate(try Migration(jsonText: #"[{"renameAttribute": {"entity": "Employee", "from": "height", "to": "heightCm"}}, {"removeView": "active"}]"#), author: "m")
+        try store.migrate(try Migration(jsonText: """
+            [{"renameAttribute": {"entity": "Employee", "from": "height", "to": "heightCm"}},
+             {"changeType": {"entity": "Employee", "attribute": "salary", "to": "string"}}, {"removeView": "active"}]
+            """), author: "m")
+        _ = try AppendInOneWrite.append(store, text: #"{"update": "Employee", "id": "e1", "values": {"heightCm": 195}}"#, author: "t")
         let head = try store.head
-        let fresh = try MaterializedView(store: store, selection: ViewSelection(view: "tall"), at: head).jsonText()
-        #expect(await tallBuffer.next() == ViewLogServer.reloadDocument)
-        #expect(await tallBuffer.next() == fresh)
+        var documents: [String] = [], at = start
+        while at < head, let document = await tallBuffer.next() {  // bounded: each document moves `at` on, or fails
+            documents.append(document)
+            let fields = WatchDiffTests.fields(of: document)
+            guard let from = fields.from, let to = fields.to, from == at else { Issue.record("\(documents)"); break }
+            let diff = String(try CLI.json(["diff", f.path, "tall", "--from", String(from), "--to", String(to)]).dropLast())
+            #expect(document == diff)
+            at = to
+        }
+        #expect(at == head && !documents.contains(ViewLogServer.reloadDocument), "\(documents)")
+        #expect(documents.contains { $0.contains(#""salary"]"#) }, "the converted values are updates: \(documents)")
         let error = try #require(await activeBuffer.next())
         #expect(error.contains("view.removed") && error.contains("'active'"), "\(error)")
         #expect(await activeBuffer.next() == nil, "the follow ended")

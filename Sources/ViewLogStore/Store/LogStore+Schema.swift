@@ -94,6 +94,21 @@ extension LogStore {
         try perform(read: true) { txn in try self.migrations(after: from, through: to, in: txn) }
     }
 
+    /// The carry of a move from `from` to `to` (either direction) over the migrations between (DESIGN §13), `nil` when
+    /// it passes none: what ``delta(from:to:entities:)`` hands controllers, and what a reader of a span needs to name
+    /// things as at either end.
+    @_spi(Engine) public func migrationCarry(from: UInt64, to: UInt64) throws(StoreError) -> MigrationCarry? {
+        try perform(read: true) { txn in try self.migrationCarry(from: from, to: to, in: txn) }
+    }
+
+    /// ``migrationCarry(from:to:)`` in `txn`.
+    func migrationCarry(from: UInt64, to: UInt64, in txn: LMDBTransaction) throws -> MigrationCarry? {
+        let migrations = try self.migrations(after: min(from, to), through: max(from, to), in: txn)
+        guard !migrations.isEmpty else { return nil }
+        return MigrationCarry(migrations: migrations.map { MigrationCarry.Logged(seq: $0.seq, migration: $0.migration) },
+                              backward: to < from)
+    }
+
     /// ``migrations(after:through:)`` in `txn`.
     func migrations(after from: UInt64, through to: UInt64, in txn: LMDBTransaction) throws -> [(seq: UInt64, migration: Migration)] {
         guard from < to else { return [] }

@@ -39,10 +39,7 @@ extension LogStore {
         let folded = try foldedDelta(from: from, to: to, entities: entities, in: txn, via: travel, bySlot: bySlot)
         // Only a move whose schemas differ can pass a migration: the common move reads nothing more.
         guard folded.schemaChange != nil else { return folded }
-        let migrations = try self.migrations(after: min(from, to), through: max(from, to), in: txn)
-        guard !migrations.isEmpty else { return folded }
-        let carry = MigrationCarry(migrations: migrations.map { MigrationCarry.Logged(seq: $0.seq, migration: $0.migration) },
-                                   backward: to < from)
+        guard let carry = try migrationCarry(from: from, to: to, in: txn) else { return folded }
         let names = entities.map { Set($0.flatMap(carry.namesAlong)) }
         let across = names == entities ? folded
             : try foldedDelta(from: from, to: to, entities: names, in: txn, via: travel, bySlot: false)
