@@ -45,12 +45,6 @@ public enum Value: Sendable, Hashable {
         return false
     }
 
-    /// A relationship's value without `id`: the set without the member, or `null` for a to-one (what `nullify` makes).
-    package func removing(_ id: ObjectID) -> Value {
-        guard case .set(let ids) = self else { return .null }
-        return .set(ids.filter { $0 != id })
-    }
-
     /// The ids `new` names that `old` does not (added) and those `old` names that `new` does not (removed), each in
     /// id order: what a change of a relationship's value does to the targets it names (one merge walk).
     package static func memberChanges(from old: Value, to new: Value) -> (added: [ObjectID], removed: [ObjectID]) {
@@ -67,6 +61,36 @@ public enum Value: Sendable, Hashable {
             }
         }
         return (added, removed)
+    }
+
+    /// A set after an update's change of it, which logs the members it added and removed, never the whole set
+    /// (DESIGN §10): this set's members with those of `added` and without those of `removed`, in id order (one merge
+    /// walk). A value that is not a set (an object from before the relationship existed) is the empty set.
+    package func applyingMembers(added: Value, removed: Value) -> Value {
+        let a = memberIDs, b = added.memberIDs
+        var out: [ObjectID] = []
+        out.reserveCapacity(a.count + b.count)
+        var i = 0, j = 0
+        while i < a.count || j < b.count {  // bounded: each round consumes a member
+            let next: ObjectID
+            if j == b.count || (i < a.count && a[i] < b[j]) {
+                next = a[i]; i += 1
+            } else if i == a.count || b[j] < a[i] {
+                next = b[j]; j += 1
+            } else {
+                next = a[i]; i += 1; j += 1
+            }
+            if !removed.holds(next) { out.append(next) }
+        }
+        return .set(out)
+    }
+
+    /// Whether an update's pair (`new`, `previous`) follows this value, as its log says: `previous` is this value
+    /// bit for bit, or, for a set's change (`new` the members added, `previous` those removed), this set holds
+    /// every member removed and none added.
+    package func precedes(update new: Value, previous: Value) -> Bool {
+        guard case .set = new else { return isIdentical(to: previous) }
+        return previous.memberIDs.allSatisfy(holds) && !new.memberIDs.contains(where: holds)
     }
 
     /// Whether this is ``null``.

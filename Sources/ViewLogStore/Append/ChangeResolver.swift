@@ -96,8 +96,9 @@ package struct ChangeResolver {
 
 extension ChangeResolver {
     /// An update of `key` setting `values` and adding and removing the members `add` and `remove` name, resolved
-    /// against `current`: the logged change holds each changed set whole, before and after (so every fold, inverse and
-    /// check of the log reads it as any value), and a member added that is there or removed that is not changes nothing.
+    /// against `current`: the logged change holds, for each set it names (replaced or changed), the members it
+    /// actually added and removed (``Change/update(_:values:previous:)``), so a member added that is there or removed
+    /// that is not changes nothing.
     private func resolveUpdate(_ key: ObjectKey, _ values: ObjectValues, add: ObjectValues, remove: ObjectValues,
                                of entity: ResolvedEntity, current: ObjectValues?) throws(Refusal) -> Change {
         let what = "update of \(key.entity) \(key.id.json.text)"
@@ -119,6 +120,7 @@ extension ChangeResolver {
                 if isAdd { edits[name, default: ([], [])].add = members.memberIDs } else { edits[name, default: ([], [])].remove = members.memberIDs }
             }
         }
+        var sets: [String: Value] = [:]
         for (name, edit) in edits {
             guard checked[name] == nil else {
                 throw Refusal(reason: "\(what): relationship '\(name)' is replaced by values and changed by add or remove")
@@ -126,14 +128,17 @@ extension ChangeResolver {
             if let both = Set(edit.add).intersection(edit.remove).min() {
                 throw Refusal(reason: "\(what): relationship '\(name)': \(both.json.text) is both added and removed")
             }
-            // An object from before the relationship existed holds no set yet: the empty one.
-            var members = Set((current[name] ?? .null).memberIDs)
-            members.formUnion(edit.add)
-            members.subtract(edit.remove)
-            checked[name] = .set(members.sorted())
+            sets[name] = (current[name] ?? .null).applyingMembers(added: .set(edit.add.sorted()), removed: .set(edit.remove.sorted()))
         }
-        var previous = ObjectValues(minimumCapacity: checked.count)
+        for (name, value) in checked { if case .set = value { sets[name] = value } }
+        var previous = ObjectValues(minimumCapacity: checked.count + sets.count)
         for name in checked.keys { previous[name] = current[name] ?? .null }
+        // An object from before the relationship existed holds no set yet: the empty one.
+        for (name, after) in sets {
+            let (added, removed) = Value.memberChanges(from: current[name] ?? .set([]), to: after)
+            checked[name] = .set(added)
+            previous[name] = .set(removed)
+        }
         return .update(key, values: checked, previous: previous)
     }
 }
@@ -141,7 +146,7 @@ extension ChangeResolver {
 extension ObjectValues {
     /// The values after applying `change` to an object whose values are `self` (or absent, `nil`).
     /// Returns `nil` when the change leaves the object absent.
-    static func applying(_ change: Change, to current: ObjectValues?) -> ObjectValues? {
+    package static func applying(_ change: Change, to current: ObjectValues?) -> ObjectValues? {
         var next = current
         apply(change, to: &next)
         return next
@@ -153,9 +158,16 @@ extension ObjectValues {
     static func apply(_ change: Change, to values: inout ObjectValues?) {
         switch change {
         case .insert(_, let v): values = v
-        case .update(_, let v, _):
+        case .update(_, let v, let previous):
             if values == nil { values = [:] }
-            for (name, value) in v { values?[name] = value }
+            for (name, value) in v {
+                if case .set = value {
+                    let held = values?[name] ?? .null
+                    values?[name] = held.applyingMembers(added: value, removed: previous[name] ?? .null)
+                } else {
+                    values?[name] = value
+                }
+            }
         case .delete: values = nil
         case .schema, .migration: break
         }

@@ -25,7 +25,7 @@ package struct DeleteRuleWalk {
         package let relationship: Attribute
         /// Its values just before.
         package let before: ObjectValues
-        /// The change logged for it: the relationship set to `null` or the set without the deleted member (nullify), or
+        /// The change logged for it: the relationship set to `null` or the deleted member removed from the set (nullify), or
         /// the object's delete (cascade).
         let change: Change
 
@@ -90,7 +90,10 @@ package struct DeleteRuleWalk {
             let change: Change
             switch relationship.relationship!.deleteRule {
             case .nullify:
-                change = .update(key, values: [relationship.name: held.removing(top.target)], previous: [relationship.name: held])
+                // A set's pair logs the member removed, not the set (``Change/update(_:values:previous:)``).
+                change = relationship.isToMany
+                    ? .update(key, values: [relationship.name: .set([])], previous: [relationship.name: .set([top.target])])
+                    : .update(key, values: [relationship.name: .null], previous: [relationship.name: held])
             case .cascade:
                 change = .delete(key, previous: current)
             case .deny:

@@ -177,7 +177,8 @@ extension LogStore {
                     requests.append(.insert(entity: key.entity, id: key.id, values: previous))
                     setsBack[key, default: SetBack()].whole = s
                 case let .update(key, _, previous):
-                    requests.append(.update(entity: key.entity, id: key.id, values: previous))
+                    // Values set back, and a set's members added removed and removed added again.
+                    requests.append(change.inverse.request!)
                     for name in previous.keys { setsBack[key, default: SetBack()].attributes[name] = s }
                 case .schema, .migration:
                     throw StoreError.cannotRevert(seq: s, reason: "transaction \(s) changes the schema, which cannot be reverted")
@@ -230,9 +231,19 @@ extension LogStore {
         case .keepLater:
             requests = requests.compactMap { r in
                 guard !keptObjects.contains(r.key) else { return nil }
-                guard case let .update(e, id, values) = r, let kept = keptAttributes[r.key] else { return r }
-                let left = values.filter { !kept.contains($0.key) }
-                return left.isEmpty ? nil : .update(entity: e, id: id, values: left)
+                guard let kept = keptAttributes[r.key] else { return r }
+                switch r {
+                case let .update(e, id, values):
+                    let left = values.filter { !kept.contains($0.key) }
+                    return left.isEmpty ? nil : .update(entity: e, id: id, values: left)
+                case let .updateMembers(e, id, values, add, remove):
+                    let left = values.filter { !kept.contains($0.key) }, adding = add.filter { !kept.contains($0.key) },
+                        removing = remove.filter { !kept.contains($0.key) }
+                    return left.isEmpty && adding.isEmpty && removing.isEmpty ? nil
+                        : .updateMembers(entity: e, id: id, values: left, add: adding, remove: removing)
+                default:
+                    return r
+                }
             }
         case .force:
             // Against the objects as they are now (with the revert's own changes before each): an insert of an object
@@ -255,7 +266,14 @@ extension LogStore {
                     guard current != nil else { continue }
                     forced.append(r)
                     now[key] = .some(nil)
-                case .updateMembers, .updateMatching, .deleteMatching:
+                case let .updateMembers(_, _, values, add, remove):
+                    guard var next = current else { continue }
+                    forced.append(r)
+                    next.merge(values) { $1 }
+                    for (name, added) in add { next[name] = (next[name] ?? .null).applyingMembers(added: added, removed: .set([])) }
+                    for (name, removed) in remove { next[name] = (next[name] ?? .null).applyingMembers(added: .set([]), removed: removed) }
+                    now[key] = .some(next)
+                case .updateMatching, .deleteMatching:
                     preconditionFailure("a revert makes inserts, updates and deletes of one object")
                 }
             }

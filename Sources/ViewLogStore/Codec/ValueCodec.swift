@@ -173,6 +173,27 @@ extension ByteReader {
         }
     }
 
+    /// An update's pair of a to-many relationship, when the next value is a set: the members the update added, then
+    /// those it removed (DESIGN §10: never the whole set), each a set, no member in both; `nil`, reading nothing,
+    /// when the next value is not a set. A set beside a value that is not one is refused, either way round.
+    mutating func setPair() throws(CodecError) -> (added: Value, removed: Value)? {
+        var probe = self
+        let newIsSet = try probe.u8("value tag") == ValueTag.set
+        probe = self
+        try probe.skipValue()
+        let at = probe.offset
+        guard newIsSet == (try probe.u8("value tag") == ValueTag.set) else {
+            throw .invalid(field: "previous value", offset: at, reason: "a set beside a value that is not one")
+        }
+        guard newIsSet else { return nil }
+        let added = try value()
+        let removed = try value()
+        if let both = removed.memberIDs.first(where: added.holds) {
+            throw .invalid(field: "set members", offset: at, reason: "\(both.json.text) both added and removed")
+        }
+        return (added, removed)
+    }
+
     /// A set's members after its tag: a count, then the ids, strictly increasing in id order (so one set has one
     /// encoding) and all of one id type.
     mutating func setMembers() throws(CodecError) -> [ObjectID] {
@@ -451,7 +472,9 @@ extension ByteReader {
     }
 
     /// The attributes of an update: (name, new value, previous value) triples, names strictly increasing. With
-    /// `side` other than `.both`, the other side's values are stepped over and given empty (a fold needs one).
+    /// `side` other than `.both`, the other side's values are stepped over and given empty (a fold needs one) —
+    /// but a to-many's pair, the members added and removed (``setPair()``), is read whole: applying it either way
+    /// needs both.
     mutating func updatePairs(_ side: UpdateValues = .both) throws(CodecError) -> (values: ObjectValues, previous: ObjectValues) {
         let n = try count("attribute count", limit: Limits.attributesMax, bytesEach: EncodedSize.updatePairMin)
         var values = ObjectValues(minimumCapacity: side == .previous ? 0 : n)
@@ -464,6 +487,11 @@ extension ByteReader {
                 throw .invalid(field: "attribute name", offset: at, reason: "names not in strictly increasing order")
             }
             previousName = raw
+            if case let (added, removed)? = try setPair() {
+                values[name] = added
+                previous[name] = removed
+                continue
+            }
             if side == .previous { try skipValue() } else { values[name] = try value() }
             if side == .new { try skipValue() } else { previous[name] = try value() }
         }

@@ -68,28 +68,46 @@ final class SlotLayout: Sendable {
 enum CellKind {
     static let absent: UInt8 = 0, null: UInt8 = 1, string: UInt8 = 2, int: UInt8 = 3, double: UInt8 = 4,
                falseBool: UInt8 = 5, trueBool: UInt8 = 6, date: UInt8 = 7, set: UInt8 = 8
+    /// An update's change of a set (the members added, then those removed: ``setChangeText(added:removed:)``): only a
+    /// batch's value, never a row's cell, which applying it merges into the set the cell holds.
+    static let setChange: UInt8 = 9
 
-    /// Whether a cell of `tag` holds a place among the strings: a string's, or a set's encoding (``setText(_:)``).
+    /// Whether a cell of `tag` holds a place among the strings: a string's, or a set's or set change's encoding.
     @inline(__always)
-    static func holdsPlace(_ tag: UInt8) -> Bool { tag == string || tag == set }
+    static func holdsPlace(_ tag: UInt8) -> Bool { tag == string || tag == set || tag == setChange }
 
     /// A set's members as a string kept where strings are: the set's tagged value bytes (``ByteWriter/value(_:)``),
     /// one Unicode scalar per byte, so that cells stay a tag and a word and equal sets give equal strings.
-    static func setText(_ ids: [ObjectID]) -> String {
-        var w = ByteWriter(capacity: 2 + 10 * ids.count)
-        w.value(.set(ids))
+    static func setText(_ ids: [ObjectID]) -> String { text(of: [.set(ids)]) }
+
+    /// The members an update added to a set and removed from it, as a string as ``setText(_:)`` makes one.
+    static func setChangeText(added: Value, removed: Value) -> String { text(of: [added, removed]) }
+
+    private static func text(of values: [Value]) -> String {
+        var w = ByteWriter(capacity: 16)
+        for v in values { w.value(v) }
         var scalars = String.UnicodeScalarView()
         for b in w.finish() { scalars.append(Unicode.Scalar(b)) }
         return String(scalars)
     }
 
     /// The set ``setText(_:)`` made.
-    static func set(fromText text: String) -> Value {
+    static func set(fromText text: String) -> Value { values(fromText: text, count: 1)[0] }
+
+    /// The members added and removed ``setChangeText(added:removed:)`` made.
+    static func setChange(fromText text: String) -> (added: Value, removed: Value) {
+        let v = values(fromText: text, count: 2)
+        return (v[0], v[1])
+    }
+
+    private static func values(fromText text: String, count: Int) -> [Value] {
         let bytes = text.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) }
         return bytes.withUnsafeBytes { raw in
             var r = ByteReader(raw)
-            guard let v = try? r.value(), case .set = v else { preconditionFailure("a set cell that setText did not write") }
-            return v
+            return (0..<count).map { _ in
+                guard let v = try? r.value(), case .set = v else { preconditionFailure("a set cell that setText did not write") }
+                return v
+            }
         }
     }
 
@@ -202,6 +220,11 @@ struct SlotChanges {
     /// The value `v` holds.
     package func value(of v: SlotValue) -> Value {
         CellKind.decode(v.tag, v.payload) { strings[$0] } ?? .null
+    }
+
+    /// The members added and removed of a set's change (``CellKind/setChange``); `nil` for any other value.
+    func setChange(of v: SlotValue) -> (added: Value, removed: Value)? {
+        v.tag == CellKind.setChange ? CellKind.setChange(fromText: strings[Int(v.payload)]) : nil
     }
 
     /// Takes back every change from the `count`th on, and the values of a change being decoded (a damaged entry's).
@@ -328,6 +351,11 @@ struct SlotRows {
     /// Sets slot `v.slot` of the row starting at word `base` to `v`, a value of `batch`, freeing a string it held.
     @inline(__always)
     private mutating func setCell(_ base: Int, _ v: SlotValue, of batch: SlotChanges) {
+        if v.tag == CellKind.setChange {
+            let (added, removed) = CellKind.setChange(fromText: batch.strings[Int(v.payload)])
+            setCell(base, v.slot, (cell(base, v.slot) ?? .null).applyingMembers(added: added, removed: removed))
+            return
+        }
         freeString(base, v.slot)
         store(base, v.slot, v.tag, CellKind.holdsPlace(v.tag) ? UInt64(placeString(batch.strings[Int(v.payload)])) : v.payload)
     }
@@ -507,6 +535,10 @@ struct SlotRows {
     /// (``Value/isIdentical(to:)``); with `absentAsNull`, no value counts as `null`.
     @inline(__always)
     private func holds(_ base: Int, _ v: SlotValue, of batch: SlotChanges, absentAsNull: Bool) -> Bool {
+        if v.tag == CellKind.setChange {
+            let (added, removed) = CellKind.setChange(fromText: batch.strings[Int(v.payload)])
+            return (cell(base, v.slot) ?? .null).precedes(update: added, previous: removed)
+        }
         var tag = tag(base, v.slot)
         if absentAsNull, tag == CellKind.absent { tag = CellKind.null }
         guard tag == v.tag else { return false }
