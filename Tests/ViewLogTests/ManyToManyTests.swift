@@ -368,3 +368,30 @@ struct ManyToManyLogTests {
         #expect(try copy.verify().isOK)
     }
 }
+
+@Suite("Many-to-many: a to-many added to an entity")
+struct ManyToManyAddedLaterTests {
+    @Test func objectsFromBeforeItHoldTheEmptySetAtEveryPositionNeverNull() throws {
+        let v1 = try Schema(jsonText: #"{"entities": {"Item": {"id": "string", "attributes": {"name": {"type": "string"}}}, "Tag": {"id": "int", "attributes": {"name": {"type": "string"}}}}}"#)
+        let v2 = try Schema(jsonText: #"{"entities": {"Item": {"id": "string", "attributes": {"name": {"type": "string"}}, "relationships": {"tags": {"to": "Tag", "toMany": true, "inverse": "items"}}}, "Tag": {"id": "int", "attributes": {"name": {"type": "string"}}}}}"#)
+        let store = try LogStore.create(at: newStorePath(), schema: v1, options: StoreOptions(durable: false))
+        try store.append([.insert(entity: "Item", id: .string("i1"), values: ["name": .string("Pen")])], author: "t")
+        try store.updateSchema(v2, author: "t")
+        try store.append([.update(entity: "Item", id: .string("i1"), values: ["name": .string("Pencil")])], author: "t")
+        #expect(try store.object(item("i1"))?["tags"] == .set([]))
+        #expect(try store.object(item("i1"), at: 2)?["tags"] == .set([]))
+        for p: UInt64 in [2, 3] {
+            for travel in [LogStore.TimeTravel.foldFromStart, .undoFromHead] {
+                for bySlot in [true, false] {
+                    #expect(try store.objects(of: "Item", at: p, via: travel, bySlot: bySlot).first?.values["tags"] == .set([]),
+                            "position \(p), \(travel), by slot \(bySlot)")
+                }
+            }
+        }
+        // Adding to the set it never held works from the empty set.
+        try appendLines(#"{"changes": [{"insert": "Tag", "id": 1, "values": {"name": "a"}}, {"update": "Item", "id": "i1", "add": {"tags": [1]}}]}"#, to: store)
+        #expect(try store.object(item("i1"))?["tags"] == .set([.int(1)]))
+        #expect(try store.object(item("i1"), at: 3)?["tags"] == .set([]))
+        #expect(try store.verify().isOK)
+    }
+}

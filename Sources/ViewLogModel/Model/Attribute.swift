@@ -26,6 +26,10 @@ public struct Attribute: Sendable, Hashable {
     /// or `nil` (`null` when optional, else the attribute must be given).
     package var insertDefault: Value? { defaultValue ?? (isToMany ? .set([]) : nil) }
 
+    /// What an object that holds no value of the attribute reads (one written before a schema update added it): the
+    /// empty set of a to-many (DESIGN §10: a set is never `null`), `null` otherwise.
+    @usableFromInline package var absentValue: Value { isToMany ? .set([]) : .null }
+
     /// Whether `value` may be stored in this attribute: its type, or `null` when optional.
     /// An `int` is accepted for a `double` attribute only after ``coerce(_:)``.
     public func accepts(_ value: Value) -> Bool {

@@ -285,7 +285,7 @@ extension ByteReader {
             if let v {
                 values[attributes[j].name] = v
             } else {
-                ByteReader.fillNull(attributes, j, into: &values)
+                ByteReader.fillAbsent(attributes, j, into: &values)
             }
         }
         return values
@@ -301,11 +301,11 @@ extension ByteReader {
             precondition(names.count == fetched.attributes.count, "names of other attributes")
             try walkValues(count: names.count, comparing: { raw, j in names.compare(raw, toNameOf: j) },
                            reading: { r throws(CodecError) in try r.value() }, decodingDropped: false) { j, v in
-                fetched.slots[j] = v ?? .null
+                fetched.slots[j] = v ?? fetched.attributes[j].absentValue
             }
         } else {
             try walkValues(of: fetched.attributes, reading: { r throws(CodecError) in try r.value() }, decodingDropped: false) { j, v in
-                fetched.slots[j] = v ?? .null
+                fetched.slots[j] = v ?? fetched.attributes[j].absentValue
             }
         }
     }
@@ -427,7 +427,7 @@ extension ByteReader {
             switch v {
             case .string(let utf8)?: w.string(utf8: utf8)
             case .other(let value)?: w.value(value)
-            case nil: w.null()
+            case nil: w.value(names.absentValue(of: j))
             }
         }
     }
@@ -456,12 +456,12 @@ extension ByteReader {
         return .string(raw)
     }
 
-    /// Sets `attributes[j]` to `.null` unless it repeats the name before it (which the walk has already set).
+    /// Sets `attributes[j]` to its absent value unless it repeats the name before it (which the walk has already set).
     @inline(__always)
-    private static func fillNull(_ attributes: [Attribute], _ j: Int, into values: inout ObjectValues) {
+    private static func fillAbsent(_ attributes: [Attribute], _ j: Int, into values: inout ObjectValues) {
         let name = attributes[j].name
         if j > 0, attributes[j - 1].name == name { return }
-        values[name] = .null
+        values[name] = attributes[j].absentValue
     }
 
     /// The byte order of `raw` against `name`'s UTF-8: negative, zero or positive.

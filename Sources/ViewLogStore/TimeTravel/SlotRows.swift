@@ -334,10 +334,10 @@ struct SlotRows {
     }
 
     /// The value an output reads from slot `slot` (`-1`: an attribute the layout does not keep) of the row starting
-    /// at word `base`: `null` where the row has none.
+    /// at word `base`: `absent` (the attribute's ``Attribute/absentValue``) where the row has none.
     @inline(__always)
-    private func outputValue(_ base: Int, _ slot: Int) -> Value {
-        slot < 0 ? .null : (cell(base, slot) ?? .null)
+    private func outputValue(_ base: Int, _ slot: Int, absent: Value) -> Value {
+        slot < 0 ? absent : (cell(base, slot) ?? absent)
     }
 
     /// Sets slot `j` of the row starting at word `base` to `value` (`nil`: no value), freeing a string it held.
@@ -594,8 +594,8 @@ struct SlotRows {
         guard exists(r) else { return nil }
         var out = ObjectValues(minimumCapacity: output.names.count)
         let base = r * rowWords
-        for (name, slot) in zip(output.names, output.slots) {
-            out[name] = outputValue(base, slot)
+        for (k, name) in output.names.enumerated() {
+            out[name] = outputValue(base, output.slots[k], absent: output.absent[k])
         }
         return out
     }
@@ -615,9 +615,9 @@ struct SlotRows {
         var values = [Value](repeating: .null, count: all.slots.count)
         for r in rowsInIDOrder() where exists(r) {
             let base = r * rowWords
-            for (k, slot) in read.slots.enumerated() { fetched.slots[k] = outputValue(base, slot) }
+            for (k, slot) in read.slots.enumerated() { fetched.slots[k] = outputValue(base, slot, absent: read.absent[k]) }
             guard visit(ids[r], fetched) else { continue }
-            for (k, slot) in all.slots.enumerated() { values[k] = outputValue(base, slot) }
+            for (k, slot) in all.slots.enumerated() { values[k] = outputValue(base, slot, absent: all.absent[k]) }
             member(ids[r], values)
         }
     }
@@ -636,19 +636,22 @@ struct SlotRows {
     struct OutputSlots {
         let names: [String]
         let slots: [Int]
+        /// What each reads where the row has no value (``Attribute/absentValue``).
+        let absent: [Value]
     }
 
     /// The output slots of `attributes` (sorted by name, without repeats); an attribute the layout does not keep
-    /// reads as `null`.
+    /// reads as its absent value.
     func output(_ attributes: [Attribute]) -> OutputSlots {
         var slotByName: [String: Int] = [:]
         for (j, a) in layout.kept.enumerated() { slotByName[a.name] = j }
-        var names: [String] = [], slots: [Int] = []
+        var names: [String] = [], slots: [Int] = [], absent: [Value] = []
         for a in attributes where names.last != a.name {
             names.append(a.name)
             slots.append(slotByName[a.name] ?? -1)
+            absent.append(a.absentValue)
         }
-        return OutputSlots(names: names, slots: slots)
+        return OutputSlots(names: names, slots: slots, absent: absent)
     }
 }
 
