@@ -4,6 +4,7 @@ import TestSupport
 @_spi(Engine) @testable import ViewLogModel
 @_spi(Engine) @testable import ViewLogQuery
 @_spi(Engine) @testable import ViewLogStore
+@_spi(Engine) @testable import ViewLog
 
 /// A store of items and tags (``tagsSchemaText``) holding tags 1, 2 and 3.
 func tagsStore() throws -> LogStore {
@@ -393,5 +394,30 @@ struct ManyToManyAddedLaterTests {
         #expect(try store.object(item("i1"))?["tags"] == .set([.int(1)]))
         #expect(try store.object(item("i1"), at: 3)?["tags"] == .set([]))
         #expect(try store.verify().isOK)
+    }
+}
+
+@Suite("Many-to-many: contexts")
+struct ManyToManyContextTests {
+    @Test func aStagedDeleteOfAMemberShowsItTakenOutOfTheSetAsTheSaveLogsIt() throws {
+        let store = try tagsStore()
+        try appendLines(#"{"insert": "Item", "id": "i1", "values": {"name": "Pen", "tags": [1, 2]}}"#, to: store)
+        let context = try Context(store: store, name: "ui")
+        try context.delete("Tag", id: .int(2))
+        #expect(try context.object(item("i1"))?["tags"] == .set([.int(1)]), "nullify takes the member out, the set stays")
+        try context.save()
+        #expect(try store.object(item("i1"))?["tags"] == .set([.int(1)]))
+        #expect(try context.object(item("i1"))?["tags"] == .set([.int(1)]))
+    }
+
+    @Test func aStagedAddAndRemoveShowsTheSetAndItsSaveLogsTheMembersChangedAgainstTheHead() throws {
+        let store = try tagsStore()
+        try appendLines(#"{"insert": "Item", "id": "i1", "values": {"name": "Pen", "tags": [1]}}"#, to: store)
+        let context = try Context(store: store, name: "ui")
+        try context.stage(.updateMembers(entity: "Item", id: .string("i1"), values: [:], add: ["tags": .set([.int(2)])], remove: ["tags": .set([.int(1)])]))
+        #expect(try context.object(item("i1"))?["tags"] == .set([.int(2)]))
+        try context.save()
+        let t = try #require(try store.transactions(after: try store.head - 1).first)
+        #expect(t.changes == [.update(item("i1"), values: ["tags": .set([.int(2)])], previous: ["tags": .set([.int(1)])])])
     }
 }

@@ -61,7 +61,7 @@ extension Context {
                         values: { key in (changes.values(of: key, base: try reader.values(of: key), atWalk: place), ()) },
                         apply: { consequence, _ in
                             changes.implied[consequence.key, default: []]
-                                .append(StagedChanges.Implied(walk: place, nulled: consequence.cascades ? nil : consequence.relationship.name))
+                                .append(StagedChanges.Implied(walk: place, change: consequence.change))
                             changes.impliedCount += 1
                             reached.append(consequence.key)
                         })

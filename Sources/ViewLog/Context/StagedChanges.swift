@@ -41,20 +41,18 @@ struct StagedChanges: Equatable {
         }
     }
 
-    /// What a delete rule of a staged delete does to an object that names the deleted one (DESIGN §10): its
-    /// relationship `nulled` set to `null` (nullify), or, when `nil`, the object deleted (cascade). `walk` is the
+    /// What a delete rule of a staged delete does to an object that names the deleted one (DESIGN §10): ``change``,
+    /// the consequence the save logs (``DeleteRuleWalk/Consequence``). `walk` is the
     /// staged delete's place in ``order``: the save runs the rules right after that delete, so a change staged at a
     /// later place comes after this one and one at an earlier place before.
     struct Implied: Equatable {
         let walk: Int
-        let nulled: String?
+        /// The change the rule makes, as the save will log it: a to-one set to `null` or the member taken out of a
+        /// set (nullify), or the object's delete (cascade).
+        let change: Change
 
         func apply(to values: inout ObjectValues?) {
-            guard let nulled else {
-                values = nil
-                return
-            }
-            values?[nulled] = .null
+            values = ObjectValues.applying(change, to: values)
         }
     }
 

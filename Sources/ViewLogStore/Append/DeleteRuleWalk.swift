@@ -27,7 +27,7 @@ package struct DeleteRuleWalk {
         package let before: ObjectValues
         /// The change logged for it: the relationship set to `null` or the deleted member removed from the set (nullify), or
         /// the object's delete (cascade).
-        let change: Change
+        package let change: Change
 
         /// Whether the object is deleted (cascade) rather than nullified.
         package var cascades: Bool {
