@@ -5,6 +5,7 @@ import TestSupport
 @_spi(Engine) @testable import ViewLogQuery
 @_spi(Engine) @testable import ViewLogStore
 @_spi(Engine) @testable import ViewLog
+import ViewLogTesting
 
 /// A store of items and tags (``tagsSchemaText``) holding tags 1, 2 and 3.
 func tagsStore() throws -> LogStore {
@@ -419,5 +420,173 @@ struct ManyToManyContextTests {
         try context.save()
         let t = try #require(try store.transactions(after: try store.head - 1).first)
         #expect(t.changes == [.update(item("i1"), values: ["tags": .set([.int(2)])], previous: ["tags": .set([.int(1)])])])
+    }
+}
+
+/// Random workloads of sets against a plain model (DESIGN §10): items' sets given, replaced, added to and removed
+/// from, tags deleted under each onDelete rule (`tags` nullify, `bundle` cascade, `favorites` deny); every
+/// transaction accepted or refused as the model says, every position's objects the model's (folded forwards and
+/// undone), a live context's flat views of Item equal to a fresh fetch at every step and their change sets valid,
+/// and moves between random positions both ways giving the view at the position with a valid change set.
+@Suite("Many-to-many: model-based")
+struct ManyToManyModelTests {
+    struct Model {
+        var objects: [ObjectKey: ObjectValues] = [:]
+
+        static let sets = ["tags", "bundle", "favorites"]
+
+        /// Applies `requests` as one transaction; `false`, changing nothing, when the store must refuse it.
+        mutating func apply(_ requests: [ChangeRequest]) -> Bool {
+            let saved = objects
+            var deletedTags: Set<ObjectID> = [], touched: Set<ObjectKey> = []
+            func refuse() -> Bool { objects = saved; return false }
+            for r in requests {
+                let key = r.key
+                touched.insert(key)
+                switch r {
+                case .insert(_, _, let v):
+                    guard objects[key] == nil else { return refuse() }
+                    var full = v
+                    if key.entity == "Item" { for s in Self.sets where full[s] == nil { full[s] = .set([]) } }
+                    objects[key] = full
+                case .update(_, _, let v):
+                    guard objects[key] != nil else { return refuse() }
+                    for (k, x) in v { objects[key]![k] = x }
+                case let .updateMembers(_, _, v, add, remove):
+                    guard var o = objects[key] else { return refuse() }
+                    for (k, x) in v { o[k] = x }
+                    for s in Self.sets where add[s] != nil || remove[s] != nil {
+                        var members = Set(o[s]!.memberIDs)
+                        members.formUnion(add[s]?.memberIDs ?? [])
+                        members.subtract(remove[s]?.memberIDs ?? [])
+                        o[s] = .set(members.sorted())
+                    }
+                    objects[key] = o
+                case .delete:
+                    guard objects[key] != nil else { return refuse() }
+                    objects[key] = nil
+                    guard key.entity == "Tag" else { continue }
+                    deletedTags.insert(key.id)
+                    for (item, values) in objects where item.entity == "Item" {
+                        if values["bundle"]!.holds(key.id) {
+                            objects[item] = nil
+                        } else if values["tags"]!.holds(key.id) {
+                            objects[item]!["tags"] = .set(values["tags"]!.memberIDs.filter { $0 != key.id })
+                        }
+                    }
+                case .updateMatching, .deleteMatching: preconditionFailure("this model makes no changes by predicate")
+                }
+            }
+            for (key, values) in objects where key.entity == "Item" {
+                for s in Self.sets {
+                    for id in values[s]!.memberIDs {
+                        if touched.contains(key), objects[ObjectKey(entity: "Tag", id: id)] == nil { return refuse() }
+                        if s == "favorites", deletedTags.contains(id) { return refuse() }
+                    }
+                }
+            }
+            return true
+        }
+    }
+
+    static let views: [FetchRequest] = [
+        FetchRequest(entity: "Item", sortDescriptors: [ViewSortDescriptor(key: "name"), ViewSortDescriptor(key: "id")]),
+        FetchRequest(entity: "Item", predicate: try! ViewPredicate("name != 'n0'"),
+                     sortDescriptors: [ViewSortDescriptor(key: "name", ascending: false)], sectionKey: "name", limit: 2),
+    ]
+
+    @Test(arguments: 0..<4)
+    func randomSetWorkloadsMatchAPlainModelAtEveryPositionAndInEveryView(stream: UInt64) throws {
+        var g = SeededGenerator(stream: 3900 + stream)
+        let store = try LogStore.create(at: newStorePath(), schema: try Schema(jsonText: tagRulesSchemaText), options: StoreOptions(durable: false))
+        defer { try? FileManager.default.removeItem(atPath: store.path) }
+        let items = ["a", "b", "c", "d"], tags: [Int64] = [1, 2, 3, 4]
+        func pick<T>(_ xs: [T]) -> T { xs.randomElement(using: &g)! }
+        func subset(_ odds: Int = 2) -> Value { .set(tags.filter { _ in Int.random(in: 0..<odds, using: &g) == 0 }.map { .int($0) }) }
+        func request() -> ChangeRequest {
+            let item = ObjectID.string(pick(items))
+            switch Int.random(in: 0..<10, using: &g) {
+            case 0, 1: return .insert(entity: "Tag", id: .int(pick(tags)), values: ["name": .string("t")])
+            case 2, 8: return .insert(entity: "Item", id: item, values: ["name": .string("n\(pick([0, 1, 2]))"), "tags": subset(),
+                                                                     "bundle": subset(6), "favorites": subset(8)])
+            case 3: return .update(entity: "Item", id: item, values: pick([["tags": subset()], ["tags": subset(), "name": .string("n\(pick([0, 1, 2]))")]]))
+            case 4, 5:
+                // Members to add and to remove, never one in both.
+                var add: [ObjectID] = [], remove: [ObjectID] = []
+                for t in tags { switch Int.random(in: 0..<4, using: &g) { case 0: add.append(.int(t)); case 1: remove.append(.int(t)); default: break } }
+                let set = pick(["tags", "tags", "bundle", "favorites"])
+                return .updateMembers(entity: "Item", id: item, values: Bool.random(using: &g) ? [:] : ["name": .string("n\(pick([0, 1, 2]))")],
+                                      add: [set: .set(add)], remove: [set: .set(remove)])
+            case 6: return .update(entity: "Item", id: item, values: ["name": .string("n\(pick([0, 1, 2]))")])
+            case 7: return .delete(entity: "Tag", id: .int(pick(tags)))
+            default: return .delete(entity: "Item", id: item)
+            }
+        }
+        var model = Model()
+        var states: [[ObjectKey: ObjectValues]] = [[:]]
+        let setup: [ChangeRequest] = tags.map { .insert(entity: "Tag", id: .int($0), values: ["name": .string("t")]) }
+            + items.map { .insert(entity: "Item", id: .string($0), values: ["name": .string("n0")]) }
+        let setUp = model.apply(setup)
+        #expect(setUp)
+        try store.append(setup, author: "m")
+        states.append(model.objects)
+        let live = try Context(store: store, name: "live")
+        let controllers = try Self.views.map { try live.makeResultsController($0) }
+        var appended = 0
+        for step in 0..<120 {
+            let requests = (0..<Int.random(in: 1...2, using: &g)).map { _ in request() }
+            let accepted = model.apply(requests)
+            let head = try store.head
+            let result = Result { try store.append(requests, author: "m") }
+            switch (accepted, result) {
+            case (true, .success):
+                states.append(model.objects)
+                appended += 1
+            case (false, .failure):
+                #expect(try store.head == head, "a refused transaction appended, step \(step)")
+            default:
+                Issue.record("step \(step): model \(accepted ? "accepts" : "refuses"), store \(result), requests \(requests), \(g.rerunHint)")
+                return
+            }
+            let befores = controllers.map(\.snapshot)
+            var sets: [ChangeSet?] = Array(repeating: nil, count: controllers.count)
+            let observations = controllers.enumerated().map { i, c in c.observe { if case .changes(let s) = $0 { sets[i] = s } } }
+            try live.refresh()
+            observations.forEach { $0.cancel() }
+            for (i, c) in controllers.enumerated() {
+                #expect(c.snapshot == (try Context(store: store, name: "fresh").makeResultsController(Self.views[i]).snapshot), "view \(i) step \(step), \(g.rerunHint)")
+                if let s = sets[i] { #expect(ChangeSetValidator.validate(s, from: befores[i], to: c.snapshot).isEmpty, "view \(i) step \(step) \(s), \(g.rerunHint)") }
+            }
+        }
+        #expect(appended > 20)
+        let head = try store.head
+        for p in 0...head {
+            for entity in ["Item", "Tag"] {
+                let expected = states[Int(p)].filter { $0.key.entity == entity }
+                for travel in [LogStore.TimeTravel.foldFromStart, .undoFromHead] {
+                    let rows = try store.objects(of: entity, at: p, via: travel)
+                    #expect(Dictionary(uniqueKeysWithValues: rows.map { (ObjectKey(entity: entity, id: $0.id), $0.values) }) == expected,
+                            "\(entity) at \(p), \(travel), \(g.rerunHint)")
+                }
+            }
+        }
+        for _ in 0..<12 {
+            let a = UInt64.random(in: 0...head, using: &g), b = UInt64.random(in: 0...head, using: &g)
+            for request in Self.views {
+                let context = try Context(store: store, name: "travel", at: a)
+                let c = try context.makeResultsController(request)
+                let before = c.snapshot
+                var set: ChangeSet?
+                let o = c.observe { if case .changes(let s) = $0 { set = s } }
+                try context.move(to: b)
+                o.cancel()
+                #expect(c.snapshot == (try Context(store: store, name: "at", at: b).makeResultsController(request).snapshot), "\(a)→\(b), \(g.rerunHint)")
+                if let set { #expect(ChangeSetValidator.validate(set, from: before, to: c.snapshot).isEmpty, "\(a)→\(b) \(set)") }
+            }
+            for d in try store.delta(from: a, to: b).objects {
+                #expect(d.before == states[Int(a)][d.key] && d.after == states[Int(b)][d.key], "delta \(a)→\(b) of \(d.key), \(g.rerunHint)")
+            }
+        }
+        #expect(try store.verify().isOK)
     }
 }
