@@ -19,6 +19,13 @@ func appendLines(_ text: String, to store: LogStore) throws {
     for entry in try AppendInput.parse(text, schema: try store.schema) { try store.append(entry.requests, author: "t") }
 }
 
+/// A store of ``tagsStore()`` whose item i1 holds tags 1 and 2 (seq 2).
+func penStore() throws -> LogStore {
+    let store = try tagsStore()
+    try appendLines(#"{"insert": "Item", "id": "i1", "values": {"name": "Pen", "tags": [1, 2]}}"#, to: store)
+    return store
+}
+
 func item(_ id: String) -> ObjectKey { ObjectKey(entity: "Item", id: .string(id)) }
 
 @Suite("Many-to-many: values and input")
@@ -198,12 +205,7 @@ struct ManyToManyIntegrityTests {
 
 @Suite("Many-to-many: add and remove")
 struct ManyToManyAddRemoveTests {
-    /// A store whose item i1 holds tags 1 and 2.
-    func store() throws -> LogStore {
-        let store = try tagsStore()
-        try appendLines(#"{"insert": "Item", "id": "i1", "values": {"name": "Pen", "tags": [1, 2]}}"#, to: store)
-        return store
-    }
+    func store() throws -> LogStore { try penStore() }
 
     @Test func addAndRemoveChangeMembersBesideOrInsteadOfValuesAndTheLogHoldsTheMembersAddedAndRemoved() throws {
         let store = try store()
@@ -250,12 +252,7 @@ struct ManyToManyAddRemoveTests {
 
 @Suite("Many-to-many: the log keeps the members added and removed")
 struct ManyToManyLogTests {
-    /// A store whose item i1 holds tags 1 and 2 (seq 2).
-    func store() throws -> LogStore {
-        let store = try tagsStore()
-        try appendLines(#"{"insert": "Item", "id": "i1", "values": {"name": "Pen", "tags": [1, 2]}}"#, to: store)
-        return store
-    }
+    func store() throws -> LogStore { try penStore() }
 
     func lastJSON(_ store: LogStore) throws -> String {
         let t = try #require(try store.transactions(after: try store.head - 1).first)
@@ -535,28 +532,11 @@ struct ManyToManyModelTests {
         var appended = 0
         for step in 0..<120 {
             let requests = (0..<Int.random(in: 1...2, using: &g)).map { _ in request() }
-            let accepted = model.apply(requests)
-            let head = try store.head
-            let result = Result { try store.append(requests, author: "m") }
-            switch (accepted, result) {
-            case (true, .success):
+            if try appendAsTheModelSays(store, requests, accepts: model.apply(requests), "step \(step), \(g.rerunHint)") != nil {
                 states.append(model.objects)
                 appended += 1
-            case (false, .failure):
-                #expect(try store.head == head, "a refused transaction appended, step \(step)")
-            default:
-                Issue.record("step \(step): model \(accepted ? "accepts" : "refuses"), store \(result), requests \(requests), \(g.rerunHint)")
-                return
             }
-            let befores = controllers.map(\.snapshot)
-            var sets: [ChangeSet?] = Array(repeating: nil, count: controllers.count)
-            let observations = controllers.enumerated().map { i, c in c.observe { if case .changes(let s) = $0 { sets[i] = s } } }
-            try live.refresh()
-            observations.forEach { $0.cancel() }
-            for (i, c) in controllers.enumerated() {
-                #expect(c.snapshot == (try Context(store: store, name: "fresh").makeResultsController(Self.views[i]).snapshot), "view \(i) step \(step), \(g.rerunHint)")
-                if let s = sets[i] { #expect(ChangeSetValidator.validate(s, from: befores[i], to: c.snapshot).isEmpty, "view \(i) step \(step) \(s), \(g.rerunHint)") }
-            }
+            _ = try refreshChecked(live, controllers, Self.views, "step \(step), \(g.rerunHint)")
         }
         #expect(appended > 20)
         let head = try store.head
@@ -572,17 +552,7 @@ struct ManyToManyModelTests {
         }
         for _ in 0..<12 {
             let a = UInt64.random(in: 0...head, using: &g), b = UInt64.random(in: 0...head, using: &g)
-            for request in Self.views {
-                let context = try Context(store: store, name: "travel", at: a)
-                let c = try context.makeResultsController(request)
-                let before = c.snapshot
-                var set: ChangeSet?
-                let o = c.observe { if case .changes(let s) = $0 { set = s } }
-                try context.move(to: b)
-                o.cancel()
-                #expect(c.snapshot == (try Context(store: store, name: "at", at: b).makeResultsController(request).snapshot), "\(a)→\(b), \(g.rerunHint)")
-                if let set { #expect(ChangeSetValidator.validate(set, from: before, to: c.snapshot).isEmpty, "\(a)→\(b) \(set)") }
-            }
+            for request in Self.views { _ = try moveChecked(store, request, from: a, to: b, "\(a)→\(b), \(g.rerunHint)") }
             for d in try store.delta(from: a, to: b).objects {
                 #expect(d.before == states[Int(a)][d.key] && d.after == states[Int(b)][d.key], "delta \(a)→\(b) of \(d.key), \(g.rerunHint)")
             }

@@ -242,6 +242,59 @@ struct RelationshipIntegrityTests {
 /// Random graph workloads against a plain model of DESIGN §10's rules: every transaction either appends exactly the
 /// changes the model predicts (consequences included, in order) or is refused exactly when the model refuses it, and
 /// the store's objects and relationships index stay equal to the model (verify).
+/// Refreshes `live` to the head: the change set of each of its `controllers` (showing `requests`), each of which must
+/// show what a fresh fetch shows and follow the UITableView rules.
+func refreshChecked(_ live: Context, _ controllers: [ResultsController], _ requests: [FetchRequest],
+                    _ context: @autoclosure () -> String) throws -> [ChangeSet?] {
+    let befores = controllers.map(\.snapshot)
+    var sets: [ChangeSet?] = Array(repeating: nil, count: controllers.count)
+    let observations = controllers.enumerated().map { i, c in c.observe { if case .changes(let s) = $0 { sets[i] = s } } }
+    try live.refresh()
+    observations.forEach { $0.cancel() }
+    for (i, c) in controllers.enumerated() {
+        #expect(c.snapshot == (try Context(store: live.store, name: "fresh").makeResultsController(requests[i]).snapshot), "view \(i) \(context())")
+        if let s = sets[i] { #expect(ChangeSetValidator.validate(s, from: befores[i], to: c.snapshot).isEmpty, "view \(i) \(context()) \(s)") }
+    }
+    return sets
+}
+
+/// Opens `request` in a context at `a` and moves the context to `b`: the controller, which must show the view opened
+/// at `b`, and the change set of the move, which must follow the UITableView rules.
+func moveChecked(_ store: LogStore, _ request: FetchRequest, from a: UInt64, to b: UInt64,
+                 _ context: @autoclosure () -> String) throws -> (ResultsController, ChangeSet?) {
+    let travel = try Context(store: store, name: "travel", at: a)
+    let c = try travel.makeResultsController(request)
+    let before = c.snapshot
+    var set: ChangeSet?
+    let o = c.observe { if case .changes(let s) = $0 { set = s } }
+    try travel.move(to: b)
+    o.cancel()
+    #expect(c.snapshot == (try Context(store: store, name: "at", at: b).makeResultsController(request).snapshot), "\(context())")
+    if let set { #expect(ChangeSetValidator.validate(set, from: before, to: c.snapshot).isEmpty, "\(context()) \(set)") }
+    return (c, set)
+}
+
+/// The store and a model of it disagree on whether a transaction is appended.
+struct ModelDisagreement: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Appends `requests` as one transaction that a model says the store accepts (`accepts`) or refuses: the transaction
+/// appended, or `nil` for a refusal that appended nothing; throws ``ModelDisagreement`` when the store does otherwise.
+func appendAsTheModelSays(_ store: LogStore, _ requests: [ChangeRequest], accepts: Bool,
+                          _ context: @autoclosure () -> String) throws -> Transaction? {
+    let head = try store.head
+    switch (accepts, Result { try store.append(requests, author: "m") }) {
+    case (true, .success(let t)):
+        return t
+    case (false, .failure):
+        #expect(try store.head == head, "a refused transaction appended, \(context())")
+        return nil
+    case (_, let result):
+        throw ModelDisagreement(description: "model \(accepts ? "accepts" : "refuses"), store \(result), requests \(requests), \(context())")
+    }
+}
+
 @Suite("Relationships: model-based")
 struct RelationshipModelTests {
     struct Model {
@@ -353,17 +406,9 @@ struct RelationshipModelTests {
         for step in 0..<150 {
             let requests = (0..<Int.random(in: 1...4, using: &g)).map { _ in request() }
             let predicted = model.apply(requests)
-            let head = try store.head
-            let result = Result { try store.append(requests, author: "m") }
-            switch (predicted, result) {
-            case (let log?, .success(let t)):
-                #expect(outline(t) == log, "step \(step), \(g.rerunHint)")
+            if let t = try appendAsTheModelSays(store, requests, accepts: predicted != nil, "step \(step), \(g.rerunHint)") {
+                #expect(outline(t) == predicted, "step \(step), \(g.rerunHint)")
                 appended += 1
-            case (nil, .failure):
-                #expect(try store.head == head, "a refused transaction appended, step \(step)")
-            default:
-                Issue.record("step \(step): model \(predicted.map { "\($0)" } ?? "refused"), store \(result), requests \(requests), \(g.rerunHint)")
-                return
             }
         }
         for entity in ["Employee", "Department", "Project"] {
@@ -514,16 +559,7 @@ struct KeyPathViewTests {
                 }
             }
             _ = try? store.append(batch, author: "w")
-            let befores = controllers.map(\.snapshot)
-            var sets: [ChangeSet?] = Array(repeating: nil, count: controllers.count)
-            let observations = controllers.enumerated().map { i, c in c.observe { if case .changes(let s) = $0 { sets[i] = s } } }
-            try live.refresh()
-            observations.forEach { $0.cancel() }
-            for (i, c) in controllers.enumerated() {
-                let fresh = try Context(store: store, name: "fresh").makeResultsController(requests[i])
-                #expect(c.snapshot == fresh.snapshot, "view \(i) step \(step), \(g.rerunHint)")
-                if let s = sets[i] { #expect(ChangeSetValidator.validate(s, from: befores[i], to: c.snapshot).isEmpty, "view \(i) step \(step) \(s), \(g.rerunHint)") }
-            }
+            let sets = try refreshChecked(live, controllers, requests, "step \(step), \(g.rerunHint)")
             try compare(controllers, sets, "step \(step), \(g.rerunHint)")
             if step % 20 == 19 { controllers = try requests.map { try live.makeResultsController($0) } }
         }
@@ -533,16 +569,7 @@ struct KeyPathViewTests {
             let a = UInt64.random(in: 0...head, using: &g), b = UInt64.random(in: 0...head, using: &g)
             var moved: [ResultsController] = [], sets: [ChangeSet?] = []
             for (i, request) in requests.enumerated() {
-                let context = try Context(store: store, name: "travel", at: a)
-                let c = try context.makeResultsController(request)
-                let before = c.snapshot
-                var set: ChangeSet?
-                let o = c.observe { if case .changes(let s) = $0 { set = s } }
-                try context.move(to: b)
-                o.cancel()
-                let expected = try Context(store: store, name: "at", at: b).makeResultsController(request).snapshot
-                #expect(c.snapshot == expected, "view \(i) \(a)→\(b), \(g.rerunHint)")
-                if let set { #expect(ChangeSetValidator.validate(set, from: before, to: c.snapshot).isEmpty, "view \(i) \(a)→\(b)") }
+                let (c, set) = try moveChecked(store, request, from: a, to: b, "view \(i) \(a)→\(b), \(g.rerunHint)")
                 moved.append(c)
                 sets.append(set)
             }
