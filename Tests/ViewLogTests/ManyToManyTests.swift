@@ -560,3 +560,27 @@ struct ManyToManyModelTests {
         #expect(try store.verify().isOK)
     }
 }
+
+@Suite("Many-to-many: revert")
+struct ManyToManyRevertTests {
+    @Test func aRevertTakesBackTheMembersAddedAndRemovedAndConflictsPerMember() throws {
+        let store = try penStore()  // i1 holds 1 and 2
+        try appendLines(#"{"update": "Item", "id": "i1", "add": {"tags": [3]}, "remove": {"tags": [1]}}"#, to: store)  // seq 3: [2, 3]
+        try appendLines(#"{"update": "Item", "id": "i1", "add": {"tags": [1]}}"#, to: store)  // seq 4: [1, 2, 3], touches member 1
+        try appendLines(#"{"update": "Item", "id": "i1", "remove": {"tags": [2]}}"#, to: store)  // seq 5: [1, 3], another member
+        // Member 1, which seq 3 removed, was added again by seq 4: a conflict on 'tags', named.
+        #expect { try store.revert([3], author: "t") } throws: { error in
+            guard case .revertConflict(let key, let attribute, let seq)? = error as? StoreError else { return false }
+            return key == item("i1") && attribute == "tags" && seq == 4
+        }
+        // Keeping the later change: member 3 (added by seq 3 only) is removed; member 1 stays as seq 4 left it.
+        let kept = try #require(try store.revert([3], author: "t", conflicts: .keepLater))
+        #expect(kept.changes == [.update(item("i1"), values: ["tags": .set([])], previous: ["tags": .set([.int(3)])])])
+        #expect(try store.object(item("i1"))?["tags"] == .set([.int(1)]))
+        // Seq 5 touched member 2 only: reverting it, after seq 6 changed other members, is no conflict.
+        let undone = try store.revert([5], author: "t")
+        #expect(undone.changes == [.update(item("i1"), values: ["tags": .set([.int(2)])], previous: ["tags": .set([])])])
+        #expect(try store.object(item("i1"))?["tags"] == .set([.int(1), .int(2)]))
+        #expect(try store.verify().isOK)
+    }
+}
