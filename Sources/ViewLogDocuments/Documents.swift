@@ -98,11 +98,11 @@ package enum Documents {
 }
 
 extension EntityDescription {
-    /// An object's values for output of its state (`get`, `query`): every attribute of the entity, `null` for one
-    /// the object has no value of (an optional attribute added by a schema update after it was written), and every
-    /// derived attribute, in code-point order.
+    /// An object's values for output of its state (`get`, `query`): every attribute of the entity, its absent value
+    /// for one the object has no value of (an attribute added by a schema update after it was written: `null`, or
+    /// `[]` for a to-many), and every derived attribute, in code-point order.
     package func stateJSON(_ values: ObjectValues) -> JSONValue {
-        .object(valueNames.map { name in (name, (values[name] ?? .null).json) })
+        .object(valueNames.map { name in (name, (values[name] ?? attribute(named: name)?.absentValue ?? .null).json) })
     }
 }
 

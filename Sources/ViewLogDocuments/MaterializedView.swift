@@ -218,7 +218,7 @@ package final class MaterializedView: ContextObserver {
                 let v = values[id] ?? [:]
                 for (i, a) in attributes.enumerated() {
                     w.key(a.name, first: i == 0)
-                    w.value(v[a.name] ?? .null)
+                    w.value(v[a.name] ?? a.absentValue)
                 }
             }
         }

@@ -27,7 +27,7 @@ import Testing
         case .insert(_, _, let v): return v
         case .update(_, _, let v): return base.map { $0.merging(v) { $1 } } ?? v
         case .delete: return nil
-        case .updateMatching, .deleteMatching: preconditionFailure("this model makes no changes by predicate")
+        case .updateMembers, .updateMatching, .deleteMatching: preconditionFailure("this model makes no changes by predicate nor of sets")
         }
     }
 

@@ -110,6 +110,7 @@ struct ChangesByPredicateModelTests {
                 let key = ObjectKey(entity: e, id: id)
                 guard s[key] != nil else { throw Refused.refused }
                 delete(key, in: &s)
+            case .updateMembers: preconditionFailure("this model makes no changes of sets")
             case .updateMatching(let e, _, _, let max), .deleteMatching(let e, _, let max):
                 let form = forms[i]!
                 let snapshot = s

@@ -76,7 +76,7 @@ struct ErrorCodeTests {
         let value: [ValueError] = [
             .typeMismatch(attribute: "a", expected: .int, got: "string"),
             .relationshipTypeMismatch(relationship: "r", target: "E", expected: .int, got: "a string"), .nullForRequired(attribute: "a"),
-            .malformedDate(attribute: "a", text: "t"),
+            .malformedDate(attribute: "a", text: "t"), .duplicateMember(relationship: "r", id: "1"),
         ]
         let objectValues: [ObjectValuesError] = [
             .unknownAttribute(entity: "E", attribute: "a"), .missingRequired(entity: "E", attributes: ["a"]),

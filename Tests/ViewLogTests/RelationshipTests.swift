@@ -242,6 +242,59 @@ struct RelationshipIntegrityTests {
 /// Random graph workloads against a plain model of DESIGN §10's rules: every transaction either appends exactly the
 /// changes the model predicts (consequences included, in order) or is refused exactly when the model refuses it, and
 /// the store's objects and relationships index stay equal to the model (verify).
+/// Refreshes `live` to the head: the change set of each of its `controllers` (showing `requests`), each of which must
+/// show what a fresh fetch shows and follow the UITableView rules.
+func refreshChecked(_ live: Context, _ controllers: [ResultsController], _ requests: [FetchRequest],
+                    _ context: @autoclosure () -> String) throws -> [ChangeSet?] {
+    let befores = controllers.map(\.snapshot)
+    var sets: [ChangeSet?] = Array(repeating: nil, count: controllers.count)
+    let observations = controllers.enumerated().map { i, c in c.observe { if case .changes(let s) = $0 { sets[i] = s } } }
+    try live.refresh()
+    observations.forEach { $0.cancel() }
+    for (i, c) in controllers.enumerated() {
+        #expect(c.snapshot == (try Context(store: live.store, name: "fresh").makeResultsController(requests[i]).snapshot), "view \(i) \(context())")
+        if let s = sets[i] { #expect(ChangeSetValidator.validate(s, from: befores[i], to: c.snapshot).isEmpty, "view \(i) \(context()) \(s)") }
+    }
+    return sets
+}
+
+/// Opens `request` in a context at `a` and moves the context to `b`: the controller, which must show the view opened
+/// at `b`, and the change set of the move, which must follow the UITableView rules.
+func moveChecked(_ store: LogStore, _ request: FetchRequest, from a: UInt64, to b: UInt64,
+                 _ context: @autoclosure () -> String) throws -> (ResultsController, ChangeSet?) {
+    let travel = try Context(store: store, name: "travel", at: a)
+    let c = try travel.makeResultsController(request)
+    let before = c.snapshot
+    var set: ChangeSet?
+    let o = c.observe { if case .changes(let s) = $0 { set = s } }
+    try travel.move(to: b)
+    o.cancel()
+    #expect(c.snapshot == (try Context(store: store, name: "at", at: b).makeResultsController(request).snapshot), "\(context())")
+    if let set { #expect(ChangeSetValidator.validate(set, from: before, to: c.snapshot).isEmpty, "\(context()) \(set)") }
+    return (c, set)
+}
+
+/// The store and a model of it disagree on whether a transaction is appended.
+struct ModelDisagreement: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Appends `requests` as one transaction that a model says the store accepts (`accepts`) or refuses: the transaction
+/// appended, or `nil` for a refusal that appended nothing; throws ``ModelDisagreement`` when the store does otherwise.
+func appendAsTheModelSays(_ store: LogStore, _ requests: [ChangeRequest], accepts: Bool,
+                          _ context: @autoclosure () -> String) throws -> Transaction? {
+    let head = try store.head
+    switch (accepts, Result { try store.append(requests, author: "m") }) {
+    case (true, .success(let t)):
+        return t
+    case (false, .failure):
+        #expect(try store.head == head, "a refused transaction appended, \(context())")
+        return nil
+    case (_, let result):
+        throw ModelDisagreement(description: "model \(accepts ? "accepts" : "refuses"), store \(result), requests \(requests), \(context())")
+    }
+}
+
 @Suite("Relationships: model-based")
 struct RelationshipModelTests {
     struct Model {
@@ -294,7 +347,7 @@ struct RelationshipModelTests {
                 case .delete:
                     guard objects[key] != nil else { objects = saved; return nil }
                     delete(key)
-                case .updateMatching, .deleteMatching: preconditionFailure("this model makes no changes by predicate")
+                case .updateMembers, .updateMatching, .deleteMatching: preconditionFailure("this model makes no changes by predicate nor of sets")
                 }
             }
             for key in touched {
@@ -353,17 +406,9 @@ struct RelationshipModelTests {
         for step in 0..<150 {
             let requests = (0..<Int.random(in: 1...4, using: &g)).map { _ in request() }
             let predicted = model.apply(requests)
-            let head = try store.head
-            let result = Result { try store.append(requests, author: "m") }
-            switch (predicted, result) {
-            case (let log?, .success(let t)):
-                #expect(outline(t) == log, "step \(step), \(g.rerunHint)")
+            if let t = try appendAsTheModelSays(store, requests, accepts: predicted != nil, "step \(step), \(g.rerunHint)") {
+                #expect(outline(t) == predicted, "step \(step), \(g.rerunHint)")
                 appended += 1
-            case (nil, .failure):
-                #expect(try store.head == head, "a refused transaction appended, step \(step)")
-            default:
-                Issue.record("step \(step): model \(predicted.map { "\($0)" } ?? "refused"), store \(result), requests \(requests), \(g.rerunHint)")
-                return
             }
         }
         for entity in ["Employee", "Department", "Project"] {
@@ -514,16 +559,7 @@ struct KeyPathViewTests {
                 }
             }
             _ = try? store.append(batch, author: "w")
-            let befores = controllers.map(\.snapshot)
-            var sets: [ChangeSet?] = Array(repeating: nil, count: controllers.count)
-            let observations = controllers.enumerated().map { i, c in c.observe { if case .changes(let s) = $0 { sets[i] = s } } }
-            try live.refresh()
-            observations.forEach { $0.cancel() }
-            for (i, c) in controllers.enumerated() {
-                let fresh = try Context(store: store, name: "fresh").makeResultsController(requests[i])
-                #expect(c.snapshot == fresh.snapshot, "view \(i) step \(step), \(g.rerunHint)")
-                if let s = sets[i] { #expect(ChangeSetValidator.validate(s, from: befores[i], to: c.snapshot).isEmpty, "view \(i) step \(step) \(s), \(g.rerunHint)") }
-            }
+            let sets = try refreshChecked(live, controllers, requests, "step \(step), \(g.rerunHint)")
             try compare(controllers, sets, "step \(step), \(g.rerunHint)")
             if step % 20 == 19 { controllers = try requests.map { try live.makeResultsController($0) } }
         }
@@ -533,16 +569,7 @@ struct KeyPathViewTests {
             let a = UInt64.random(in: 0...head, using: &g), b = UInt64.random(in: 0...head, using: &g)
             var moved: [ResultsController] = [], sets: [ChangeSet?] = []
             for (i, request) in requests.enumerated() {
-                let context = try Context(store: store, name: "travel", at: a)
-                let c = try context.makeResultsController(request)
-                let before = c.snapshot
-                var set: ChangeSet?
-                let o = c.observe { if case .changes(let s) = $0 { set = s } }
-                try context.move(to: b)
-                o.cancel()
-                let expected = try Context(store: store, name: "at", at: b).makeResultsController(request).snapshot
-                #expect(c.snapshot == expected, "view \(i) \(a)→\(b), \(g.rerunHint)")
-                if let set { #expect(ChangeSetValidator.validate(set, from: before, to: c.snapshot).isEmpty, "view \(i) \(a)→\(b)") }
+                let (c, set) = try moveChecked(store, request, from: a, to: b, "view \(i) \(a)→\(b), \(g.rerunHint)")
                 moved.append(c)
                 sets.append(set)
             }
@@ -807,5 +834,85 @@ struct RelationshipContextModelTests {
             if step % 15 == 14 { views = try contexts.map { c in try requests.map { try c.makeResultsController($0) } } }
         }
         #expect(saved > 5)
+    }
+}
+
+/// Items with tags and tags with items (DESIGN §10, many-to-many): `Item.tags` is a stored to-many relationship and
+/// `Tag.items` its to-many inverse.
+let tagsSchemaText = """
+{"entities": {
+  "Item": {"id": "string", "attributes": {"name": {"type": "string"}, "price": {"type": "double", "optional": true}},
+    "relationships": {"tags": {"to": "Tag", "toMany": true, "inverse": "items"},
+                      "favorites": {"to": "Tag", "toMany": true, "onDelete": "deny"}}},
+  "Tag": {"id": "int", "attributes": {"name": {"type": "string"}}}
+}}
+"""
+
+@Suite("Many-to-many: schema")
+struct ManyToManySchemaTests {
+    @Test func aToManyRelationshipIsASetOfTheTargetsIDsWithAToManyInverse() throws {
+        let schema = try Schema(jsonText: tagsSchemaText)
+        let item = try schema.entity(named: "Item")
+        let tags = try #require(item.attribute(named: "tags"))
+        #expect(tags.type == .int && !tags.isOptional && tags.isToMany)
+        #expect(tags.relationship == Relationship(target: "Tag", isToMany: true, inverse: "items", deleteRule: .nullify),
+                "nullify is a to-many's default delete rule")
+        #expect(item.attribute(named: "favorites")?.relationship?.deleteRule == .deny)
+        #expect(schema.inverse(named: "items", of: "Tag") == InverseRelationship(name: "items", source: "Item", relationship: "tags",
+                                                                                target: "Tag", invertsToMany: true))
+        #expect(schema.relationships(targeting: "Tag").map(\.relationship.name) == ["favorites", "tags"])
+        // The schema's JSON says "toMany" and reads back the same.
+        let text = schema.json.text
+        #expect(text.contains(#""tags": {"to": "Tag", "toMany": true, "inverse": "items", "onDelete": "nullify"}"#))
+        #expect(try Schema(jsonText: text) == schema)
+        #expect(LogStore.features(of: schema) == ["relationships", "toMany"])
+    }
+
+    @Test(arguments: [
+        (#"{"entities": {"A": {"relationships": {"b": {"to": "A", "toMany": true, "optional": true}}}}}"#,
+         "invalid schema: relationship 'b' of entity 'A' is to-many: its value is a set, never null, so it cannot be 'optional'"),
+        (#"{"entities": {"A": {"relationships": {"b": {"to": "A", "toMany": "yes"}}}}}"#,
+         "malformed schema: relationship 'b' of entity 'A': 'toMany' must be true or false"),
+        (#"{"entities": {"A": {"relationships": {"b": {"to": "B", "toMany": true}}}}}"#,
+         "invalid schema: relationship 'b' of entity 'A' names unknown entity 'B'"),
+        (#"{"entities": {"A": {"attributes": {"x": "int"}, "relationships": {"b": {"to": "A", "toMany": true, "inverse": "x"}}}}}"#,
+         "invalid schema: relationship 'b' of entity 'A': inverse 'x' is already an attribute or relationship of A"),
+    ])
+    func badToManyRelationshipsAreRefusedNamingThem(text: String, message: String) {
+        #expect { try Schema(jsonText: text) } throws: { "\($0)" == message }
+    }
+
+    @Test func aNewToManyIsAdditiveButTurningAToOneIntoAToManyIsNot() throws {
+        let old = try Schema(jsonText: #"{"entities": {"A": {"id": "int", "relationships": {"b": {"to": "B", "optional": true}}}, "B": {"id": "int"}}}"#)
+        let newSet = try Schema(jsonText: #"{"entities": {"A": {"id": "int", "relationships": {"b": {"to": "B", "optional": true}, "bs": {"to": "B", "toMany": true, "inverse": "as"}}}, "B": {"id": "int"}}}"#)
+        try newSet.checkAdditive(over: old)
+        let turned = try Schema(jsonText: #"{"entities": {"A": {"id": "int", "relationships": {"b": {"to": "B", "toMany": true}}}, "B": {"id": "int"}}}"#)
+        #expect { try turned.checkAdditive(over: old) } throws: { "\($0)".contains("relationship 'b' of entity 'A' changed") }
+    }
+
+    @Test func aStoreWithAToManyRecordsTheFeature() throws {
+        let store = try LogStore.create(at: newStorePath(), schema: try Schema(jsonText: tagsSchemaText), options: StoreOptions(durable: false))
+        #expect(try StoreFeaturesTests.recorded(store) == ["relationships", "toMany"])
+        #expect(try store.verify().isOK)
+    }
+
+    @Test func aSingleIDIsNotAValueOfAToManyAndNothingIsAppended() throws {
+        let store = try LogStore.create(at: newStorePath(), schema: try Schema(jsonText: tagsSchemaText), options: StoreOptions(durable: false))
+        try store.append([.insert(entity: "Tag", id: .int(1), values: ["name": .string("urgent")])], author: "t")
+        #expect {
+            try store.append([.insert(entity: "Item", id: .string("i1"), values: ["name": .string("Pen"), "tags": .int(1), "favorites": .int(1)])], author: "t")
+        } throws: { "\($0)".contains("relationship 'favorites' takes an id of Tag (an integer), got one id, not a set of ids (the relationship is to-many)") }
+        #expect(try store.head == 1)
+    }
+
+    @Test(arguments: ["tags.name == 'a'", "ANY tags.name == 'a'", "tags.@count > 1"])
+    func keyPathsOverASetAreRefusedNamingTheRelationship(predicate: String) throws {
+        let schema = try Schema(jsonText: tagsSchemaText)
+        let request = FetchRequest(entity: "Item", predicate: try ViewPredicate(predicate))
+        #expect { try schema.viewEntity(of: request) } throws: {
+            "\($0)".contains("'tags' of Item is one side of a many-to-many relationship: key paths do not follow sets of ids yet")
+        }
+        let inverse = FetchRequest(entity: "Tag", predicate: try ViewPredicate("items.@count > 1"))
+        #expect { try schema.viewEntity(of: inverse) } throws: { "\($0)".contains("'items' of Tag is one side of a many-to-many") }
     }
 }

@@ -48,17 +48,17 @@ import LMDB
         let store = try LogStore.create(at: newStorePath(), schema: try Schema(jsonText: ChangesByPredicateModelTests.schemaText),
                                         options: StoreOptions(durable: false))
         // What a newer ViewLog would write: a schema this code cannot load, and the feature it uses.
-        let newer = #"{"entities": {"Tag": {"id": "int", "attributes": {}}, "Item": {"id": "int", "attributes": {}, "relationships": {"tags": {"to": "Tag", "toMany": true}}}}}"#
+        let newer = #"{"entities": {"Item": {"id": "int", "attributes": {"price": {"type": "decimal"}}}}}"#
         try store.perform { txn in
             try store.putMeta(txn, MetaKey.schema(at: 0), Array(newer.utf8), format: LogStore.formatVersion)
-            try store.putMeta(txn, MetaKey.features, Array(#"["relationships", "toMany"]"#.utf8), format: LogStore.formatVersion)
+            try store.putMeta(txn, MetaKey.features, Array(#"["decimals", "relationships"]"#.utf8), format: LogStore.formatVersion)
         }
-        let unsupported = StoreError.unsupportedFeatures(path: store.path, features: ["toMany"])
+        let unsupported = StoreError.unsupportedFeatures(path: store.path, features: ["decimals"])
         // This process opened the store before the newer code wrote: its next read of the schema says so.
         #expect(throws: unsupported) { try store.schema }
         #expect(throws: unsupported) { try LogStore.open(at: store.path) }
         #expect(unsupported.code == .unsupportedFeature)
-        #expect(unsupported.description == "\(store.path) uses a feature this viewlog does not support: toMany (written by a newer viewlog)")
+        #expect(unsupported.description == "\(store.path) uses a feature this viewlog does not support: decimals (written by a newer viewlog)")
     }
 
     @Test func aDamagedFeaturesRecordIsCorrupt() throws {

@@ -80,7 +80,7 @@ struct StoreModelTests {
                     precondition(state[key] != nil)
                     state[key] = nil
                     touched[key, default: Touch()].structural = true
-                case .updateMatching, .deleteMatching: preconditionFailure("this model makes no changes by predicate")
+                case .updateMembers, .updateMatching, .deleteMatching: preconditionFailure("this model makes no changes by predicate nor of sets")
                 }
             }
             states.append(state)
@@ -114,7 +114,7 @@ struct StoreModelTests {
                 case .insert(_, _, let v): mine = Set(v.keys); isUpdate = false
                 case .update(_, _, let v): mine = Set(v.keys); isUpdate = true
                 case .delete: mine = []; isUpdate = false
-                case .updateMatching, .deleteMatching: preconditionFailure("this model makes no changes by predicate")
+                case .updateMembers, .updateMatching, .deleteMatching: preconditionFailure("this model makes no changes by predicate nor of sets")
                 }
                 let structural = their.structural || mine.isEmpty || !isUpdate
                 let exists = current[request.key] != nil
@@ -130,7 +130,7 @@ struct StoreModelTests {
                     case let .insert(e, id, v): out.append(exists ? .update(entity: e, id: id, values: v) : request)
                     case let .update(e, id, v): out.append(exists ? request : .insert(entity: e, id: id, values: v))
                     case .delete: if exists { out.append(request) }
-                    case .updateMatching, .deleteMatching: preconditionFailure("this model makes no changes by predicate")
+                    case .updateMembers, .updateMatching, .deleteMatching: preconditionFailure("this model makes no changes by predicate nor of sets")
                     }
                 case .overwrite:
                     // The context's whole object: its state at `position` with the staged request applied.
@@ -140,7 +140,7 @@ struct StoreModelTests {
                     case .insert(_, _, let v): whole = v
                     case .update(_, _, let v): whole = base?.merging(v) { $1 }
                     case .delete: whole = nil
-                    case .updateMatching, .deleteMatching: preconditionFailure("this model makes no changes by predicate")
+                    case .updateMembers, .updateMatching, .deleteMatching: preconditionFailure("this model makes no changes by predicate nor of sets")
                     }
                     let (e, id) = (request.key.entity, request.key.id)
                     switch (whole, exists) {

@@ -46,7 +46,8 @@ struct ChangeMerge {
         switch request {
         case .insert(_, _, let v), .update(_, _, let v): return Set(v.keys)
         case .delete: return []
-        case .updateMatching, .deleteMatching: preconditionFailure("a context stages the matches of a change by predicate")
+        case .updateMembers, .updateMatching, .deleteMatching:
+            preconditionFailure("a context stages what a request resolves to: the matches of a change by predicate, an update's whole sets")
         }
     }
 
@@ -59,8 +60,8 @@ struct ChangeMerge {
             return current == nil ? [.insert(entity: e, id: id, values: values)] : [request]
         case .delete:
             return current == nil ? [] : [request]
-        case .updateMatching, .deleteMatching:
-            preconditionFailure("a context stages the matches of a change by predicate")
+        case .updateMembers, .updateMatching, .deleteMatching:
+            preconditionFailure("a context stages what a request resolves to: the matches of a change by predicate, an update's whole sets")
         }
     }
 

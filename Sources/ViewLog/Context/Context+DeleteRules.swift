@@ -61,7 +61,7 @@ extension Context {
                         values: { key in (changes.values(of: key, base: try reader.values(of: key), atWalk: place), ()) },
                         apply: { consequence, _ in
                             changes.implied[consequence.key, default: []]
-                                .append(StagedChanges.Implied(walk: place, nulled: consequence.cascades ? nil : consequence.relationship.name))
+                                .append(StagedChanges.Implied(walk: place, change: consequence.change))
                             changes.impliedCount += 1
                             reached.append(consequence.key)
                         })
@@ -137,7 +137,7 @@ final class PositionObjects {
     func referrers(of target: ObjectKey, source: String, relationship: String) throws -> Set<ObjectID> {
         guard let refs, let txn else {
             var out = Set<ObjectID>()
-            for (id, values) in try objects(of: source) where values[relationship].flatMap(ObjectID.init) == target.id { out.insert(id) }
+            for (id, values) in try objects(of: source) where values[relationship]?.holds(target.id) == true { out.insert(id) }
             return out
         }
         var ids = Set<ObjectID>()
@@ -194,9 +194,10 @@ struct PositionChanges {
             before[d.key] = .some(d.before)
             guard let values = d.before else { continue }
             for a in schema.entities[d.key.entity]?.relationships ?? [] {
-                guard let v = values[a.name], let id = ObjectID(v) else { continue }
-                let target = ObjectKey(entity: a.relationship!.target, id: id)
-                named[StagedChanges.Reference(target: target, source: d.key.entity, relationship: a.name), default: []].append(d.key.id)
+                for id in values[a.name]?.memberIDs ?? [] {
+                    let target = ObjectKey(entity: a.relationship!.target, id: id)
+                    named[StagedChanges.Reference(target: target, source: d.key.entity, relationship: a.name), default: []].append(d.key.id)
+                }
             }
         }
         self.position = position

@@ -153,7 +153,12 @@ public final class Context {
         }
         // Stage what the save will log: inserts with their defaults, values converted to their types, so the
         // controllers show staged objects exactly as they will be saved.
-        let logged = resolved.request ?? request
+        var logged = resolved.request ?? request
+        // An entry holds the values an update leaves, so a set is staged whole (the save logs the members it adds and
+        // removes against the store's state).
+        if case let .update(k, values, _) = resolved, let after = ObjectValues.applying(resolved, to: current) {
+            logged = .update(entity: k.entity, id: k.id, values: after.filter { values[$0.key] != nil })
+        }
         let staging = try staged.stage(logged, existsInBase: base != nil,
                                        relationships: schema.entities[key.entity]?.relationships ?? [])
         do { try updateImpliedChanges(after: staging, schema: schema) } catch {

@@ -41,20 +41,18 @@ struct StagedChanges: Equatable {
         }
     }
 
-    /// What a delete rule of a staged delete does to an object that names the deleted one (DESIGN §10): its
-    /// relationship `nulled` set to `null` (nullify), or, when `nil`, the object deleted (cascade). `walk` is the
+    /// What a delete rule of a staged delete does to an object that names the deleted one (DESIGN §10): ``change``,
+    /// the consequence the save logs (``DeleteRuleWalk/Consequence``). `walk` is the
     /// staged delete's place in ``order``: the save runs the rules right after that delete, so a change staged at a
     /// later place comes after this one and one at an earlier place before.
     struct Implied: Equatable {
         let walk: Int
-        let nulled: String?
+        /// The change the rule makes, as the save will log it: a to-one set to `null` or the member taken out of a
+        /// set (nullify), or the object's delete (cascade).
+        let change: Change
 
         func apply(to values: inout ObjectValues?) {
-            guard let nulled else {
-                values = nil
-                return
-            }
-            values?[nulled] = .null
+            values = ObjectValues.applying(change, to: values)
         }
     }
 
@@ -144,8 +142,8 @@ struct StagedChanges: Equatable {
             next = .deleted
         case (.delete, .deleted?):
             throw refused(request, "no such object (deleted in this context)")
-        case (.updateMatching, _), (.deleteMatching, _):
-            preconditionFailure("a context stages the matches of a change by predicate")
+        case (.updateMembers, _), (.updateMatching, _), (.deleteMatching, _):
+            preconditionFailure("a context stages what a request resolves to: the matches of a change by predicate, an update's whole sets")
         }
         let isNewInOrder = place[key] == nil
         if isNewInOrder {
@@ -217,8 +215,9 @@ struct StagedChanges: Equatable {
         guard let values = entry?.values, !relationships.isEmpty else { return [] }
         var out: [Reference] = []
         for a in relationships {
-            guard let v = values[a.name], let id = ObjectID(v) else { continue }
-            out.append(Reference(target: ObjectKey(entity: a.relationship!.target, id: id), source: key.entity, relationship: a.name))
+            for id in values[a.name]?.memberIDs ?? [] {
+                out.append(Reference(target: ObjectKey(entity: a.relationship!.target, id: id), source: key.entity, relationship: a.name))
+            }
         }
         return out
     }

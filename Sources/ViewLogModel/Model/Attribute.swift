@@ -11,7 +11,7 @@ public struct Attribute: Sendable, Hashable {
     public var defaultValue: Value?
     /// Set when the attribute stores a to-one relationship (DESIGN §10): its values are ids of
     /// ``Relationship/target``, its ``type`` that entity's id type. Make one with
-    /// ``init(relationship:to:targetIDType:isOptional:inverse:deleteRule:)``.
+    /// ``init(relationship:to:targetIDType:isOptional:isToMany:inverse:deleteRule:)``.
     public var relationship: Relationship?
 
     /// Makes an attribute; `defaultValue` must be of `type` (or `null` for an optional attribute).
@@ -22,12 +22,20 @@ public struct Attribute: Sendable, Hashable {
         self.defaultValue = defaultValue
     }
 
+    /// What an insert that does not give the attribute stores: its default, the empty set of a to-many (DESIGN §10),
+    /// or `nil` (`null` when optional, else the attribute must be given).
+    package var insertDefault: Value? { defaultValue ?? (isToMany ? .set([]) : nil) }
+
+    /// What an object that holds no value of the attribute reads (one written before a schema update added it): the
+    /// empty set of a to-many (DESIGN §10: a set is never `null`), `null` otherwise.
+    @usableFromInline package var absentValue: Value { isToMany ? .set([]) : .null }
+
     /// Whether `value` may be stored in this attribute: its type, or `null` when optional.
     /// An `int` is accepted for a `double` attribute only after ``coerce(_:)``.
     public func accepts(_ value: Value) -> Bool {
         switch value {
         case .null: return isOptional
-        default: return value.type == type
+        default: return !isToMany && value.type == type
         }
     }
 
@@ -37,7 +45,7 @@ public struct Attribute: Sendable, Hashable {
         switch (type, value) {
         case (_, .null): return isOptional ? .null : nil
         case (.double, .int(let i)): return .double(Double(i))
-        default: return value.type == type ? value : nil
+        default: return !isToMany && value.type == type ? value : nil
         }
     }
 }

@@ -10,7 +10,7 @@ extension EntityDescription {
     public func canonical(_ values: ObjectValues) -> ObjectValues {
         if values.count == attributes.count, attributes.allSatisfy({ values[$0.name] != nil }) { return values }
         var out = ObjectValues(minimumCapacity: attributes.count)
-        for a in attributes { out[a.name] = values[a.name] ?? .null }
+        for a in attributes { out[a.name] = values[a.name] ?? a.absentValue }
         return out
     }
 }

@@ -47,7 +47,8 @@ extension EntityDescription {
         for (name, value) in values {
             // A dictionary's names are distinct, so each matches a different attribute.
             guard let i = slotIndex(ofAttribute: name) else { return nil }
-            switch Self.acceptance(of: value, type: attributes[i].type, isOptional: attributes[i].isOptional) {
+            switch Self.acceptance(of: value, type: attributes[i].type, isOptional: attributes[i].isOptional,
+                                   isToMany: attributes[i].isToMany) {
             case .refused: return nil
             case .asGiven: slots[i] = value
             case .asDouble(let d): slots[i] = .double(d); unchanged = false
@@ -57,7 +58,7 @@ extension EntityDescription {
         if !unchanged {
             for i in 0..<m where given & (1 << UInt64(i)) == 0 {
                 let a = attributes[i]
-                if let d = a.defaultValue {
+                if let d = a.insertDefault {
                     slots[i] = d
                 } else if a.isOptional {
                     slots[i] = .null
@@ -84,7 +85,12 @@ extension EntityDescription {
     /// one statement of these rules: ``checked(_:for:)`` and the insert's fast path (which reads the attribute's
     /// fields in place, no `Attribute` copied) both decide by it, in one switch on the value.
     @inline(__always)
-    private static func acceptance(of value: Value, type: AttributeType, isOptional: Bool) -> Acceptance {
+    private static func acceptance(of value: Value, type: AttributeType, isOptional: Bool, isToMany: Bool) -> Acceptance {
+        // A to-many's value is a set of ids of its target's type, never one id alone; nothing else holds a set.
+        if isToMany {
+            guard case .set(let ids) = value else { return .refused }
+            return ids.count <= Limits.setMembersMax && ids.allSatisfy({ Self.isID($0, of: type) }) ? .asGiven : .refused
+        }
         switch value {
         case .null: return isOptional ? .asGiven : .refused
         case .string(let s): return type == .string && s.utf8.count <= Limits.stringBytesMax ? .asGiven : .refused
@@ -94,6 +100,17 @@ extension EntityDescription {
         case .double(let d): return type == .double && d.isFinite ? .asGiven : .refused
         case .bool: return type == .bool ? .asGiven : .refused
         case .date(let t): return type == .date && t.isInRange ? .asGiven : .refused
+        case .set: return .refused
+        }
+    }
+
+    /// Whether `id` is an id a relationship whose values are `type` (the target's id type) names: of that type, and a
+    /// string id at most ``Limits/idBytesMax`` bytes.
+    @inline(__always)
+    private static func isID(_ id: ObjectID, of type: AttributeType) -> Bool {
+        switch id {
+        case .int: return type == .int
+        case .string(let s): return type == .string && s.utf8.count <= Limits.idBytesMax
         }
     }
 
@@ -120,7 +137,7 @@ extension EntityDescription {
                 let stored = try checked(value, for: a)
                 if a.type == .double, case .int = value { unchanged = false }  // the one conversion `coerce` makes
                 slots.append(stored)
-            } else if let d = a.defaultValue {
+            } else if let d = a.insertDefault {
                 slots.append(d)
                 unchanged = false
             } else if a.isOptional {
@@ -163,18 +180,32 @@ extension EntityDescription {
     /// string over `Limits/stringBytesMax`.
     @inline(__always)
     package func checked(_ value: Value, for a: Attribute) throws(ObjectValuesError) -> Value {
-        switch Self.acceptance(of: value, type: a.type, isOptional: a.isOptional) {
+        switch Self.acceptance(of: value, type: a.type, isOptional: a.isOptional, isToMany: a.isToMany) {
         case .asGiven: return value
         case .asDouble(let d): return .double(d)
         case .refused: throw refusal(of: value, for: a)
         }
     }
 
-    /// The error that says why `a` refuses `value` (``acceptance(of:type:isOptional:)`` refused it).
+    /// The error that says why `a` refuses `value` (``acceptance(of:type:isOptional:isToMany:)`` refused it).
     private func refusal(of value: Value, for a: Attribute) -> ObjectValuesError {
         guard let stored = a.coerce(value) else {
             if value.isNull { return .invalidValue(entity: name, .nullForRequired(attribute: a.name)) }
-            let got = value.type.map { ($0 == .int ? "an " : "a ") + $0.rawValue } ?? "null"
+            let got: String
+            if a.isToMany, case .set(let ids) = value, ids.count > Limits.setMembersMax {
+                got = "a set of \(ids.count) members (at most \(Limits.setMembersMax))"
+            } else if a.isToMany, case .set(let ids) = value {
+                let wrong = ids.first { !Self.isID($0, of: a.type) }!
+                got = (wrong.type == (a.type == .int ? .int : .string) ? "an id over \(Limits.idBytesMax) bytes"
+                       : "\(wrong.type == .int ? "an integer" : "a string")") + " among its members"
+            } else if a.isToMany {
+                let given = ObjectID(value) != nil ? "one id" : value.type.map { ($0 == .int ? "an " : "a ") + $0.rawValue } ?? "null"
+                got = "\(given), not a set of ids (the relationship is to-many)"
+            } else if case .set = value {
+                got = "a set"
+            } else {
+                got = value.type.map { ($0 == .int ? "an " : "a ") + $0.rawValue } ?? "null"
+            }
             return .invalidValue(entity: name, a.typeMismatch(got: got))
         }
         switch stored {
@@ -210,7 +241,7 @@ extension EntityDescription {
     /// Names of required attributes without a default that `values` lacks, in attribute order.
     public func missingRequired(in values: ObjectValues) -> [String] {
         var missing: [String] = []
-        for a in attributes where !a.isOptional && a.defaultValue == nil && values[a.name] == nil {
+        for a in attributes where !a.isOptional && a.insertDefault == nil && values[a.name] == nil {
             missing.append(a.name)
         }
         return missing

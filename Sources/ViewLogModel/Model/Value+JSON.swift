@@ -8,6 +8,7 @@ extension Value {
         case .double(let d): return .double(d)
         case .bool(let b): return .bool(b)
         case .date(let t): return .string(t.iso8601)
+        case .set(let ids): return .array(ids.map(\.json))
         }
     }
 }
@@ -52,6 +53,8 @@ public enum ValueError: ViewLogError, Hashable {
     case nullForRequired(attribute: String)
     /// A date that is not ISO-8601.
     case malformedDate(attribute: String, text: String)
+    /// A set given for a to-many relationship names a member twice.
+    case duplicateMember(relationship: String, id: String)
 
     public var description: String {
         switch self {
@@ -60,6 +63,7 @@ public enum ValueError: ViewLogError, Hashable {
             return "relationship '\(r)' takes an id of \(target) (\(t == .int ? "an integer" : "a string")), got \(g)"
         case .nullForRequired(let a): return "attribute '\(a)' is required and cannot be null"
         case let .malformedDate(a, t): return "attribute '\(a)': '\(t)' \(Timestamp.problem(iso8601: t))"
+        case let .duplicateMember(r, id): return "relationship '\(r)' is given \(id) twice (a set holds each member once)"
         }
     }
 
@@ -70,6 +74,7 @@ public enum ValueError: ViewLogError, Hashable {
         case .relationshipTypeMismatch: return .relationshipTypeMismatch
         case .nullForRequired: return .nullForRequired
         case .malformedDate: return .malformedDate
+        case .duplicateMember: return .duplicateMember
         }
     }
 }
@@ -78,6 +83,7 @@ extension Attribute {
     /// Reads a value of this attribute from JSON, by its type: an int takes only integers (`1.5` is an
     /// error), a double takes any number, a date an ISO-8601 string, `null` only when optional.
     @_spi(Engine) public func value(fromJSON json: JSONValue) throws(ValueError) -> Value {
+        if isToMany { return try set(fromJSON: json) }
         switch (type, json) {
         case (_, .null):
             guard isOptional else { throw .nullForRequired(attribute: name) }
@@ -97,6 +103,29 @@ extension Attribute {
         }
     }
 
+    /// A to-many's set from a JSON array of its target's ids: every member an id of the target's type (the
+    /// attribute's), none twice.
+    private func set(fromJSON json: JSONValue) throws(ValueError) -> Value {
+        guard case .array(let elements) = json else {
+            throw typeMismatch(got: json == .null ? "null, not a set of ids (the relationship is to-many)"
+                               : "\(json.typeName), not an array of ids (the relationship is to-many)")
+        }
+        var ids: [ObjectID] = []
+        ids.reserveCapacity(elements.count)
+        for e in elements {
+            guard let id = ObjectID(json: e, type: type == .int ? .int : .string) else {
+                throw typeMismatch(got: "\(e.typeName) among its members")
+            }
+            ids.append(id)
+        }
+        guard let set = Value.set(members: ids) else {
+            let sorted = ids.sorted()
+            let repeated = sorted.indices.dropFirst().first { sorted[$0 - 1] == sorted[$0] }.map { sorted[$0] }!
+            throw .duplicateMember(relationship: name, id: repeated.json.text)
+        }
+        return set
+    }
+
     /// The error for a value of another type than this attribute's (`got` describes it): a relationship's names its
     /// target's ids.
     package func typeMismatch(got: String) -> ValueError {
@@ -107,6 +136,7 @@ extension Attribute {
     /// Reads a value of this attribute from command-line text (`KEY=VALUE`), by its type.
     /// Strings are taken as they are; use `KEY:=JSON` for `null` or exact JSON.
     public func value(fromText text: String) throws(ValueError) -> Value {
+        guard !isToMany else { throw typeMismatch(got: "'\(text)', not a set of ids (give a JSON array: \(name):=[…])") }
         switch type {
         case .string: return .string(text)
         case .int:

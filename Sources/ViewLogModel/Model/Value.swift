@@ -1,7 +1,7 @@
 /// One attribute value of an object.
 ///
 /// Values are typed by the schema (`string`, `int`, `double`, `bool`, `date`); `null` is a value only of
-/// optional attributes. Ordering (``Value/compare(_:_:)``) is the one the query language and sort descriptors use.
+/// optional attributes. A to-many relationship's value is a ``set(_:)`` of ids (DESIGN §10). Ordering (``Value/compare(_:_:)``) is the one the query language and sort descriptors use.
 ///
 /// Equality and hashing are by code point: `"\u{e9}"` and `"e\u{301}"` are different values, unlike
 /// Swift's `String ==`, which is canonical equivalence. Doubles compare as numbers (`-0.0 == 0.0`).
@@ -12,6 +12,86 @@ public enum Value: Sendable, Hashable {
     case double(Double)
     case bool(Bool)
     case date(Timestamp)
+    /// The value of a to-many relationship: the ids of its members, distinct and in ascending id order (§4's
+    /// order), `[]` when empty; never `null`. Made by ``set(members:)``, which sorts and checks.
+    case set([ObjectID])
+
+    /// A set of `members` in id order, or `nil` when an id repeats (a set never holds one twice).
+    public static func set(members: [ObjectID]) -> Value? {
+        let sorted = members.sorted()
+        for i in sorted.indices.dropFirst() where sorted[i - 1] == sorted[i] { return nil }
+        return .set(sorted)
+    }
+
+    /// The ids a relationship's value names: the one id of a to-one, the members of a set, none for `null`.
+    package var memberIDs: [ObjectID] {
+        switch self {
+        case .int(let i): return [.int(i)]
+        case .string(let s): return [.string(s)]
+        case .set(let ids): return ids
+        default: return []
+        }
+    }
+
+    /// Whether a relationship's value names `id`: the to-one's id, or one of the set's members.
+    package func holds(_ id: ObjectID) -> Bool {
+        guard case .set(let ids) = self else { return ObjectID(self) == id }
+        var low = 0, high = ids.count
+        while low < high {  // bounded: the range halves
+            let mid = (low + high) / 2
+            if ids[mid] == id { return true }
+            if ids[mid] < id { low = mid + 1 } else { high = mid }
+        }
+        return false
+    }
+
+    /// The ids `new` names that `old` does not (added) and those `old` names that `new` does not (removed), each in
+    /// id order: what a change of a relationship's value does to the targets it names (one merge walk).
+    package static func memberChanges(from old: Value, to new: Value) -> (added: [ObjectID], removed: [ObjectID]) {
+        let a = old.memberIDs, b = new.memberIDs
+        var added: [ObjectID] = [], removed: [ObjectID] = []
+        var i = 0, j = 0
+        while i < a.count || j < b.count {  // bounded: each round consumes a member
+            if j == b.count || (i < a.count && a[i] < b[j]) {
+                removed.append(a[i]); i += 1
+            } else if i == a.count || b[j] < a[i] {
+                added.append(b[j]); j += 1
+            } else {
+                i += 1; j += 1
+            }
+        }
+        return (added, removed)
+    }
+
+    /// A set after an update's change of it, which logs the members it added and removed, never the whole set
+    /// (DESIGN §10): this set's members with those of `added` and without those of `removed`, in id order (one merge
+    /// walk). A value that is not a set (an object from before the relationship existed) is the empty set.
+    package func applyingMembers(added: Value, removed: Value) -> Value {
+        let a = memberIDs, b = added.memberIDs
+        var out: [ObjectID] = []
+        out.reserveCapacity(a.count + b.count)
+        var i = 0, j = 0
+        while i < a.count || j < b.count {  // bounded: each round consumes a member
+            let next: ObjectID
+            if j == b.count || (i < a.count && a[i] < b[j]) {
+                next = a[i]; i += 1
+            } else if i == a.count || b[j] < a[i] {
+                next = b[j]; j += 1
+            } else {
+                next = a[i]; i += 1; j += 1
+            }
+            if !removed.holds(next) { out.append(next) }
+        }
+        return .set(out)
+    }
+
+    /// Whether an update's pair (`new`, `previous`) follows this value, as its log says: `previous` is this value
+    /// bit for bit, or, for a set's change (`new` the members added, `previous` those removed), this set holds
+    /// every member removed and none added.
+    package func precedes(update new: Value, previous: Value) -> Bool {
+        guard case .set = new else { return isIdentical(to: previous) }
+        return previous.memberIDs.allSatisfy(holds) && !new.memberIDs.contains(where: holds)
+    }
 
     /// Whether this is ``null``.
     @inlinable
@@ -20,7 +100,8 @@ public enum Value: Sendable, Hashable {
         return false
     }
 
-    /// The type of a non-null value; `nil` for ``null``.
+    /// The type of a non-null value; `nil` for ``null`` and for a set (whose members have the type of its
+    /// relationship's target ids).
     public var type: AttributeType? {
         switch self {
         case .null: return nil
@@ -29,6 +110,7 @@ public enum Value: Sendable, Hashable {
         case .double: return .double
         case .bool: return .bool
         case .date: return .date
+        case .set: return nil
         }
     }
 }
@@ -44,6 +126,7 @@ extension Value {
         case let (.double(x), .double(y)): return x == y
         case let (.bool(x), .bool(y)): return x == y
         case let (.date(x), .date(y)): return x == y
+        case let (.set(x), .set(y)): return x == y
         default: return false
         }
     }
@@ -66,6 +149,7 @@ extension Value {
         case .double(let d): hasher.combine(3 as UInt8); hasher.combine(d)
         case .bool(let b): hasher.combine(4 as UInt8); hasher.combine(b)
         case .date(let t): hasher.combine(5 as UInt8); hasher.combine(t)
+        case .set(let ids): hasher.combine(6 as UInt8); hasher.combine(ids)
         }
     }
 
@@ -107,6 +191,10 @@ extension Value {
         case let (.bool(x), .bool(y)): return x == y ? 0 : (x ? 1 : -1)
         case let (.date(x), .date(y)):
             return x.milliseconds < y.milliseconds ? -1 : (x.milliseconds == y.milliseconds ? 0 : 1)
+        case let (.set(x), .set(y)):
+            // Member by member, a shorter set first when it is the other's prefix (no view sorts by a set: total only).
+            for (m, n) in zip(x, y) where m != n { return m < n ? -1 : 1 }
+            return x.count < y.count ? -1 : (x.count == y.count ? 0 : 1)
         default: return a.typeRank < b.typeRank ? -1 : 1
         }
     }
@@ -119,6 +207,7 @@ extension Value {
         case .int, .double: return 2
         case .string: return 3
         case .date: return 4
+        case .set: return 5
         }
     }
 
@@ -162,6 +251,7 @@ extension Value: CustomStringConvertible {
         case .double(let d): return d.shortestText
         case .bool(let b): return b ? "true" : "false"
         case .date(let t): return t.iso8601
+        case .set(let ids): return "[" + ids.map { $0.json.text }.joined(separator: ", ") + "]"
         }
     }
 }

@@ -135,6 +135,8 @@ extension ErrorCode {
     public static let typeMismatch = ErrorCode(rawValue: "value.type-mismatch")
     /// A relationship's value is not an id of its target entity.
     public static let relationshipTypeMismatch = ErrorCode(rawValue: "value.relationship-type-mismatch")
+    /// A set given for a to-many relationship that names a member twice (DESIGN §10).
+    public static let duplicateMember = ErrorCode(rawValue: "value.duplicate-member")
     /// `null` for an attribute that is required.
     public static let nullForRequired = ErrorCode(rawValue: "value.null-for-required")
     /// A date that is not ISO 8601 with milliseconds or out of range.

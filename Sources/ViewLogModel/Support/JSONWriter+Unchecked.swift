@@ -104,11 +104,18 @@ extension JSONWriter {
         /// date's ISO 8601 string, with room to spare.
         public static let scalarBytesMax = 48
 
-        /// The most bytes ``value(_:)`` writes for `v`: ``stringBytesMax(_:)`` of a string, ``scalarBytesMax``
-        /// for anything else.
+        /// The most bytes ``value(_:)`` writes for `v`: ``stringBytesMax(_:)`` of a string, its members' and
+        /// separators' of a set, ``scalarBytesMax`` for anything else.
         @inline(__always)
         public static func bytesMax(of v: Value) -> Int {
             if case .string(let s) = v { return stringBytesMax(s.utf8.count) }
+            if case .set(let ids) = v {
+                // Brackets, then each member and its separator.
+                return ids.reduce(2) { n, id in
+                    if case .string(let s) = id { return n + 2 + stringBytesMax(s.utf8.count) }
+                    return n + 2 + scalarBytesMax
+                }
+            }
             return scalarBytesMax
         }
 
@@ -127,6 +134,13 @@ extension JSONWriter {
             case .date(let t):
                 var text = t.iso8601
                 text.withUTF8 { string(utf8: UnsafeRawBufferPointer($0)) }
+            case .set(let ids):
+                raw("[")
+                for (i, id) in ids.enumerated() {
+                    if i > 0 { raw(", ") }
+                    value(id.value)
+                }
+                raw("]")
             }
         }
 

@@ -25,6 +25,8 @@
     public static let revertsMax = 1024
     /// Most attributes of one entity.
     public static let attributesMax = 1024
+    /// Most members of one to-many relationship's set (DESIGN §10).
+    public static let setMembersMax = 1_000_000
     /// Deepest nesting of a JSON document ViewLog reads.
     public static let jsonDepthMax = 64
     /// Deepest nesting of a predicate.

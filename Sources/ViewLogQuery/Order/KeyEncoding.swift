@@ -76,6 +76,9 @@ import Darwin
         case .date(let t):
             out.append(dateTag)
             out.appendBigEndian(UInt64(bitPattern: t.milliseconds) ^ (1 << 63))
+        case .set:
+            // A key path that ends in a to-many relationship is refused when the view is made (KeyPath).
+            preconditionFailure("a set is never a key component")
         }
         if !ascending {
             out.complementBytes(from: start)

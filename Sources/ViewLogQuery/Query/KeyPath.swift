@@ -99,6 +99,7 @@ public struct KeyPath: Sendable, Hashable {
         while i < names.count {  // bounded: each round consumes at least one name
             let name = names[i], isLast = i == names.count - 1
             if let inverse = schema.inverse(named: name, of: current.name) {
+                guard !inverse.invertsToMany else { throw fail(manyToManyUnsupported(name, of: current.name)) }
                 try count()
                 let source = schema.entities[inverse.source]!
                 guard !isLast else {
@@ -138,6 +139,7 @@ public struct KeyPath: Sendable, Hashable {
                 }
                 throw fail("\(current.name) has no attribute or relationship '\(name)'")
             }
+            guard !attribute.isToMany else { throw fail(manyToManyUnsupported(name, of: current.name)) }
             if attribute.relationship != nil { try count() }
             if isLast {
                 guard !allowsMembers else { throw fail("a quantifier needs a to-many relationship on its path") }
@@ -151,6 +153,11 @@ public struct KeyPath: Sendable, Hashable {
             i += 1
         }
         throw fail("not a key path")
+    }
+
+    /// Why a path through a relationship of a many-to-many pair is refused: views do not follow sets yet.
+    static func manyToManyUnsupported(_ name: String, of entity: String) -> String {
+        "'\(name)' of \(entity) is one side of a many-to-many relationship: key paths do not follow sets of ids yet"
     }
 
     /// The object the hops reach from a row (`values`, `id`), or `nil` through a null hop.

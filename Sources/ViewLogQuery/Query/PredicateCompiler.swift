@@ -134,6 +134,7 @@ struct PredicateCompiler {
         case .null: text = "null"
         case .string(let s): text = "string \(PredicateOperand.quoted(s))"
         case .date(let t): text = "date \(t.iso8601)"
+        case .set: text = "set \(v)"
         default: text = "\(v.type!.rawValue) \(v)"
         }
         guard let origin else { return text }

@@ -77,6 +77,7 @@ extension PredicateOperand: CustomStringConvertible {
             case .double(let d): return d.shortestText
             case .string(let s): return PredicateOperand.quoted(s)
             case .date(let t): return "\"\(t.iso8601)\""
+            case .set(let ids): return "{" + ids.map { PredicateOperand.value($0.value).description }.joined(separator: ", ") + "}"
             }
         }
     }

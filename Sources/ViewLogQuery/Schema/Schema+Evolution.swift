@@ -31,7 +31,8 @@ extension Schema {
             }
             for a in entity.attributes where old.attribute(named: a.name) == nil {
                 if a.relationship != nil {
-                    guard a.isOptional else {
+                    // Existing objects hold the empty set of a new to-many.
+                    guard a.isOptional || a.isToMany else {
                         throw .breakingChange("new relationship '\(a.name)' of entity '\(name)' is required: existing objects would name nothing (a new relationship must be optional)")
                     }
                     continue

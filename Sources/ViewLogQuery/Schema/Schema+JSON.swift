@@ -97,8 +97,8 @@ extension Schema {
         for (name, spec) in members {
             let what = "relationship '\(name)' of entity '\(entity.name)'"
             guard case .object(let keys) = spec else { throw .malformed("\(what) must be an object with a \"to\"") }
-            for (k, _) in keys where !["to", "optional", "inverse", "onDelete"].contains(k) {
-                throw .malformed("\(what): unknown key '\(k)' (expected 'to', 'optional', 'inverse' and 'onDelete')")
+            for (k, _) in keys where !["to", "toMany", "optional", "inverse", "onDelete"].contains(k) {
+                throw .malformed("\(what): unknown key '\(k)' (expected 'to', 'toMany', 'optional', 'inverse' and 'onDelete')")
             }
             guard case .string(let target)? = spec["to"] else { throw .malformed("\(what) needs a \"to\" naming an entity") }
             guard let targetEntity = entities[target] else { throw .invalid("\(what) names unknown entity '\(target)'") }
@@ -106,6 +106,11 @@ extension Schema {
             if let o = spec["optional"] {
                 guard case .bool(let b) = o else { throw .malformed("\(what): 'optional' must be true or false") }
                 optional = b
+            }
+            var toMany = false
+            if let m = spec["toMany"] {
+                guard case .bool(let b) = m else { throw .malformed("\(what): 'toMany' must be true or false") }
+                toMany = b
             }
             var inverse: String?
             if let i = spec["inverse"] {
@@ -120,7 +125,7 @@ extension Schema {
                 rule = parsed
             }
             out.append(Attribute(relationship: name, to: target, targetIDType: targetEntity.idType, isOptional: optional,
-                                 inverse: inverse, deleteRule: rule))
+                                 isToMany: toMany, inverse: inverse, deleteRule: rule))
         }
         return out
     }
@@ -215,6 +220,7 @@ extension Schema {
             for a in e.attributes {
                 if let r = a.relationship {
                     var spec: [(String, JSONValue)] = [("to", .string(r.target))]
+                    if r.isToMany { spec.append(("toMany", .bool(true))) }
                     if a.isOptional { spec.append(("optional", .bool(true))) }
                     if let inverse = r.inverse { spec.append(("inverse", .string(inverse))) }
                     spec.append(("onDelete", .string(r.deleteRule.rawValue)))

@@ -16,7 +16,8 @@ extension Schema {
     public func inverse(named name: String, of entity: String) -> InverseRelationship? {
         for source in entityNames {
             for a in entities[source]!.attributes where a.relationship?.target == entity && a.relationship?.inverse == name {
-                return InverseRelationship(name: name, source: source, relationship: a.name, target: entity)
+                return InverseRelationship(name: name, source: source, relationship: a.name, target: entity,
+                                           invertsToMany: a.isToMany)
             }
         }
         return nil

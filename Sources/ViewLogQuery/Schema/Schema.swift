@@ -67,7 +67,8 @@ public struct Schema: Sendable, Hashable {
     }
 
     /// Checks the relationship `r` stored in `attribute` of `entity`: a known target whose id type is the attribute's
-    /// type, no default, and a delete rule that fits (`nullify` only when optional).
+    /// type, no default, and a delete rule that fits (`nullify` only when optional or to-many; a to-many never
+    /// optional).
     private func validate(_ r: Relationship, _ attribute: Attribute, of entity: EntityDescription) throws(SchemaError) {
         let what = "relationship '\(attribute.name)' of entity '\(entity.name)'"
         guard let target = entities[r.target] else { throw .invalid("\(what) names unknown entity '\(r.target)'") }
@@ -75,7 +76,11 @@ public struct Schema: Sendable, Hashable {
             throw .invalid("\(what) must have the type of \(r.target)'s ids (\(target.idType.rawValue))")
         }
         guard attribute.defaultValue == nil else { throw .invalid("\(what) cannot have a default") }
-        if r.deleteRule == .nullify && !attribute.isOptional {
+        if r.isToMany {
+            guard !attribute.isOptional else {
+                throw .invalid("\(what) is to-many: its value is a set, never null, so it cannot be 'optional'")
+            }
+        } else if r.deleteRule == .nullify && !attribute.isOptional {
             throw .invalid("\(what) is required: its onDelete cannot be \"nullify\" (use \"cascade\" or \"deny\", or make it optional)")
         }
         if let inverse = r.inverse {

@@ -84,17 +84,9 @@ package struct ChangeResolver {
             }
             return .insert(ObjectKey(entity: entityName, id: id), values: full)
         case let .update(entityName, id, values):
-            guard !values.isEmpty else {
-                throw Refusal(reason: "update of \(entityName) \(id.json.text): sets no values (an update needs at least one attribute)")
-            }
-            guard let current else { throw Refusal(reason: "update of \(entityName) \(id.json.text): no such object") }
-            let checked: ObjectValues
-            do { checked = try entity.description.checkedValues(values) } catch {
-                throw Refusal(reason: "update of \(entityName) \(id.json.text): \(error)")
-            }
-            var previous = ObjectValues(minimumCapacity: checked.count)
-            for name in checked.keys { previous[name] = current[name] ?? .null }
-            return .update(ObjectKey(entity: entityName, id: id), values: checked, previous: previous)
+            return try resolveUpdate(ObjectKey(entity: entityName, id: id), values, add: [:], remove: [:], of: entity, current: current)
+        case let .updateMembers(entityName, id, values, add, remove):
+            return try resolveUpdate(ObjectKey(entity: entityName, id: id), values, add: add, remove: remove, of: entity, current: current)
         case let .delete(entityName, id):
             guard let current else { throw Refusal(reason: "delete of \(entityName) \(id.json.text): no such object") }
             return .delete(ObjectKey(entity: entityName, id: id), previous: current)
@@ -104,10 +96,59 @@ package struct ChangeResolver {
     }
 }
 
+extension ChangeResolver {
+    /// An update of `key` setting `values` and adding and removing the members `add` and `remove` name, resolved
+    /// against `current`: the logged change holds, for each set it names (replaced or changed), the members it
+    /// actually added and removed (``Change/update(_:values:previous:)``), so a member added that is there or removed
+    /// that is not changes nothing.
+    private func resolveUpdate(_ key: ObjectKey, _ values: ObjectValues, add: ObjectValues, remove: ObjectValues,
+                               of entity: ResolvedEntity, current: ObjectValues?) throws(Refusal) -> Change {
+        let what = "update of \(key.entity) \(key.id.json.text)"
+        guard !values.isEmpty || !add.isEmpty || !remove.isEmpty else {
+            throw Refusal(reason: "\(what): sets no values (an update needs at least one attribute)")
+        }
+        guard let current else { throw Refusal(reason: "\(what): no such object") }
+        let e = entity.description
+        var checked: ObjectValues
+        do { checked = try e.checkedValues(values) } catch { throw Refusal(reason: "\(what): \(error)") }
+        var edits: [String: (add: [ObjectID], remove: [ObjectID])] = [:]
+        for (edit, isAdd) in [(add, true), (remove, false)] {
+            for (name, members) in edit {
+                guard let a = e.attribute(named: name), a.isToMany else {
+                    let noun = e.attribute(named: name)?.relationship != nil ? "relationship" : "attribute"
+                    throw Refusal(reason: "\(what): \(isAdd ? "add" : "remove") changes sets, and \(noun) '\(name)' is not a to-many relationship")
+                }
+                do { _ = try e.checked(members, for: a) } catch { throw Refusal(reason: "\(what): \(error)") }
+                if isAdd { edits[name, default: ([], [])].add = members.memberIDs } else { edits[name, default: ([], [])].remove = members.memberIDs }
+            }
+        }
+        var sets: [String: Value] = [:]
+        for (name, edit) in edits {
+            guard checked[name] == nil else {
+                throw Refusal(reason: "\(what): relationship '\(name)' is replaced by values and changed by add or remove")
+            }
+            if let both = Set(edit.add).intersection(edit.remove).min() {
+                throw Refusal(reason: "\(what): relationship '\(name)': \(both.json.text) is both added and removed")
+            }
+            sets[name] = (current[name] ?? .null).applyingMembers(added: .set(edit.add.sorted()), removed: .set(edit.remove.sorted()))
+        }
+        for (name, value) in checked { if case .set = value { sets[name] = value } }
+        var previous = ObjectValues(minimumCapacity: checked.count + sets.count)
+        for name in checked.keys { previous[name] = current[name] ?? .null }
+        // An object from before the relationship existed holds no set yet: the empty one.
+        for (name, after) in sets {
+            let (added, removed) = Value.memberChanges(from: current[name] ?? .set([]), to: after)
+            checked[name] = .set(added)
+            previous[name] = .set(removed)
+        }
+        return .update(key, values: checked, previous: previous)
+    }
+}
+
 extension ObjectValues {
     /// The values after applying `change` to an object whose values are `self` (or absent, `nil`).
     /// Returns `nil` when the change leaves the object absent.
-    static func applying(_ change: Change, to current: ObjectValues?) -> ObjectValues? {
+    package static func applying(_ change: Change, to current: ObjectValues?) -> ObjectValues? {
         var next = current
         apply(change, to: &next)
         return next
@@ -119,9 +160,16 @@ extension ObjectValues {
     static func apply(_ change: Change, to values: inout ObjectValues?) {
         switch change {
         case .insert(_, let v): values = v
-        case .update(_, let v, _):
+        case .update(_, let v, let previous):
             if values == nil { values = [:] }
-            for (name, value) in v { values?[name] = value }
+            for (name, value) in v {
+                if case .set = value {
+                    let held = values?[name] ?? .null
+                    values?[name] = held.applyingMembers(added: value, removed: previous[name] ?? .null)
+                } else {
+                    values?[name] = value
+                }
+            }
         case .delete: values = nil
         case .schema, .migration: break
         }

@@ -7,7 +7,7 @@
 /// - the order: referring entities in code-point order of their names, then their relationships in code-point order,
 ///   then the referring objects in id order; a cascaded delete's own consequences right after it (depth first, on an
 ///   explicit stack: a cascade may run down a chain as long as the store);
-/// - the rules: `nullify` sets the relationship to `null`, `cascade` deletes the object, `deny` is not walked (it is
+/// - the rules: `nullify` sets the relationship to `null` (takes the deleted one out of a set), `cascade` deletes the object, `deny` is not walked (it is
 ///   checked when the transaction ends, ``ReferenceWrite/integrityProblem(refs:objects:in:)``);
 /// - an object that no longer names the deleted one when its turn comes (deleted already, nullified by a deeper
 ///   cascade) is skipped;
@@ -25,8 +25,9 @@ package struct DeleteRuleWalk {
         package let relationship: Attribute
         /// Its values just before.
         package let before: ObjectValues
-        /// The change logged for it: the relationship set to `null` (nullify) or the object's delete (cascade).
-        let change: Change
+        /// The change logged for it: the relationship set to `null` or the deleted member removed from the set (nullify), or
+        /// the object's delete (cascade).
+        package let change: Change
 
         /// Whether the object is deleted (cascade) rather than nullified.
         package var cascades: Bool {
@@ -85,11 +86,14 @@ package struct DeleteRuleWalk {
             stack[stack.count - 1].next += 1
             let (key, relationship) = top.referrers[top.next]
             let (current, handle) = try values(key)
-            guard let current, current[relationship.name].flatMap(ObjectID.init) == top.target else { continue }
+            guard let current, let held = current[relationship.name], held.holds(top.target) else { continue }
             let change: Change
             switch relationship.relationship!.deleteRule {
             case .nullify:
-                change = .update(key, values: [relationship.name: .null], previous: [relationship.name: top.target.value])
+                // A set's pair logs the member removed, not the set (``Change/update(_:values:previous:)``).
+                change = relationship.isToMany
+                    ? .update(key, values: [relationship.name: .set([])], previous: [relationship.name: .set([top.target])])
+                    : .update(key, values: [relationship.name: .null], previous: [relationship.name: held])
             case .cascade:
                 change = .delete(key, previous: current)
             case .deny:

@@ -82,7 +82,7 @@ package struct PredicateChange {
         switch request {
         case let .updateMatching(_, p, v, m): (predicate, given, max) = (p, v, m)
         case let .deleteMatching(_, p, m): (predicate, given, max) = (p, nil, m)
-        case .insert, .update, .delete: preconditionFailure("\(request.operation) of one object is not a change by predicate")
+        case .insert, .update, .updateMembers, .delete: preconditionFailure("\(request.operation) of one object is not a change by predicate")
         }
         entity = request.entity
         guard let described = schema.entities[entity] else {

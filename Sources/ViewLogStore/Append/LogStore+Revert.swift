@@ -161,9 +161,15 @@ extension LogStore {
         for s in listed where s < 1 || s > head {
             throw StoreError.cannotRevert(seq: s, reason: "no transaction \(s) in the log (the head is \(head))")
         }
-        // What the revert sets back: per object, the whole object (an insert or delete's inverse) or attributes (an
-        // update's), each with the oldest listed seq that sets it back — a later change of it conflicts.
-        struct SetBack { var whole: UInt64?; var attributes: [String: UInt64] = [:] }
+        // What the revert sets back: per object, the whole object (an insert or delete's inverse), attributes (an
+        // update's) or a set's members (those an update added or removed: DESIGN §10, a revert conflicts per member),
+        // each with the oldest listed seq that sets it back — a later change of it conflicts.
+        struct SetBack {
+            var whole: UInt64?
+            var attributes: [String: UInt64] = [:]
+            var members: [String: [ObjectID: UInt64]] = [:]
+            var oldest: UInt64? { (attributes.values + members.values.flatMap(\.values)).min() }
+        }
         var requests: [ChangeRequest] = []
         var setsBack: [ObjectKey: SetBack] = [:]
         for s in listed {  // newest first: the oldest seq that sets a thing back is the last written
@@ -176,22 +182,33 @@ extension LogStore {
                 case let .delete(key, previous):
                     requests.append(.insert(entity: key.entity, id: key.id, values: previous))
                     setsBack[key, default: SetBack()].whole = s
-                case let .update(key, _, previous):
-                    requests.append(.update(entity: key.entity, id: key.id, values: previous))
-                    for name in previous.keys { setsBack[key, default: SetBack()].attributes[name] = s }
+                case let .update(key, values, previous):
+                    // Values set back, and a set's members added removed and removed added again.
+                    requests.append(change.inverse.request!)
+                    for name in previous.keys {
+                        guard case .set = values[name]! else { setsBack[key, default: SetBack()].attributes[name] = s; continue }
+                        for m in values[name]!.memberIDs + previous[name]!.memberIDs { setsBack[key, default: SetBack()].members[name, default: [:]][m] = s }
+                    }
                 case .schema, .migration:
                     throw StoreError.cannotRevert(seq: s, reason: "transaction \(s) changes the schema, which cannot be reverted")
                 }
             }
         }
         // Conflicts, judged by the log: a later transaction not listed that touched what the revert sets back.
-        // Kept later (`keepLater`): the objects and attributes to leave out.
+        // Kept later (`keepLater`): the objects, attributes and members to leave out.
         var keptObjects = Set<ObjectKey>(), keptAttributes: [ObjectKey: Set<String>] = [:]
-        func conflict(_ key: ObjectKey, _ attribute: String?, _ seq: UInt64, whole: Bool) throws {
+        var keptMembers: [ObjectKey: [String: Set<ObjectID>]] = [:]
+        func conflict(_ key: ObjectKey, _ attribute: String?, _ seq: UInt64, whole: Bool, member: ObjectID? = nil) throws {
             switch conflicts {
             case .refuse: throw StoreError.revertConflict(key, attribute: attribute, seq: seq)
             case .keepLater:
-                if whole || attribute == nil { keptObjects.insert(key) } else { keptAttributes[key, default: []].insert(attribute!) }
+                if whole || attribute == nil {
+                    keptObjects.insert(key)
+                } else if let member {
+                    keptMembers[key, default: [:]][attribute!, default: []].insert(member)
+                } else {
+                    keptAttributes[key, default: []].insert(attribute!)
+                }
             case .force: break
             }
         }
@@ -209,12 +226,20 @@ extension LogStore {
                         continue
                     }
                     switch change {
-                    case let .update(_, values, _):
-                        for name in values.keys.sorted() where (back.attributes[name].map { t.seq > $0 } ?? false) {
-                            try conflict(key, name, t.seq, whole: false)
+                    case let .update(_, values, previous):
+                        for name in values.keys.sorted() {
+                            if case .set = values[name]! {
+                                // A later change of a set conflicts only where it added or removed a member set back.
+                                for m in (values[name]!.memberIDs + previous[name]!.memberIDs).sorted()
+                                where (back.members[name]?[m].map { t.seq > $0 } ?? false) {
+                                    try conflict(key, name, t.seq, whole: false, member: m)
+                                }
+                            } else if back.attributes[name].map({ t.seq > $0 }) ?? false {
+                                try conflict(key, name, t.seq, whole: false)
+                            }
                         }
                     case .insert, .delete:
-                        if let oldest = back.attributes.values.min(), t.seq > oldest {
+                        if let oldest = back.oldest, t.seq > oldest {
                             try conflict(key, nil, t.seq, whole: true)
                         }
                     case .schema, .migration:
@@ -230,9 +255,23 @@ extension LogStore {
         case .keepLater:
             requests = requests.compactMap { r in
                 guard !keptObjects.contains(r.key) else { return nil }
-                guard case let .update(e, id, values) = r, let kept = keptAttributes[r.key] else { return r }
-                let left = values.filter { !kept.contains($0.key) }
-                return left.isEmpty ? nil : .update(entity: e, id: id, values: left)
+                let kept = keptAttributes[r.key] ?? [], members = keptMembers[r.key] ?? [:]
+                switch r {
+                case let .update(e, id, values):
+                    let left = values.filter { !kept.contains($0.key) }
+                    return left.isEmpty ? nil : .update(entity: e, id: id, values: left)
+                case let .updateMembers(e, id, values, add, remove):
+                    // A set's members a later change touched are left as they are; the others are set back.
+                    let left = values.filter { !kept.contains($0.key) }
+                    var adding = ObjectValues(), removing = ObjectValues()
+                    for (name, v) in add { adding[name] = .set(v.memberIDs.filter { !(members[name]?.contains($0) ?? false) }) }
+                    for (name, v) in remove { removing[name] = .set(v.memberIDs.filter { !(members[name]?.contains($0) ?? false) }) }
+                    let changesSets = (adding.values.contains { !$0.memberIDs.isEmpty }) || (removing.values.contains { !$0.memberIDs.isEmpty })
+                    return left.isEmpty && !changesSets ? nil
+                        : .updateMembers(entity: e, id: id, values: left, add: adding, remove: removing)
+                default:
+                    return r
+                }
             }
         case .force:
             // Against the objects as they are now (with the revert's own changes before each): an insert of an object
@@ -255,8 +294,15 @@ extension LogStore {
                     guard current != nil else { continue }
                     forced.append(r)
                     now[key] = .some(nil)
+                case let .updateMembers(_, _, values, add, remove):
+                    guard var next = current else { continue }
+                    forced.append(r)
+                    next.merge(values) { $1 }
+                    for (name, added) in add { next[name] = (next[name] ?? .null).applyingMembers(added: added, removed: .set([])) }
+                    for (name, removed) in remove { next[name] = (next[name] ?? .null).applyingMembers(added: .set([]), removed: removed) }
+                    now[key] = .some(next)
                 case .updateMatching, .deleteMatching:
-                    preconditionFailure("a revert makes changes of one object")
+                    preconditionFailure("a revert makes inserts, updates and deletes of one object")
                 }
             }
             requests = forced

@@ -5,10 +5,16 @@
 /// retained or copied per name of every record read.
 package struct AttributeNames: Sendable {
     private var names = PackedBytes()
+    /// Which attributes are to-many, whose absent value is the empty set.
+    private var toMany: [Bool] = []
 
     package init(_ attributes: [Attribute]) {
         for a in attributes { names.append(a.name.utf8) }
+        toMany = attributes.map(\.isToMany)
     }
+
+    /// What a record without attribute `j` reads (``Attribute/absentValue``).
+    func absentValue(of j: Int) -> Value { toMany[j] ? .set([]) : .null }
 
     package var count: Int { names.count }
 

@@ -115,6 +115,7 @@ extension ByteReader {
         case ValueTag.null, ValueTag.boolFalse, ValueTag.boolTrue: return
         case ValueTag.string: try skipString("string value", limit: Limits.stringBytesMax)
         case ValueTag.int, ValueTag.double, ValueTag.date: _ = try bytes(8, "value")
+        case ValueTag.set: _ = try setMembers()
         default: throw .invalid(field: "value tag", offset: at, reason: "unknown tag \(tag)")
         }
     }

@@ -86,6 +86,16 @@ extension ByteReader {
                 if pairs { try skipValue() }
                 continue
             }
+            if pairs, case let (added, removed)? = try setPair() {
+                // A set's change, applied either way (an undo adds what it removed and removes what it added), and
+                // for a checked fold also the overwritten members to compare (the same change).
+                let place = out.addString(take == .previousAsValues ? CellKind.setChangeText(added: removed, removed: added)
+                                                                    : CellKind.setChangeText(added: added, removed: removed))
+                let change = SlotValue(slot: slot, tag: CellKind.setChange, payload: UInt64(place))
+                out.append(change)
+                if take == .valuesAndPrevious { out.appendPrevious(change) }
+                continue
+            }
             switch (pairs, take) {
             case (false, .previous): out.appendPrevious(try slotValue(slot, &out))
             case (false, _): out.append(try slotValue(slot, &out))
@@ -118,6 +128,9 @@ extension ByteReader {
         case ValueTag.boolFalse: return SlotValue(slot: slot, tag: CellKind.falseBool, payload: 0)
         case ValueTag.boolTrue: return SlotValue(slot: slot, tag: CellKind.trueBool, payload: 0)
         case ValueTag.date: return SlotValue(slot: slot, tag: CellKind.date, payload: try u64("date value"))
+        case ValueTag.set:
+            let place = out.addString(CellKind.setText(try setMembers()))
+            return SlotValue(slot: slot, tag: CellKind.set, payload: UInt64(place))
         default: throw .invalid(field: "value tag", offset: at, reason: "unknown tag \(tag)")
         }
     }

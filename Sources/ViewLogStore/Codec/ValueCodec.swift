@@ -10,6 +10,8 @@ enum ValueTag {
     static let boolFalse: UInt8 = 4
     static let boolTrue: UInt8 = 5
     static let date: UInt8 = 6
+    /// A to-many relationship's set of ids (DESIGN §10).
+    static let set: UInt8 = 7
 }
 
 /// Tags of an id, in the log and in object keys. An int id's tag is below a string id's, as in ``ObjectID``'s order.
@@ -24,6 +26,8 @@ enum EncodedSize {
     static let namedValueMin = 3
     /// A name, and two one-byte values.
     static let updatePairMin = 4
+    /// An id: its tag and an empty string.
+    static let idMin = 2
     /// The smallest change: a kind byte and two empty strings (a schema change; decoding rejects it later).
     static let changeMin = 3
 }
@@ -47,6 +51,11 @@ extension ByteWriter {
         case .date(let t):
             u8(ValueTag.date)
             u64(UInt64(bitPattern: t.milliseconds))
+        case .set(let ids):
+            u8(ValueTag.set)
+            precondition(ids.count <= Limits.setMembersMax, "a set of more than \(Limits.setMembersMax) members")
+            varint(ids.count)
+            for m in ids { id(m) }
         }
     }
 
@@ -159,8 +168,48 @@ extension ByteReader {
         case ValueTag.boolFalse: return .bool(false)
         case ValueTag.boolTrue: return .bool(true)
         case ValueTag.date: return .date(Timestamp(milliseconds: Int64(bitPattern: try u64("date value"))))
+        case ValueTag.set: return .set(try setMembers())
         default: throw .invalid(field: "value tag", offset: at, reason: "unknown tag \(tag)")
         }
+    }
+
+    /// An update's pair of a to-many relationship, when the next value is a set: the members the update added, then
+    /// those it removed (DESIGN §10: never the whole set), each a set, no member in both; `nil`, reading nothing,
+    /// when the next value is not a set. A set beside a value that is not one is refused, either way round.
+    mutating func setPair() throws(CodecError) -> (added: Value, removed: Value)? {
+        var probe = self
+        let newIsSet = try probe.u8("value tag") == ValueTag.set
+        probe = self
+        try probe.skipValue()
+        let at = probe.offset
+        guard newIsSet == (try probe.u8("value tag") == ValueTag.set) else {
+            throw .invalid(field: "previous value", offset: at, reason: "a set beside a value that is not one")
+        }
+        guard newIsSet else { return nil }
+        let added = try value()
+        let removed = try value()
+        if let both = removed.memberIDs.first(where: added.holds) {
+            throw .invalid(field: "set members", offset: at, reason: "\(both.json.text) both added and removed")
+        }
+        return (added, removed)
+    }
+
+    /// A set's members after its tag: a count, then the ids, strictly increasing in id order (so one set has one
+    /// encoding) and all of one id type.
+    mutating func setMembers() throws(CodecError) -> [ObjectID] {
+        let n = try count("set member count", limit: Limits.setMembersMax, bytesEach: EncodedSize.idMin)
+        var ids: [ObjectID] = []
+        ids.reserveCapacity(n)
+        for _ in 0..<n {
+            let at = offset
+            let m = try id()
+            if let last = ids.last {
+                guard last.type == m.type else { throw .invalid(field: "set member", offset: at, reason: "ids of two types in one set") }
+                guard last < m else { throw .invalid(field: "set member", offset: at, reason: "members not in strictly increasing order") }
+            }
+            ids.append(m)
+        }
+        return ids
     }
 
     /// A name's raw bytes (1 … ``Limits/nameBytesMax``), not yet checked as UTF-8.
@@ -236,7 +285,7 @@ extension ByteReader {
             if let v {
                 values[attributes[j].name] = v
             } else {
-                ByteReader.fillNull(attributes, j, into: &values)
+                ByteReader.fillAbsent(attributes, j, into: &values)
             }
         }
         return values
@@ -252,11 +301,11 @@ extension ByteReader {
             precondition(names.count == fetched.attributes.count, "names of other attributes")
             try walkValues(count: names.count, comparing: { raw, j in names.compare(raw, toNameOf: j) },
                            reading: { r throws(CodecError) in try r.value() }, decodingDropped: false) { j, v in
-                fetched.slots[j] = v ?? .null
+                fetched.slots[j] = v ?? fetched.attributes[j].absentValue
             }
         } else {
             try walkValues(of: fetched.attributes, reading: { r throws(CodecError) in try r.value() }, decodingDropped: false) { j, v in
-                fetched.slots[j] = v ?? .null
+                fetched.slots[j] = v ?? fetched.attributes[j].absentValue
             }
         }
     }
@@ -378,7 +427,7 @@ extension ByteReader {
             switch v {
             case .string(let utf8)?: w.string(utf8: utf8)
             case .other(let value)?: w.value(value)
-            case nil: w.null()
+            case nil: w.value(names.absentValue(of: j))
             }
         }
     }
@@ -407,12 +456,12 @@ extension ByteReader {
         return .string(raw)
     }
 
-    /// Sets `attributes[j]` to `.null` unless it repeats the name before it (which the walk has already set).
+    /// Sets `attributes[j]` to its absent value unless it repeats the name before it (which the walk has already set).
     @inline(__always)
-    private static func fillNull(_ attributes: [Attribute], _ j: Int, into values: inout ObjectValues) {
+    private static func fillAbsent(_ attributes: [Attribute], _ j: Int, into values: inout ObjectValues) {
         let name = attributes[j].name
         if j > 0, attributes[j - 1].name == name { return }
-        values[name] = .null
+        values[name] = attributes[j].absentValue
     }
 
     /// The byte order of `raw` against `name`'s UTF-8: negative, zero or positive.
@@ -423,7 +472,9 @@ extension ByteReader {
     }
 
     /// The attributes of an update: (name, new value, previous value) triples, names strictly increasing. With
-    /// `side` other than `.both`, the other side's values are stepped over and given empty (a fold needs one).
+    /// `side` other than `.both`, the other side's values are stepped over and given empty (a fold needs one) —
+    /// but a to-many's pair, the members added and removed (``setPair()``), is read whole: applying it either way
+    /// needs both.
     mutating func updatePairs(_ side: UpdateValues = .both) throws(CodecError) -> (values: ObjectValues, previous: ObjectValues) {
         let n = try count("attribute count", limit: Limits.attributesMax, bytesEach: EncodedSize.updatePairMin)
         var values = ObjectValues(minimumCapacity: side == .previous ? 0 : n)
@@ -436,6 +487,11 @@ extension ByteReader {
                 throw .invalid(field: "attribute name", offset: at, reason: "names not in strictly increasing order")
             }
             previousName = raw
+            if case let (added, removed)? = try setPair() {
+                values[name] = added
+                previous[name] = removed
+                continue
+            }
             if side == .previous { try skipValue() } else { values[name] = try value() }
             if side == .new { try skipValue() } else { previous[name] = try value() }
         }

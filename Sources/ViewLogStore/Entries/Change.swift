@@ -6,7 +6,9 @@ public enum Change: Sendable, Hashable {
     /// A new object, with every attribute after defaults.
     case insert(ObjectKey, values: ObjectValues)
     /// The attributes an update set, with their new values and the values they had before.
-    /// `previous` has exactly the keys of `values`.
+    /// `previous` has exactly the keys of `values`. A to-many relationship's pair is what the update did to its set
+    /// (DESIGN §10): the members it added in `values` and those it removed in `previous`, each a ``Value/set(_:)``,
+    /// never the whole set; so the inverse swaps them as it swaps any pair.
     case update(ObjectKey, values: ObjectValues, previous: ObjectValues)
     /// A removed object, with every attribute it had.
     case delete(ObjectKey, previous: ObjectValues)
@@ -60,7 +62,12 @@ extension Change {
     public var request: ChangeRequest? {
         switch self {
         case let .insert(k, values): return .insert(entity: k.entity, id: k.id, values: values)
-        case let .update(k, values, _): return .update(entity: k.entity, id: k.id, values: values)
+        case let .update(k, values, previous):
+            // A set's pair is the members added and removed: made again by adding and removing them.
+            let sets = values.filter { if case .set = $0.value { return true } else { return false } }
+            guard !sets.isEmpty else { return .update(entity: k.entity, id: k.id, values: values) }
+            return .updateMembers(entity: k.entity, id: k.id, values: values.filter { sets[$0.key] == nil }, add: sets,
+                                  remove: previous.filter { sets[$0.key] != nil })
         case let .delete(k, _): return .delete(entity: k.entity, id: k.id)
         case .schema, .migration: return nil
         }

@@ -7,6 +7,11 @@ public enum ChangeRequest: Sendable, Hashable {
     case insert(entity: String, id: ObjectID, values: ObjectValues)
     /// Set some attributes of an existing object.
     case update(entity: String, id: ObjectID, values: ObjectValues)
+    /// Set some attributes of an existing object, as ``update(entity:id:values:)``, and add members to and remove
+    /// members from its to-many relationships' sets (DESIGN §10): `add` and `remove` map a to-many's name to a
+    /// ``Value/set(_:)`` of ids. Adding a member already there, or removing one that is not, changes nothing; a
+    /// relationship replaced by `values` is not also in `add` or `remove`, nor an id in both.
+    case updateMembers(entity: String, id: ObjectID, values: ObjectValues, add: ObjectValues, remove: ObjectValues)
     /// Remove an existing object.
     case delete(entity: String, id: ObjectID)
     /// Set `values` on every object of `entity` that `predicate` matches (DESIGN §14): resolved where it is applied
@@ -21,8 +26,8 @@ public enum ChangeRequest: Sendable, Hashable {
     /// The entity the request changes.
     public var entity: String {
         switch self {
-        case .insert(let e, _, _), .update(let e, _, _), .delete(let e, _), .updateMatching(let e, _, _, _),
-             .deleteMatching(let e, _, _):
+        case .insert(let e, _, _), .update(let e, _, _), .updateMembers(let e, _, _, _, _), .delete(let e, _),
+             .updateMatching(let e, _, _, _), .deleteMatching(let e, _, _):
             return e
         }
     }
@@ -31,14 +36,14 @@ public enum ChangeRequest: Sendable, Hashable {
     package var predicateFormat: String {
         switch self {
         case .updateMatching(_, let p, _, _), .deleteMatching(_, let p, _): return p.format
-        case .insert, .update, .delete: return ""
+        case .insert, .update, .updateMembers, .delete: return ""
         }
     }
 
     /// Whether it is a change by predicate, which names no one object.
     public var isByPredicate: Bool {
         switch self {
-        case .insert, .update, .delete: return false
+        case .insert, .update, .updateMembers, .delete: return false
         case .updateMatching, .deleteMatching: return true
         }
     }
@@ -47,7 +52,7 @@ public enum ChangeRequest: Sendable, Hashable {
     /// store and a context resolve it into one request per match before they look at keys.
     public var key: ObjectKey {
         switch self {
-        case .insert(let e, let id, _), .update(let e, let id, _), .delete(let e, let id):
+        case .insert(let e, let id, _), .update(let e, let id, _), .updateMembers(let e, let id, _, _, _), .delete(let e, let id):
             return ObjectKey(entity: e, id: id)
         case .updateMatching, .deleteMatching:
             preconditionFailure("a change by predicate (\(operation) of \(entity) where …) names no one object")
@@ -59,7 +64,7 @@ public enum ChangeRequest: Sendable, Hashable {
     public var operation: String {
         switch self {
         case .insert: return "insert"
-        case .update, .updateMatching: return "update"
+        case .update, .updateMembers, .updateMatching: return "update"
         case .delete, .deleteMatching: return "delete"
         }
     }

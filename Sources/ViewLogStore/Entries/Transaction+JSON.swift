@@ -110,8 +110,19 @@ extension Change {
                             ("values", entity(key).json(values))])
         case let .update(key, values, previous):
             let e = entity(key)
-            return .object([("op", .string("update")), ("entity", .string(key.entity)), ("id", key.id.json),
-                            ("values", e.json(values)), ("previous", e.json(previous))])
+            var members: [(String, JSONValue)] = [("op", .string("update")), ("entity", .string(key.entity)), ("id", key.id.json)]
+            // A set's pair is the members added and removed (DESIGN §10): printed as "add" and "remove", each
+            // naming the sets the update added to or removed from (a pair that did neither, in "add", as []).
+            let sets = values.filter { if case .set = $0.value { return true } else { return false } }
+            if sets.count < values.count || sets.isEmpty {
+                members += [("values", e.json(values.filter { sets[$0.key] == nil })),
+                            ("previous", e.json(previous.filter { sets[$0.key] == nil }))]
+            }
+            let removed = previous.filter { sets[$0.key] != nil && !$0.value.memberIDs.isEmpty }
+            let added = sets.filter { !$0.value.memberIDs.isEmpty || removed[$0.key] == nil }
+            if !added.isEmpty { members.append(("add", e.json(added))) }
+            if !removed.isEmpty { members.append(("remove", e.json(removed))) }
+            return .object(members)
         case let .delete(key, previous):
             return .object([("op", .string("delete")), ("entity", .string(key.entity)), ("id", key.id.json),
                             ("previous", entity(key).json(previous))])
@@ -155,7 +166,7 @@ extension Change {
         let allowed: [String]
         switch op {
         case "insert": allowed = ["op", "entity", "id", "values"]
-        case "update": allowed = ["op", "entity", "id", "values", "previous"]
+        case "update": allowed = ["op", "entity", "id", "values", "previous", "add", "remove"]
         case "delete": allowed = ["op", "entity", "id", "previous"]
         default:
             throw InputValues.error("unknown op \(JSONValue.string(op).text) (expected \"insert\", \"update\", \"delete\" or \"schema\")",
@@ -178,10 +189,34 @@ extension Change {
         case "insert":
             self = .insert(key, values: try values("values"))
         case "update":
-            let new = try values("values")
-            let previous = try values("previous", nullAlways: true)
+            // An update that changed only sets logs no "values" and "previous".
+            let setsOnly = (json["add"] != nil || json["remove"] != nil) && json["values"] == nil && json["previous"] == nil
+            var new: ObjectValues = try setsOnly ? [:] : values("values")
+            var previous: ObjectValues = try setsOnly ? [:] : values("previous", nullAlways: true)
             guard new.count == previous.count, new.keys.allSatisfy({ previous[$0] != nil }) else {
                 throw InputValues.error("\"previous\" must have exactly the attributes of \"values\"", line: line, context: context)
+            }
+            if let name = new.keys.sorted().first(where: { entity.attribute(named: $0)?.isToMany == true }) {
+                throw InputValues.error("relationship '\(name)' is a set: an update logs what it did to it in \"add\" and \"remove\"",
+                                        line: line, context: context)
+            }
+            let added = try json["add"].map { j throws(InputError) in
+                try InputValues.values(j, what: "add", entity: entity, line: line, context: context)
+            } ?? [:]
+            let removed = try json["remove"].map { j throws(InputError) in
+                try InputValues.values(j, what: "remove", entity: entity, line: line, context: context)
+            } ?? [:]
+            for name in Set(added.keys).union(removed.keys).sorted() {
+                guard entity.attribute(named: name)?.isToMany == true else {
+                    throw InputValues.error("\"add\" and \"remove\" name sets, and '\(name)' is not a to-many relationship",
+                                            line: line, context: context)
+                }
+                let a = added[name] ?? .set([]), r = removed[name] ?? .set([])
+                if let both = r.memberIDs.first(where: a.holds) {
+                    throw InputValues.error("relationship '\(name)': \(both.json.text) is both added and removed", line: line, context: context)
+                }
+                new[name] = a
+                previous[name] = r
             }
             self = .update(key, values: new, previous: previous)
         default:

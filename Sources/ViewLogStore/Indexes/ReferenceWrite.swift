@@ -62,8 +62,9 @@ struct ReferenceWrite {
             let old = before?[a.name] ?? .null, new = after?[a.name] ?? .null
             guard old != new else { continue }
             let target = a.relationship!.target
-            if let id = ObjectID(old) { note(ObjectKey(entity: target, id: id), key, a.name, present: false) }
-            if let id = ObjectID(new) { note(ObjectKey(entity: target, id: id), key, a.name, present: true) }
+            let (added, removed) = Value.memberChanges(from: old, to: new)
+            for id in removed { note(ObjectKey(entity: target, id: id), key, a.name, present: false) }
+            for id in added { note(ObjectKey(entity: target, id: id), key, a.name, present: true) }
         }
     }
 
@@ -108,9 +109,11 @@ struct ReferenceWrite {
         for (key, state) in touched {
             guard let values = state.values else { continue }
             for a in relationshipsByEntity[key.entity]! {
-                guard let v = values[a.name], let id = ObjectID(v) else { continue }
+                // A set's members are checked in id order and the first missing one named.
+                guard let v = values[a.name], let id = try v.memberIDs.first(where: { id in
+                    try !exists(ObjectKey(entity: a.relationship!.target, id: id), objects: objects, in: txn)
+                }) else { continue }
                 let target = ObjectKey(entity: a.relationship!.target, id: id)
-                guard try !exists(target, objects: objects, in: txn) else { continue }
                 problems.append((state.change, "\(state.operation) of \(key.entity) \(key.id.json.text): relationship '\(a.name)' names \(target.entity) \(id.json.text), which does not exist"))
             }
         }

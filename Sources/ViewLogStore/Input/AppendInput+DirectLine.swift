@@ -73,7 +73,7 @@ extension AppendInput {
         case .insert:
             guard entity.attributes.count <= 64 else { return nil }  // the bit set of given attributes holds 64
             let given = values?.given ?? 0
-            for (i, a) in entity.attributes.enumerated() where !a.isOptional && a.defaultValue == nil && given & (1 << i) == 0 {
+            for (i, a) in entity.attributes.enumerated() where !a.isOptional && a.insertDefault == nil && given & (1 << i) == 0 {
                 return nil  // a required attribute missing: the general reader names it
             }
             return Entry(line: line, author: nil, requests: [.insert(entity: entity.name, id: id, values: values?.values ?? [:])])

@@ -138,7 +138,8 @@
 
     static let operations = ["insert", "update", "delete"]
 
-    /// Reads one change: `{"insert"|"update"|"delete": ENTITY, "id": ID, "values": {…}}`.
+    /// Reads one change: `{"insert"|"update"|"delete": ENTITY, "id": ID, "values": {…}}`; an update may add to and
+    /// remove from sets beside or instead of its values (`"add": {"tags": [4]}, "remove": {"tags": [1]}`).
     static func request(_ json: JSONValue, line: Int, prefix: String, schema: Schema) throws(InputError) -> ChangeRequest {
         let members = try InputValues.members(json, what: "a change", line: line, context: prefix)
         let ops = members.filter { operations.contains($0.0) }
@@ -159,7 +160,7 @@
             return try requestByPredicate(json, op: op, entity: entity, whereJSON: whereJSON, members: members, line: line,
                                           prefix: prefix, schema: schema)
         }
-        let allowed = op == "delete" ? [op, "id"] : [op, "id", "values"]
+        let allowed = op == "delete" ? [op, "id"] : op == "update" ? [op, "id", "values", "add", "remove"] : [op, "id", "values"]
         try InputValues.checkKeys(members, allowed: allowed, line: line, context: InputValues.context(prefix, op, entity.name, nil))
         let id = try InputValues.id(json["id"], entity: entity, line: line, context: InputValues.context(prefix, op, entity.name, nil))
         // Made only when an error needs it.
@@ -173,6 +174,19 @@
             try InputValues.checkRequired(values, entity: entity, line: line, context: context())
             return .insert(entity: entity.name, id: id, values: values)
         case "update":
+            // Sets to add to and remove from (DESIGN §10): what they name is checked where the update is resolved.
+            let add = try json["add"].map { j throws(InputError) in
+                try InputValues.values(j, what: "add", entity: entity, line: line, context: context())
+            }
+            let remove = try json["remove"].map { j throws(InputError) in
+                try InputValues.values(j, what: "remove", entity: entity, line: line, context: context())
+            }
+            guard add == nil, remove == nil else {
+                let values = try json["values"].map { j throws(InputError) in
+                    try InputValues.values(j, what: "values", entity: entity, line: line, context: context())
+                }
+                return .updateMembers(entity: entity.name, id: id, values: values ?? [:], add: add ?? [:], remove: remove ?? [:])
+            }
             guard let v = json["values"] else { throw InputValues.error("missing \"values\"", line: line, context: context()) }
             let values = try InputValues.values(v, what: "values", entity: entity, line: line, context: context())
             guard !values.isEmpty else {

@@ -19,12 +19,13 @@ extension LogStore {
                 // Rows that do not decode are problems the objects' check has named already.
                 for (id, values) in (try? self.headObjects(of: name, in: txn)) ?? [] {
                     for a in relationships {
-                        guard let v = values[a.name], let target = ObjectID(v) else { continue }
-                        let targetKey = ObjectKey(entity: a.relationship!.target, id: target)
-                        let key = ReferenceKey.key(target: targetKey, source: ObjectKey(entity: name, id: id), relationship: a.name)
-                        expected[key] = ReferenceKey.value(key: key, id: id)
-                        if try txn.value(self.objectsDB, for: ObjectRecordCodec.key(targetKey)) == nil {
-                            problem("object \(name) \(id.json.text): relationship '\(a.name)' names \(targetKey.entity) \(target.json.text), which does not exist")
+                        for target in values[a.name]?.memberIDs ?? [] {
+                            let targetKey = ObjectKey(entity: a.relationship!.target, id: target)
+                            let key = ReferenceKey.key(target: targetKey, source: ObjectKey(entity: name, id: id), relationship: a.name)
+                            expected[key] = ReferenceKey.value(key: key, id: id)
+                            if try txn.value(self.objectsDB, for: ObjectRecordCodec.key(targetKey)) == nil {
+                                problem("object \(name) \(id.json.text): relationship '\(a.name)' names \(targetKey.entity) \(target.json.text), which does not exist")
+                            }
                         }
                     }
                 }

@@ -441,11 +441,11 @@ struct LogVerifier {
             switch change {
             case .insert:
                 if current != nil { problem("seq \(t.seq): insert of \(key), which exists") }
-            case .update(_, _, let previous):
+            case .update(_, let values, let previous):
                 if let current {
                     // In name order, so that the first difference named does not depend on hashing.
                     for k in previous.keys.sorted(by: { Value.compareUTF8($0, $1) < 0 })
-                    where !(current[k] ?? .null).isIdentical(to: previous[k] ?? .null) {
+                    where !(current[k] ?? .null).precedes(update: values[k] ?? .null, previous: previous[k] ?? .null) {
                         problem("seq \(t.seq): update of \(key): previous '\(k)' does not match the replay")
                         break
                     }

@@ -8,11 +8,16 @@ import LMDB
 /// cannot read corrupt.
 extension LogStore {
     /// The features this code reads and writes.
-    public static let featuresKnown: Set<String> = ["relationships", "migrations"]
+    public static let featuresKnown: Set<String> = ["relationships", "migrations", "toMany"]
 
-    /// The features a store holding `schema` uses.
+    /// The features a store holding `schema` uses: `toMany` for a to-many relationship, whose sets older code cannot
+    /// read.
     static func features(of schema: Schema) -> Set<String> {
-        schema.entities.values.contains { !$0.relationships.isEmpty } ? ["relationships"] : []
+        var used: Set<String> = []
+        for e in schema.entities.values {
+            for a in e.relationships { used.formUnion(a.isToMany ? ["relationships", "toMany"] : ["relationships"]) }
+        }
+        return used
     }
 
     /// The features the metadata in `txn` records (none without the record).

@@ -152,9 +152,12 @@ struct CheckedFold {
         default: break
         }
         for v in entities[ei].batch.values[change.values] {
-            let a = layout.kept[v.slot], value = entities[ei].batch.value(of: v)
-            guard let stored = try? e.checked(value, for: a), stored.isIdentical(to: value) else {
-                return "attribute '\(a.name)' holds a value its type does not store"
+            let a = layout.kept[v.slot], batch = entities[ei].batch
+            // A set's change: both the members added and those removed are sets the relationship stores.
+            for value in batch.setChange(of: v).map({ [$0.added, $0.removed] }) ?? [batch.value(of: v)] {
+                guard let stored = try? e.checked(value, for: a), stored.isIdentical(to: value) else {
+                    return "attribute '\(a.name)' holds a value its type does not store"
+                }
             }
         }
         return nil

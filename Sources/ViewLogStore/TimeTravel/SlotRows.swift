@@ -67,7 +67,49 @@ final class SlotLayout: Sendable {
 /// What a slot holds, as one tag byte: a value's type (a bool's value too), or no value.
 enum CellKind {
     static let absent: UInt8 = 0, null: UInt8 = 1, string: UInt8 = 2, int: UInt8 = 3, double: UInt8 = 4,
-               falseBool: UInt8 = 5, trueBool: UInt8 = 6, date: UInt8 = 7
+               falseBool: UInt8 = 5, trueBool: UInt8 = 6, date: UInt8 = 7, set: UInt8 = 8
+    /// An update's change of a set (the members added, then those removed: ``setChangeText(added:removed:)``): only a
+    /// batch's value, never a row's cell, which applying it merges into the set the cell holds.
+    static let setChange: UInt8 = 9
+
+    /// Whether a cell of `tag` holds a place among the strings: a string's, or a set's or set change's encoding.
+    @inline(__always)
+    static func holdsPlace(_ tag: UInt8) -> Bool { tag == string || tag == set || tag == setChange }
+
+    /// A set's members as a string kept where strings are: the set's tagged value bytes (``ByteWriter/value(_:)``),
+    /// one Unicode scalar per byte, so that cells stay a tag and a word and equal sets give equal strings.
+    static func setText(_ ids: [ObjectID]) -> String { text(of: [.set(ids)]) }
+
+    /// The members an update added to a set and removed from it, as a string as ``setText(_:)`` makes one.
+    static func setChangeText(added: Value, removed: Value) -> String { text(of: [added, removed]) }
+
+    private static func text(of values: [Value]) -> String {
+        var w = ByteWriter(capacity: 16)
+        for v in values { w.value(v) }
+        var scalars = String.UnicodeScalarView()
+        for b in w.finish() { scalars.append(Unicode.Scalar(b)) }
+        return String(scalars)
+    }
+
+    /// The set ``setText(_:)`` made.
+    static func set(fromText text: String) -> Value { values(fromText: text, count: 1)[0] }
+
+    /// The members added and removed ``setChangeText(added:removed:)`` made.
+    static func setChange(fromText text: String) -> (added: Value, removed: Value) {
+        let v = values(fromText: text, count: 2)
+        return (v[0], v[1])
+    }
+
+    private static func values(fromText text: String, count: Int) -> [Value] {
+        let bytes = text.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) }
+        return bytes.withUnsafeBytes { raw in
+            var r = ByteReader(raw)
+            return (0..<count).map { _ in
+                guard let v = try? r.value(), case .set = v else { preconditionFailure("a set cell that setText did not write") }
+                return v
+            }
+        }
+    }
 
     /// The tag and 8-byte payload of `value` (`nil`: no value); a string's payload is the place `place(string)`
     /// gives it.
@@ -81,6 +123,7 @@ enum CellKind {
         case .double(let v)?: return (double, v.bitPattern)
         case .bool(let v)?: return (v ? trueBool : falseBool, 0)
         case .date(let t)?: return (date, UInt64(bitPattern: t.milliseconds))
+        case .set(let ids)?: return (set, UInt64(place(setText(ids))))
         }
     }
 
@@ -95,6 +138,7 @@ enum CellKind {
         case falseBool: return .bool(false)
         case trueBool: return .bool(true)
         case date: return .date(Timestamp(milliseconds: Int64(bitPattern: payload)))
+        case set: return CellKind.set(fromText: string(Int(payload)))
         case absent: return nil
         default: preconditionFailure("a cell tag \(tag) no write makes")
         }
@@ -176,6 +220,11 @@ struct SlotChanges {
     /// The value `v` holds.
     package func value(of v: SlotValue) -> Value {
         CellKind.decode(v.tag, v.payload) { strings[$0] } ?? .null
+    }
+
+    /// The members added and removed of a set's change (``CellKind/setChange``); `nil` for any other value.
+    func setChange(of v: SlotValue) -> (added: Value, removed: Value)? {
+        v.tag == CellKind.setChange ? CellKind.setChange(fromText: strings[Int(v.payload)]) : nil
     }
 
     /// Takes back every change from the `count`th on, and the values of a change being decoded (a damaged entry's).
@@ -285,10 +334,10 @@ struct SlotRows {
     }
 
     /// The value an output reads from slot `slot` (`-1`: an attribute the layout does not keep) of the row starting
-    /// at word `base`: `null` where the row has none.
+    /// at word `base`: `absent` (the attribute's ``Attribute/absentValue``) where the row has none.
     @inline(__always)
-    private func outputValue(_ base: Int, _ slot: Int) -> Value {
-        slot < 0 ? .null : (cell(base, slot) ?? .null)
+    private func outputValue(_ base: Int, _ slot: Int, absent: Value) -> Value {
+        slot < 0 ? absent : (cell(base, slot) ?? absent)
     }
 
     /// Sets slot `j` of the row starting at word `base` to `value` (`nil`: no value), freeing a string it held.
@@ -302,14 +351,19 @@ struct SlotRows {
     /// Sets slot `v.slot` of the row starting at word `base` to `v`, a value of `batch`, freeing a string it held.
     @inline(__always)
     private mutating func setCell(_ base: Int, _ v: SlotValue, of batch: SlotChanges) {
+        if v.tag == CellKind.setChange {
+            let (added, removed) = CellKind.setChange(fromText: batch.strings[Int(v.payload)])
+            setCell(base, v.slot, (cell(base, v.slot) ?? .null).applyingMembers(added: added, removed: removed))
+            return
+        }
         freeString(base, v.slot)
-        store(base, v.slot, v.tag, v.tag == CellKind.string ? UInt64(placeString(batch.strings[Int(v.payload)])) : v.payload)
+        store(base, v.slot, v.tag, CellKind.holdsPlace(v.tag) ? UInt64(placeString(batch.strings[Int(v.payload)])) : v.payload)
     }
 
     /// Frees the string slot `j` of the row starting at word `base` holds, if it holds one.
     @inline(__always)
     private mutating func freeString(_ base: Int, _ j: Int) {
-        guard tag(base, j) == CellKind.string else { return }
+        guard CellKind.holdsPlace(tag(base, j)) else { return }
         let place = Int(words[payloadAt(base, j)])
         strings[place] = ""
         freeStrings.append(place)
@@ -481,11 +535,15 @@ struct SlotRows {
     /// (``Value/isIdentical(to:)``); with `absentAsNull`, no value counts as `null`.
     @inline(__always)
     private func holds(_ base: Int, _ v: SlotValue, of batch: SlotChanges, absentAsNull: Bool) -> Bool {
+        if v.tag == CellKind.setChange {
+            let (added, removed) = CellKind.setChange(fromText: batch.strings[Int(v.payload)])
+            return (cell(base, v.slot) ?? .null).precedes(update: added, previous: removed)
+        }
         var tag = tag(base, v.slot)
         if absentAsNull, tag == CellKind.absent { tag = CellKind.null }
         guard tag == v.tag else { return false }
         let payload = words[payloadAt(base, v.slot)]
-        guard tag == CellKind.string else { return payload == v.payload }
+        guard CellKind.holdsPlace(tag) else { return payload == v.payload }
         return strings[Int(payload)].utf8.elementsEqual(batch.strings[Int(v.payload)].utf8)
     }
 
@@ -514,6 +572,7 @@ struct SlotRows {
             case CellKind.falseBool: w.u8(ValueTag.boolFalse)
             case CellKind.trueBool: w.u8(ValueTag.boolTrue)
             case CellKind.date: w.u8(ValueTag.date); w.u64(payload)
+            case CellKind.set: w.value(CellKind.set(fromText: strings[Int(payload)]))
             default: preconditionFailure("SlotRows: a cell tag \(tag) no write makes")
             }
         }
@@ -535,8 +594,8 @@ struct SlotRows {
         guard exists(r) else { return nil }
         var out = ObjectValues(minimumCapacity: output.names.count)
         let base = r * rowWords
-        for (name, slot) in zip(output.names, output.slots) {
-            out[name] = outputValue(base, slot)
+        for (k, name) in output.names.enumerated() {
+            out[name] = outputValue(base, output.slots[k], absent: output.absent[k])
         }
         return out
     }
@@ -556,9 +615,9 @@ struct SlotRows {
         var values = [Value](repeating: .null, count: all.slots.count)
         for r in rowsInIDOrder() where exists(r) {
             let base = r * rowWords
-            for (k, slot) in read.slots.enumerated() { fetched.slots[k] = outputValue(base, slot) }
+            for (k, slot) in read.slots.enumerated() { fetched.slots[k] = outputValue(base, slot, absent: read.absent[k]) }
             guard visit(ids[r], fetched) else { continue }
-            for (k, slot) in all.slots.enumerated() { values[k] = outputValue(base, slot) }
+            for (k, slot) in all.slots.enumerated() { values[k] = outputValue(base, slot, absent: all.absent[k]) }
             member(ids[r], values)
         }
     }
@@ -577,19 +636,22 @@ struct SlotRows {
     struct OutputSlots {
         let names: [String]
         let slots: [Int]
+        /// What each reads where the row has no value (``Attribute/absentValue``).
+        let absent: [Value]
     }
 
     /// The output slots of `attributes` (sorted by name, without repeats); an attribute the layout does not keep
-    /// reads as `null`.
+    /// reads as its absent value.
     func output(_ attributes: [Attribute]) -> OutputSlots {
         var slotByName: [String: Int] = [:]
         for (j, a) in layout.kept.enumerated() { slotByName[a.name] = j }
-        var names: [String] = [], slots: [Int] = []
+        var names: [String] = [], slots: [Int] = [], absent: [Value] = []
         for a in attributes where names.last != a.name {
             names.append(a.name)
             slots.append(slotByName[a.name] ?? -1)
+            absent.append(a.absentValue)
         }
-        return OutputSlots(names: names, slots: slots)
+        return OutputSlots(names: names, slots: slots, absent: absent)
     }
 }
 

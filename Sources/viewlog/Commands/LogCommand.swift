@@ -44,7 +44,13 @@ enum TransactionText {
             case let .insert(key, values):
                 out.append("  + \(key.entity) \(key.id.displayText)  " + assignments(values, key.entity, schema))
             case let .update(key, values, previous):
-                let parts = sortedKeys(values, key.entity, schema).map { "\($0): \(previous[$0]?.inlineText ?? "null") → \(values[$0]!.inlineText)" }
+                // A set's pair is the members added and removed: `tags: +[4] -[1]` (a side with none left out).
+                let parts = sortedKeys(values, key.entity, schema).map { name in
+                    let new = values[name]!, old = previous[name] ?? .null
+                    guard case .set = new else { return "\(name): \(old.inlineText) → \(new.inlineText)" }
+                    let sides = [(new, "+"), (old, "-")].filter { !$0.0.memberIDs.isEmpty }.map { $0.1 + $0.0.inlineText }
+                    return "\(name): " + (sides.isEmpty ? "+[]" : sides.joined(separator: " "))
+                }
                 out.append("  ~ \(key.entity) \(key.id.displayText)  " + (parts.isEmpty ? "(no values)" : parts.joined(separator: ", ")))
             case let .delete(key, _):
                 out.append("  - \(key.entity) \(key.id.displayText)")
