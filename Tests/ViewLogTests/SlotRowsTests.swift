@@ -52,7 +52,9 @@ struct SlotRowsTests {
             for n in 0..<Int.random(in: 0...10, using: &g) {
                 let id = ObjectID.int(Int64(n * 3))
                 let slots = layout.kept.map { Self.randomValue($0.type, using: &g) }
-                slots.withUnsafeBufferPointer { rows.appendExisting(id, $0) }
+                let fetched = FetchedValues(attributes: layout.kept)
+                for (i, v) in slots.enumerated() { fetched.slots[i] = v }
+                rows.appendExisting(id, fetched)
                 model[id] = (true, 0, slots)
                 order.append(id)
             }

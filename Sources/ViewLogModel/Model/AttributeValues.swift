@@ -26,7 +26,9 @@ extension Dictionary: AttributeValues where Key == String, Value == ViewLogModel
     /// Not an array property: the other modules' writes to a class's array check exclusivity at run time and its
     /// uniqueness on every write (`@exclusivity(unchecked)` holds only in the declaring module), about 5 % of an
     /// append that maintains three stored views. One scan owns the instance and no access to it spans a call that
-    /// could reach it.
+    /// could reach it. The storage lives as long as the instance, which Swift may release after its last use: read the
+    /// slots through an instance the code still holds (a parameter, or one used after), never through a pointer kept
+    /// past that.
     @usableFromInline package let slots: UnsafeMutableBufferPointer<Value>
 
     package init(attributes: [Attribute]) {

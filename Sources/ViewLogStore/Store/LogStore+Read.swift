@@ -176,7 +176,7 @@ extension LogStore {
         var rows = SlotRows(layout: SlotLayout(attributes: resolving.attributes, keeping: keeping), capacity: capacity)
         if base > 0 {
             try forEachObject(of: entity, storedAt: start.storedRows, reading: rows.layout.kept, in: txn) { id, fetched, _ in
-                rows.appendExisting(id, UnsafeBufferPointer(fetched.slots))
+                rows.appendExisting(id, fetched)
             }
         }
         if folds {

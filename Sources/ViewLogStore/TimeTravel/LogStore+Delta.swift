@@ -213,7 +213,7 @@ extension LogStore {
             for id in touched.ids {
                 if try storedRecord(ObjectKey(entity: entity, id: id), at: start.storedRows, format: format,
                                     into: fetched, in: txn) {
-                    rows.appendExisting(id, UnsafeBufferPointer(fetched.slots))
+                    rows.appendExisting(id, fetched)
                 } else {
                     rows.appendAbsent(id)
                 }

@@ -389,7 +389,9 @@ struct SlotRows {
     }
 
     /// Adds an existing object, its kept values in slot order (as ``FetchedValues/slots`` of ``SlotLayout/kept``).
-    mutating func appendExisting(_ id: ObjectID, _ slots: UnsafeBufferPointer<Value>) {
+    mutating func appendExisting(_ id: ObjectID, _ fetched: FetchedValues) {
+        // The instance, not its slots' pointer: an argument stays alive for the call, a pointer read from it does not.
+        let slots = fetched.slots
         precondition(slots.count == layout.width, "a row holds one value per kept attribute")
         let r = newRow(id)
         let base = r * rowWords
