@@ -2,6 +2,10 @@
 @_spi(Engine) import ViewLogQuery
 /// One change as the log holds it: resolved against the state it was applied to, so that the log
 /// replays forwards from empty and backwards from any position.
+///
+/// Kinds of change are added as the log gains them (``schema(_:previous:)`` and ``migration(_:schema:previous:)``
+/// came after the object changes): a `switch` over a change should handle the kinds it needs and end with `default`,
+/// so that a new kind does not break the code that reads the log.
 public enum Change: Sendable, Hashable {
     /// A new object, with every attribute after defaults.
     case insert(ObjectKey, values: ObjectValues)
