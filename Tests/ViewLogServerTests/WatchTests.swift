@@ -276,6 +276,34 @@ import ViewLogDocuments
         #expect(await activeBuffer.next() == nil, "the follow ended")
     }
 
+    /// A member that joins a shared follow after a migration the follow moved over without a change set (a rename is
+    /// none) is sent the view where the last change set ended — back across the migration, in the names of its time,
+    /// as `query --at` prints it — and from there every member gets the same `diff` documents across the migration.
+    @Test func aMemberJoiningAfterAMigrationStartsWhereTheLastChangeSetEnded() async throws {
+        let f = try Fixture()
+        let store = f.store
+        let follows = SharedFollows()
+        let request = ViewLogServer.WatchRequest(selection: ViewSelection(view: "tall"), includeSeq: false, count: nil)
+        let firstBuffer = WatchBuffer(capacity: 100), lateBuffer = WatchBuffer(capacity: 100)
+        let first = follows.join(request, store: store, buffer: firstBuffer)
+        defer { first.leave() }
+        let start = try store.head
+        #expect(await firstBuffer.next() == (try MaterializedView(store: store, selection: ViewSelection(view: "tall"), at: start).jsonText()))
+        try store.migrate(try Migration(jsonText: #"[{"renameAttribute": {"entity": "Employee", "from": "height", "to": "heightCm"}}]"#),
+                          author: "m")
+        // The follow moves over the rename (one move, no change set) before the late member joins.
+        for _ in 0..<3000 where follows.running.first?.moves.withLock({ $0 }) != 1 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(follows.running.first?.moves.withLock { $0 } == 1)
+        let late = follows.join(request, store: store, buffer: lateBuffer)
+        defer { late.leave() }
+        let atStart = String(try CLI.json(["query", f.path, "tall", "--at", String(start), "--json"]).dropLast())
+        #expect(await lateBuffer.next() == atStart, "the view where the last change set ended, in the names of its time")
+        _ = try AppendInOneWrite.append(store, text: #"{"update": "Employee", "id": "e1", "values": {"heightCm": 195}}"#, author: "t")
+        let diff = String(try CLI.json(["diff", f.path, "tall", "--from", String(start), "--to", String(try store.head)]).dropLast())
+        #expect(await firstBuffer.next() == diff)
+        #expect(await lateBuffer.next() == diff)
+    }
+
     /// What `watch` (and the server's) follows of a windowed named view over key paths starts from its stored window
     /// — the window's rows and path values, not the entity — and prints what the same view ad hoc prints, before and
     /// after a move that changes it, still holding the window and the rows the move touched.
