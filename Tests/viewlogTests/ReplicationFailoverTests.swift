@@ -112,6 +112,9 @@ import TestSupport
             for w in [writerA, writerB] where w.process.isRunning { w.process.terminate(); w.process.waitUntilExit() }
         }
         try writerA.waitForLines(perWriter / 4, timeout: 60)
+        // Both writers are connected before the fault: one that has not connected yet when every server is down
+        // fails to connect (no server reachable), which says nothing about acknowledged appends.
+        try writerB.waitForLines(1, timeout: 60)
         let first = Self.probeLeader(cluster.urls) { $0 != nil }
         let leaderName = try #require(first.leader, "the stream has no leader (\(first.requests) requests, last failure: \(first.lastFailure ?? "none"))")
         let leader = try #require(cluster.index(ofServerNamed: leaderName))
