@@ -122,9 +122,7 @@ extension ResultsController {
         if rows.count > end { rows.removeRows(from: end) }
         relational.pathValues = relational.pathValues.filter { rows.contains($0.key) }
         for (id, _) in added where !rows.contains(id) { relational.pathValues[id] = read.pathValues[id] }
-        guard addRowsPastWindow(added) else {
-            throw StoreError.corrupt(seq: nil, reason: "a stored view over key paths lacks a row of its window: run 'viewlog verify'")
-        }
+        try addRowsPastWindowOfSoundStore(added)
         return next
     }
 }

@@ -80,9 +80,7 @@ extension ResultsController {
         case .storedWindow(let rowsBefore):
             if let rows = try? rowsBefore(delta, context), addRowsPastWindow(rows) { return nil }
             source = .whole
-            guard addRowsPastWindow(try context.objectsBefore(delta, of: entity.name).map { ($0.id, $0.values) }) else {
-                throw StoreError.corrupt(seq: nil, reason: "a stored view lacks a row of its window: run 'viewlog verify'")
-            }
+            try addRowsPastWindowOfSoundStore(try context.objectsBefore(delta, of: entity.name).map { ($0.id, $0.values) })
             return nil
         case .firstRows(var exact):
             guard let limit = fetchRequest.limit else { preconditionFailure("first rows are a window's") }
@@ -132,9 +130,7 @@ extension ResultsController {
             }
             // The whole view at the move's start, unreported: the rows held are its first rows.
             source = .whole
-            guard addRowsPastWindow(try context.relationalRows(of: entity.name, relational, before: delta)) else {
-                throw StoreError.corrupt(seq: nil, reason: "a stored view over key paths lacks a row of its window: run 'viewlog verify'")
-            }
+            try addRowsPastWindowOfSoundStore(try context.relationalRows(of: entity.name, relational, before: delta))
             return nil
         }
     }

@@ -191,6 +191,15 @@ public final class ResultsController {
         rows.finishLoad()
     }
 
+    /// ``addRowsPastWindow(_:)`` of objects read from the store, where a row landing in the window means the store
+    /// disagrees with itself (its stored view lacks a row of the window).
+    /// - Throws: ``StoreError/corrupt(seq:reason:)``.
+    func addRowsPastWindowOfSoundStore(_ objects: [(ObjectID, ObjectValues)]) throws(StoreError) {
+        guard addRowsPastWindow(objects) else {
+            throw .corrupt(seq: nil, reason: "a stored view of '\(entity.name)' lacks a row of its window: run 'viewlog verify'")
+        }
+    }
+
     /// Adds the rows of `objects` that belong to the view and are not in it, without reporting them: each is past
     /// the window (the controller of a stored view's window holds every row before its window's end).
     /// - Returns: `false` when a row landed in the window after all (objects read from a store that disagrees with
@@ -306,9 +315,7 @@ public final class ResultsController {
         if case .predicate = membership { membership = .predicate(plan.predicate) }
         if !source.isWhole {
             source = .whole
-            guard addRowsPastWindow(try context.objectsBefore(delta, of: carried.name).map { ($0.id, $0.values) }) else {
-                throw StoreError.corrupt(seq: nil, reason: "a view lacks a row of its window: run 'viewlog verify'")
-            }
+            try addRowsPastWindowOfSoundStore(try context.objectsBefore(delta, of: carried.name).map { ($0.id, $0.values) })
         }
     }
 

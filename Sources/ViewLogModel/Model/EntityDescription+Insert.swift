@@ -108,10 +108,7 @@ extension EntityDescription {
     /// string id at most ``Limits/idBytesMax`` bytes.
     @inline(__always)
     private static func isID(_ id: ObjectID, of type: AttributeType) -> Bool {
-        switch id {
-        case .int: return type == .int
-        case .string(let s): return type == .string && s.utf8.count <= Limits.idBytesMax
-        }
+        (try? checkID(id, entity: "", idType: type == .int ? .int : .string)) != nil
     }
 
     /// The position of the attribute named `name` in ``attributes``, found by comparing names for the few

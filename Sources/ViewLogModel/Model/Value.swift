@@ -33,6 +33,18 @@ public enum Value: Sendable, Hashable {
         }
     }
 
+    /// Whether this is a ``set(_:)``.
+    package var isSet: Bool {
+        if case .set = self { return true }
+        return false
+    }
+
+    /// The first member, in id order, that both this set and `other` hold: what makes a pair of members added and
+    /// removed (an update's change of a set) invalid. `nil` when they share none.
+    package func sharedMember(with other: Value) -> ObjectID? {
+        memberIDs.first(where: other.holds)
+    }
+
     /// Whether a relationship's value names `id`: the to-one's id, or one of the set's members.
     package func holds(_ id: ObjectID) -> Bool {
         guard case .set(let ids) = self else { return ObjectID(self) == id }

@@ -111,15 +111,16 @@ extension ChangeResolver {
         let e = entity.description
         var checked: ObjectValues
         do { checked = try e.checkedValues(values) } catch { throw Refusal(reason: "\(what): \(error)") }
-        var edits: [String: (add: [ObjectID], remove: [ObjectID])] = [:]
+        var edits: [String: (add: Value, remove: Value)] = [:]
         for (edit, isAdd) in [(add, true), (remove, false)] {
             for (name, members) in edit {
                 guard let a = e.attribute(named: name), a.isToMany else {
                     let noun = e.attribute(named: name)?.relationship != nil ? "relationship" : "attribute"
                     throw Refusal(reason: "\(what): \(isAdd ? "add" : "remove") changes sets, and \(noun) '\(name)' is not a to-many relationship")
                 }
-                do { _ = try e.checked(members, for: a) } catch { throw Refusal(reason: "\(what): \(error)") }
-                if isAdd { edits[name, default: ([], [])].add = members.memberIDs } else { edits[name, default: ([], [])].remove = members.memberIDs }
+                let set: Value
+                do { set = try e.checked(members, for: a) } catch { throw Refusal(reason: "\(what): \(error)") }
+                if isAdd { edits[name, default: (.set([]), .set([]))].add = set } else { edits[name, default: (.set([]), .set([]))].remove = set }
             }
         }
         var sets: [String: Value] = [:]
@@ -127,12 +128,12 @@ extension ChangeResolver {
             guard checked[name] == nil else {
                 throw Refusal(reason: "\(what): relationship '\(name)' is replaced by values and changed by add or remove")
             }
-            if let both = Set(edit.add).intersection(edit.remove).min() {
+            if let both = edit.add.sharedMember(with: edit.remove) {
                 throw Refusal(reason: "\(what): relationship '\(name)': \(both.json.text) is both added and removed")
             }
-            sets[name] = (current[name] ?? .null).applyingMembers(added: .set(edit.add.sorted()), removed: .set(edit.remove.sorted()))
+            sets[name] = (current[name] ?? .null).applyingMembers(added: edit.add, removed: edit.remove)
         }
-        for (name, value) in checked { if case .set = value { sets[name] = value } }
+        for (name, value) in checked where value.isSet { sets[name] = value }
         var previous = ObjectValues(minimumCapacity: checked.count + sets.count)
         for name in checked.keys { previous[name] = current[name] ?? .null }
         // An object from before the relationship existed holds no set yet: the empty one.

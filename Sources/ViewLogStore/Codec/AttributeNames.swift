@@ -5,16 +5,16 @@
 /// retained or copied per name of every record read.
 package struct AttributeNames: Sendable {
     private var names = PackedBytes()
-    /// Which attributes are to-many, whose absent value is the empty set.
-    private var toMany: [Bool] = []
+    /// Each attribute's ``Attribute/absentValue``.
+    private var absent: [Value] = []
 
     package init(_ attributes: [Attribute]) {
         for a in attributes { names.append(a.name.utf8) }
-        toMany = attributes.map(\.isToMany)
+        absent = attributes.map(\.absentValue)
     }
 
     /// What a record without attribute `j` reads (``Attribute/absentValue``).
-    func absentValue(of j: Int) -> Value { toMany[j] ? .set([]) : .null }
+    func absentValue(of j: Int) -> Value { absent[j] }
 
     package var count: Int { names.count }
 

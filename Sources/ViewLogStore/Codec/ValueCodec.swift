@@ -188,7 +188,7 @@ extension ByteReader {
         guard newIsSet else { return nil }
         let added = try value()
         let removed = try value()
-        if let both = removed.memberIDs.first(where: added.holds) {
+        if let both = removed.sharedMember(with: added) {
             throw .invalid(field: "set members", offset: at, reason: "\(both.json.text) both added and removed")
         }
         return (added, removed)

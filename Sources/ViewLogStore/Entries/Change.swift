@@ -68,7 +68,7 @@ extension Change {
         case let .insert(k, values): return .insert(entity: k.entity, id: k.id, values: values)
         case let .update(k, values, previous):
             // A set's pair is the members added and removed: made again by adding and removing them.
-            let sets = values.filter { if case .set = $0.value { return true } else { return false } }
+            let sets = values.filter { $0.value.isSet }
             guard !sets.isEmpty else { return .update(entity: k.entity, id: k.id, values: values) }
             return .updateMembers(entity: k.entity, id: k.id, values: values.filter { sets[$0.key] == nil }, add: sets,
                                   remove: previous.filter { sets[$0.key] != nil })

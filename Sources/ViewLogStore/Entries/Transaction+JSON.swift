@@ -113,7 +113,7 @@ extension Change {
             var members: [(String, JSONValue)] = [("op", .string("update")), ("entity", .string(key.entity)), ("id", key.id.json)]
             // A set's pair is the members added and removed (DESIGN §10): printed as "add" and "remove", each
             // naming the sets the update added to or removed from (a pair that did neither, in "add", as []).
-            let sets = values.filter { if case .set = $0.value { return true } else { return false } }
+            let sets = values.filter { $0.value.isSet }
             if sets.count < values.count || sets.isEmpty {
                 members += [("values", e.json(values.filter { sets[$0.key] == nil })),
                             ("previous", e.json(previous.filter { sets[$0.key] == nil }))]
@@ -212,7 +212,7 @@ extension Change {
                                             line: line, context: context)
                 }
                 let a = added[name] ?? .set([]), r = removed[name] ?? .set([])
-                if let both = r.memberIDs.first(where: a.holds) {
+                if let both = r.sharedMember(with: a) {
                     throw InputValues.error("relationship '\(name)': \(both.json.text) is both added and removed", line: line, context: context)
                 }
                 new[name] = a

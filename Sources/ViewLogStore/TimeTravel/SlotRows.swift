@@ -351,8 +351,7 @@ struct SlotRows {
     /// Sets slot `v.slot` of the row starting at word `base` to `v`, a value of `batch`, freeing a string it held.
     @inline(__always)
     private mutating func setCell(_ base: Int, _ v: SlotValue, of batch: SlotChanges) {
-        if v.tag == CellKind.setChange {
-            let (added, removed) = CellKind.setChange(fromText: batch.strings[Int(v.payload)])
+        if let (added, removed) = batch.setChange(of: v) {
             setCell(base, v.slot, (cell(base, v.slot) ?? .null).applyingMembers(added: added, removed: removed))
             return
         }
@@ -537,8 +536,7 @@ struct SlotRows {
     /// (``Value/isIdentical(to:)``); with `absentAsNull`, no value counts as `null`.
     @inline(__always)
     private func holds(_ base: Int, _ v: SlotValue, of batch: SlotChanges, absentAsNull: Bool) -> Bool {
-        if v.tag == CellKind.setChange {
-            let (added, removed) = CellKind.setChange(fromText: batch.strings[Int(v.payload)])
+        if let (added, removed) = batch.setChange(of: v) {
             return (cell(base, v.slot) ?? .null).precedes(update: added, previous: removed)
         }
         var tag = tag(base, v.slot)
